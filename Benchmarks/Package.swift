@@ -1,0 +1,23 @@
+// swift-tools-version: 6.1
+// Benchmarks for AdStitch (package-benchmark). Run from the repository root with `make bench`.
+import PackageDescription
+
+let package = Package(
+    name: "AdStitchBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(name: "AdStitch", path: "../"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "PlaylistBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "HLSPlaylist", package: "AdStitch"),
+            ],
+            path: "Benchmarks/PlaylistBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        )
+    ]
+)

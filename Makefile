@@ -1,0 +1,34 @@
+# AdStitch — see README.md. `make test` and `make run` work on a fresh Debian machine.
+SWIFT ?= swift
+
+.PHONY: all deps build test run bench fuzz clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+# Build once with tests, then run without rebuilding (keeps CI fast).
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# Until the HTTP server exists, `make run` builds the CLI and prints its usage.
+run: deps
+	$(SWIFT) build --product adstitch
+	$$($(SWIFT) build --show-bin-path)/adstitch --help
+
+# Benchmarks live in their own package (package-benchmark) under Benchmarks/.
+bench: deps
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark
+
+# libFuzzer over the playlist parser; RUNS=N limits the executions (default 1,000,000).
+RUNS ?= 1000000
+fuzz: deps
+	scripts/fuzz.sh $(RUNS)
+
+clean:
+	$(SWIFT) package clean

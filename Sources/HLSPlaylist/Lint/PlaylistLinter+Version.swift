@@ -1,0 +1,94 @@
+/// A feature that needs a minimum protocol version (RFC 8216bis §8).
+struct VersionRequirement {
+    var version: Int
+    var feature: String
+    var line: Int
+}
+
+extension PlaylistLinter {
+    /// §8: a playlist must declare at least the version its features need (none declared is version 1).
+    func checkVersion(declared: Int?, required: VersionRequirement?, lines: [PlaylistLine], into findings: inout Findings) {
+        guard let required, required.version > (declared ?? 1) else { return }
+        let versionLine = self.firstLine(of: "EXT-X-VERSION", in: lines)
+        let declaredText = declared.map { "EXT-X-VERSION is \($0)" } ?? "the playlist has no EXT-X-VERSION (version 1)"
+        findings.error(
+            "version", line: versionLine ?? required.line,
+            "\(declaredText), but \(required.feature) (line \(required.line)) needs version \(required.version); "
+                + "declare #EXT-X-VERSION:\(required.version) or higher")
+    }
+
+    /// The highest requirement among the media playlist's features.
+    func requiredVersion(_ playlist: MediaPlaylist) -> VersionRequirement? {
+        var best: VersionRequirement?
+        func need(_ version: Int, _ feature: String, _ line: Int) {
+            if version > (best?.version ?? 1) { best = VersionRequirement(version: version, feature: feature, line: line) }
+        }
+        for line in playlist.lines {
+            switch line.content {
+            case .tag(.inf(let inf)) where inf.durationText.contains("."):
+                need(3, "a floating-point EXTINF duration", line.number)
+            case .tag(.byteRange):
+                need(4, "EXT-X-BYTERANGE", line.number)
+            case .tag(.iFramesOnly):
+                need(4, "EXT-X-I-FRAMES-ONLY", line.number)
+            case .tag(.key(let key)):
+                if key.attributes["IV"] != nil { need(2, "the IV attribute of EXT-X-KEY", line.number) }
+                if key.method == .sampleAES { need(5, "EXT-X-KEY METHOD=SAMPLE-AES", line.number) }
+                if key.attributes["KEYFORMAT"] != nil || key.attributes["KEYFORMATVERSIONS"] != nil {
+                    need(5, "the KEYFORMAT/KEYFORMATVERSIONS attributes of EXT-X-KEY", line.number)
+                }
+            case .tag(.map):
+                if playlist.isIFramesOnly {
+                    need(5, "EXT-X-MAP in an I-frame playlist", line.number)
+                } else {
+                    need(6, "EXT-X-MAP", line.number)
+                }
+            case .tag(.skip(let skip)):
+                need(9, "EXT-X-SKIP", line.number)
+                if skip.attributes["RECENTLY-REMOVED-DATERANGES"] != nil {
+                    need(10, "EXT-X-SKIP replacing EXT-X-DATERANGE tags", line.number)
+                }
+            default:
+                self.sharedRequirement(line, need: need)
+            }
+        }
+        return best
+    }
+
+    /// The highest requirement among the multivariant playlist's features.
+    func requiredVersion(_ playlist: MultivariantPlaylist) -> VersionRequirement? {
+        var best: VersionRequirement?
+        func need(_ version: Int, _ feature: String, _ line: Int) {
+            if version > (best?.version ?? 1) { best = VersionRequirement(version: version, feature: feature, line: line) }
+        }
+        for line in playlist.lines {
+            if case .tag(.media(let media)) = line.content, let id = media.instreamID {
+                if id.hasPrefix("SERVICE") { need(7, "INSTREAM-ID=\"SERVICEn\"", line.number) }
+                if media.type != .closedCaptions { need(13, "INSTREAM-ID on a rendition other than CLOSED-CAPTIONS", line.number) }
+            }
+            self.sharedRequirement(line, need: need)
+        }
+        return best
+    }
+
+    /// Requirements of both playlist kinds: variables (8), QUERYPARAM (11), REQ- attributes (12).
+    private func sharedRequirement(_ line: PlaylistLine, need: (Int, String, Int) -> Void) {
+        switch line.content {
+        case .tag(.define(let define)):
+            need(8, "variable substitution (EXT-X-DEFINE)", line.number)
+            if define.attributes["QUERYPARAM"] != nil { need(11, "EXT-X-DEFINE with QUERYPARAM", line.number) }
+        case .uri(let uri) where uri.contains("{$"):
+            need(8, "variable substitution", line.number)
+        case .tag(let tag):
+            guard let list = tag.attributes else { return }
+            if list.attributes.contains(where: { $0.name.hasPrefix("REQ-") }) {
+                need(12, "an attribute whose name starts with REQ-", line.number)
+            }
+            if list.attributes.contains(where: { $0.rawValue.contains("{$") }) {
+                need(8, "variable substitution", line.number)
+            }
+        default:
+            return
+        }
+    }
+}

@@ -1,0 +1,145 @@
+/// Checks playlists against the rules of RFC 8216 and draft-pantos-hls-rfc8216bis that a
+/// playlist file can break, in the manner of Apple's mediastreamvalidator.
+///
+/// Findings are ``Diagnostic``s: `error` for a MUST the playlist breaks (players may refuse
+/// it), `warning` for what players need in practice or the spec recommends. Sections cited
+/// are those of draft-pantos-hls-rfc8216bis.
+public struct PlaylistLinter: Sendable {
+    public init() {}
+
+    /// Every finding for a playlist of either kind, ordered by line.
+    public func lint(_ playlist: Playlist) -> [Diagnostic] {
+        switch playlist {
+        case .media(let media): self.lint(media)
+        case .multivariant(let multivariant): self.lint(multivariant)
+        }
+    }
+
+    public func lint(_ playlist: MediaPlaylist) -> [Diagnostic] {
+        var findings = Findings()
+        findings.list += playlist.parseDiagnostics
+        self.checkSource(playlist.source, lines: playlist.lines, into: &findings)
+        self.checkMediaPlaylist(playlist, into: &findings)
+        self.checkVersion(declared: playlist.version, required: self.requiredVersion(playlist), lines: playlist.lines, into: &findings)
+        self.checkVariables(playlist.lines, isMultivariant: false, into: &findings)
+        return findings.sorted
+    }
+
+    public func lint(_ playlist: MultivariantPlaylist) -> [Diagnostic] {
+        var findings = Findings()
+        self.checkSource(playlist.source, lines: playlist.lines, into: &findings)
+        self.checkMultivariantPlaylist(playlist, into: &findings)
+        self.checkVersion(declared: playlist.version, required: self.requiredVersion(playlist), lines: playlist.lines, into: &findings)
+        self.checkVariables(playlist.lines, isMultivariant: true, into: &findings)
+        return findings.sorted
+    }
+
+    // MARK: - Shared checks
+
+    /// RFC 8216bis §4.1: no BOM; tags that may appear once appear once (§4.4.1.2, §4.4.2, §4.4.3).
+    private func checkSource(_ source: SourceNotes, lines: [PlaylistLine], into findings: inout Findings) {
+        if source.strippedByteOrderMark {
+            findings.warning("bom", line: 1, "the file starts with a byte order mark, which RFC 8216bis §4.1 forbids; save it as UTF-8 without BOM")
+        }
+        var seen: [String: Int] = [:]
+        for line in lines {
+            guard let tag = line.tag else { continue }
+            if tag.mayAppearOnlyOnce {
+                if let first = seen[tag.name] {
+                    findings.error("duplicate-tag", line: line.number, "\(tag.name) may appear only once; it already appears on line \(first)")
+                } else {
+                    seen[tag.name] = line.number
+                }
+            }
+            if case .unknown(let name, _) = tag, name.hasPrefix("EXT-X-") {
+                findings.warning("unknown-tag", line: line.number, "\(name) is not a tag of RFC 8216bis; players ignore it")
+            }
+            if let list = tag.attributes {
+                for attribute in list.attributes where attribute.isQuoted && attribute.value.isEmpty && !tag.allowsEmptyQuotedString(attribute.name) {
+                    findings.error("empty-quoted-string", line: line.number, "\(attribute.name) is an empty quoted-string; RFC 8216bis §4.2 requires a value")
+                }
+                for attribute in list.attributes where attribute.name.hasPrefix("REQ-") && tag.attributeSchema?[attribute.name] == nil {
+                    findings.warning(
+                        "unknown-req-attribute", line: line.number,
+                        "\(attribute.name) is not known; players MUST ignore a tag with an unknown REQ- attribute (§6.3.1)")
+                }
+            }
+        }
+    }
+
+    /// Runs the variable resolver leniently (values of IMPORT and QUERYPARAM are unknown here)
+    /// to report malformed, duplicate and undefined variables.
+    private func checkVariables(_ lines: [PlaylistLine], isMultivariant: Bool, into findings: inout Findings) {
+        guard lines.contains(where: { if case .tag(.define) = $0.content { true } else { $0.text.contains("{$") } }) else { return }
+        var resolver = VariableResolver(imports: nil, url: nil, isMultivariant: isMultivariant, placeholdersForExternalValues: true)
+        do {
+            _ = try resolver.resolve(lines)
+        } catch {
+            findings.error("variables", line: error.line, error.message)
+        }
+    }
+}
+
+/// Collects diagnostics; sorted by line, whole-playlist findings first.
+struct Findings {
+    var list: [Diagnostic] = []
+
+    mutating func error(_ rule: String, line: Int?, _ message: String) {
+        self.list.append(.error(rule, line: line, message))
+    }
+
+    mutating func warning(_ rule: String, line: Int?, _ message: String) {
+        self.list.append(.warning(rule, line: line, message))
+    }
+
+    var sorted: [Diagnostic] {
+        self.list.enumerated().sorted { lhs, rhs in
+            let (left, right) = (lhs.element.line ?? 0, rhs.element.line ?? 0)
+            return left != right ? left < right : lhs.offset < rhs.offset
+        }.map(\.element)
+    }
+}
+
+extension Tag {
+    /// RFC 8216bis: EXT-X-VERSION (§4.4.1.2), the §4.4.2 tags but DEFINE, every Media Playlist
+    /// tag (§4.4.3), EXT-X-SKIP (§4.4.5.2) and EXT-X-CONTENT-STEERING (§4.4.6.6).
+    var mayAppearOnlyOnce: Bool {
+        switch self {
+        case .m3u, .version, .independentSegments, .start, .targetDuration, .mediaSequence, .discontinuitySequence, .endList,
+            .playlistType, .iFramesOnly, .partInf, .serverControl, .skip, .contentSteering:
+            true
+        default: false
+        }
+    }
+
+    var attributeSchema: [String: AttributeType]? {
+        switch self {
+        case .start: Start.schema
+        case .define: Define.schema
+        case .partInf: PartInf.schema
+        case .serverControl: ServerControl.schema
+        case .key, .sessionKey: Key.schema
+        case .map: Map.schema
+        case .part: Part.schema
+        case .dateRange: DateRange.schema
+        case .skip: Skip.schema
+        case .preloadHint: PreloadHint.schema
+        case .renditionReport: RenditionReport.schema
+        case .media: Media.schema
+        case .streamInf: StreamInf.schema
+        case .iFrameStreamInf: IFrameStreamInf.schema
+        case .sessionData: SessionData.schema
+        case .contentSteering: ContentSteering.schema
+        default: nil
+        }
+    }
+
+    /// Quoted-strings the spec allows to be empty: DEFINE's VALUE and SKIP's RECENTLY-REMOVED-DATERANGES.
+    func allowsEmptyQuotedString(_ name: String) -> Bool {
+        switch self {
+        case .define: name == "VALUE"
+        case .skip: name == "RECENTLY-REMOVED-DATERANGES"
+        default: false
+        }
+    }
+}

@@ -1,0 +1,123 @@
+/// One `NAME=VALUE` pair of an attribute list, kept as written.
+public struct Attribute: Sendable, Hashable {
+    /// The attribute name, e.g. `BANDWIDTH`.
+    public var name: String
+    /// The value exactly as written, quotes included: `"avc1.64001f,mp4a.40.2"`, `1280x720`, `0x1A2B`.
+    public var rawValue: String
+
+    public init(name: String, rawValue: String) {
+        self.name = name
+        self.rawValue = rawValue
+    }
+
+    /// True when the value is a quoted-string.
+    public var isQuoted: Bool { self.rawValue.utf8.first == UInt8(ascii: "\"") }
+
+    /// The value without its quotes (quoted-strings) or as written (every other type).
+    public var value: Substring {
+        let raw = self.rawValue[...]
+        guard self.isQuoted, raw.utf8.count >= 2 else { return raw }
+        return raw.dropFirst().dropLast()
+    }
+}
+
+/// An attribute list (RFC 8216bis §4.2): ordered `NAME=VALUE` pairs separated by commas.
+///
+/// Order and quoting are kept, so an unmodified list serialises to the bytes it was parsed
+/// from. Typed readers (``integer(_:)``, ``decimal(_:)``, ``resolution(_:)``…) return nil when
+/// the attribute is absent; the parser has already checked the type of every attribute the
+/// spec defines (see ``AttributeSchema``).
+public struct AttributeList: Sendable, Hashable {
+    public private(set) var attributes: [Attribute]
+
+    public init(_ attributes: [Attribute] = []) {
+        self.attributes = attributes
+    }
+
+    public var isEmpty: Bool { self.attributes.isEmpty }
+
+    /// The attribute named `name`, if present.
+    public subscript(name: String) -> Attribute? {
+        self.attributes.first { $0.name == name }
+    }
+
+    /// The value of `name` without quotes.
+    public func string(_ name: String) -> String? {
+        self[name].map { String($0.value) }
+    }
+
+    /// A decimal-integer value (0 to 2⁶⁴−1, held as `Int` up to `Int.max`).
+    public func integer(_ name: String) -> Int? {
+        self[name].flatMap { Int($0.value) }
+    }
+
+    /// A decimal-floating-point or signed-decimal-floating-point value, exactly.
+    public func decimal(_ name: String) -> ExactDecimal? {
+        self[name].flatMap { ExactDecimal($0.value) }
+    }
+
+    /// A decimal-resolution value (`1920x1080`).
+    public func resolution(_ name: String) -> Resolution? {
+        self[name].flatMap { Resolution($0.value) }
+    }
+
+    /// Whether an enumerated `YES`/`NO` attribute is `YES`; nil when absent.
+    public func flag(_ name: String) -> Bool? {
+        self[name].map { $0.value == "YES" }
+    }
+
+    /// Sets, replaces in place (keeping its position) or, with nil, removes an attribute.
+    /// `rawValue` is written as given: include the quotes for a quoted-string.
+    public mutating func set(_ name: String, rawValue: String?) {
+        let index = self.attributes.firstIndex { $0.name == name }
+        switch (index, rawValue) {
+        case (let index?, let raw?): self.attributes[index].rawValue = raw
+        case (let index?, nil): self.attributes.remove(at: index)
+        case (nil, let raw?): self.attributes.append(Attribute(name: name, rawValue: raw))
+        case (nil, nil): break
+        }
+    }
+
+    /// Sets a quoted-string attribute.
+    public mutating func setQuoted(_ name: String, _ value: String?) {
+        self.set(name, rawValue: value.map { "\"\($0)\"" })
+    }
+
+    /// The list as written in a playlist: `NAME=VALUE,NAME=VALUE`.
+    public var serialized: String {
+        var text = ""
+        for (index, attribute) in self.attributes.enumerated() {
+            if index > 0 { text += "," }
+            text += attribute.name
+            text += "="
+            text += attribute.rawValue
+        }
+        return text
+    }
+}
+
+/// A decimal-resolution: `WIDTHxHEIGHT`.
+public struct Resolution: Sendable, Hashable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    public init?(_ text: some StringProtocol) {
+        let parts = text.split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width >= 0, height >= 0,
+            parts[0].allSatisfy(\.isASCIIDigit), parts[1].allSatisfy(\.isASCIIDigit)
+        else { return nil }
+        self.init(width: width, height: height)
+    }
+
+    public var pixels: Int { self.width * self.height }
+    public var description: String { "\(self.width)x\(self.height)" }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { self.isASCII && self.isNumber }
+}

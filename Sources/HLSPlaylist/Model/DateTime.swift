@@ -1,0 +1,95 @@
+/// An ISO 8601 date-time as HLS writes it (`EXT-X-PROGRAM-DATE-TIME`, `START-DATE`):
+/// `YYYY-MM-DDThh:mm:ss[.fraction][Z|±hh:mm|±hhmm|±hh]`.
+///
+/// Parsed to exact seconds since 1970-01-01T00:00:00Z for comparisons; the text itself is
+/// always kept verbatim where it is written back.
+public struct DateTime: Sendable, Hashable, Comparable {
+    /// Exact seconds since the Unix epoch, UTC.
+    public var secondsSinceEpoch: ExactDecimal
+    /// Whether the text named a time zone (RFC 8216bis §4.4.4.6: it SHOULD).
+    public var hasTimeZone: Bool
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.secondsSinceEpoch < rhs.secondsSinceEpoch }
+
+    public init?(_ text: some StringProtocol) {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func number(_ digits: Int) -> Int? {
+            guard index + digits <= bytes.count else { return nil }
+            var value = 0
+            for _ in 0..<digits {
+                let digit = bytes[index] &- 48
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int(digit)
+                index += 1
+            }
+            return value
+        }
+        func expect(_ character: Character) -> Bool {
+            guard index < bytes.count, bytes[index] == character.asciiValue else { return false }
+            index += 1
+            return true
+        }
+        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
+            index < bytes.count, bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: "t"),
+            case _ = (index += 1), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
+            let second = number(2),
+            (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60,
+            second < 61
+        else { return nil }
+        var fraction = ExactDecimal.zero
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            let start = index
+            index += 1
+            while index < bytes.count, bytes[index] &- 48 < 10 { index += 1 }
+            guard index - start > 1, let value = ExactDecimal("0" + String(decoding: bytes[start..<index], as: UTF8.self)) else {
+                return nil
+            }
+            fraction = value
+        }
+        var offsetSeconds = 0
+        var hasTimeZone = false
+        if index < bytes.count {
+            hasTimeZone = true
+            if bytes[index] == UInt8(ascii: "Z") || bytes[index] == UInt8(ascii: "z") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+                index += 1
+                guard let offsetHours = number(2), offsetHours < 24 else { return nil }
+                var offsetMinutes = 0
+                if index < bytes.count {
+                    _ = expect(":")
+                    guard let minutes = number(2), minutes < 60 else { return nil }
+                    offsetMinutes = minutes
+                }
+                offsetSeconds = sign * (offsetHours * 3600 + offsetMinutes * 60)
+            } else {
+                return nil
+            }
+        }
+        guard index == bytes.count else { return nil }
+        let days = Self.daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        self.secondsSinceEpoch = ExactDecimal(seconds) + fraction
+        self.hasTimeZone = hasTimeZone
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}

@@ -1,0 +1,122 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A variant stream: an `EXT-X-STREAM-INF` and the URI line after it.
+public struct Variant: Sendable, Hashable {
+    public var streamInf: StreamInf
+    /// The media playlist URI as written.
+    public var uri: Substring
+    /// The line number of the `EXT-X-STREAM-INF` tag.
+    public var line: Int
+    /// The line number of the URI.
+    public var uriLine: Int
+    /// The index in ``MultivariantPlaylist/lines`` of the tag and of the URI.
+    public var tagIndex: Int
+    public var uriIndex: Int
+}
+
+/// A Multivariant Playlist (RFC 8216bis §4.4.6): variants, I-frame variants, renditions and
+/// session data, derived from lines kept for lossless writing.
+public struct MultivariantPlaylist: Sendable {
+    public let lines: [PlaylistLine]
+    public let url: URL?
+    public let source: SourceNotes
+
+    public let version: Int?
+    public let hasIndependentSegments: Bool
+    public let start: Start?
+    public let defines: [Located<Define>]
+    public let variants: [Variant]
+    public let iFrameVariants: [Located<IFrameStreamInf>]
+    /// The `EXT-X-MEDIA` renditions.
+    public let renditions: [Located<Media>]
+    public let sessionData: [Located<SessionData>]
+    public let sessionKeys: [Located<Key>]
+    public let contentSteering: Located<ContentSteering>?
+
+    public init(lines: [PlaylistLine], url: URL? = nil) throws(PlaylistError) {
+        try self.init(lines: lines, url: url, source: SourceNotes())
+    }
+
+    init(lines: [PlaylistLine], url: URL?, source: SourceNotes) throws(PlaylistError) {
+        var version: Int?
+        var independent = false
+        var start: Start?
+        var defines: [Located<Define>] = []
+        var variants: [Variant] = []
+        var iFrameVariants: [Located<IFrameStreamInf>] = []
+        var renditions: [Located<Media>] = []
+        var sessionData: [Located<SessionData>] = []
+        var sessionKeys: [Located<Key>] = []
+        var contentSteering: Located<ContentSteering>?
+        var pending: (streamInf: StreamInf, line: Int, index: Int)?
+
+        for (index, line) in lines.enumerated() {
+            switch line.content {
+            case .comment: continue
+            case .uri(let uri):
+                guard let variant = pending else {
+                    throw PlaylistError(
+                        .unexpectedURI, line: line.number, text: uri,
+                        "a URI line in a multivariant playlist must follow #EXT-X-STREAM-INF (RFC 8216bis §4.4.6.2)")
+                }
+                variants.append(
+                    Variant(
+                        streamInf: variant.streamInf, uri: uri, line: variant.line, uriLine: line.number,
+                        tagIndex: variant.index, uriIndex: index))
+                pending = nil
+            case .tag(let tag):
+                if let variant = pending, !Self.mayStandBeforeVariantURI(tag) {
+                    throw PlaylistError(
+                        .variantWithoutURI, line: variant.line, text: lines[variant.index].text,
+                        "#EXT-X-STREAM-INF must be followed by its variant's URI line, found \(tag.name) on line \(line.number)")
+                }
+                switch tag {
+                case .version(let value): version = version ?? value
+                case .independentSegments: independent = true
+                case .start(let value): start = start ?? value
+                case .define(let value): defines.append(Located(value, line: line.number))
+                case .streamInf(let value): pending = (value, line.number, index)
+                case .iFrameStreamInf(let value): iFrameVariants.append(Located(value, line: line.number))
+                case .media(let value): renditions.append(Located(value, line: line.number))
+                case .sessionData(let value): sessionData.append(Located(value, line: line.number))
+                case .sessionKey(let value): sessionKeys.append(Located(value, line: line.number))
+                case .contentSteering(let value): contentSteering = contentSteering ?? Located(value, line: line.number)
+                default: continue
+                }
+            }
+        }
+        if let variant = pending {
+            throw PlaylistError(
+                .variantWithoutURI, line: variant.line, text: lines[variant.index].text,
+                "#EXT-X-STREAM-INF at the end of the playlist has no URI line after it")
+        }
+        self.lines = lines
+        self.url = url
+        self.source = source
+        self.version = version
+        self.hasIndependentSegments = independent
+        self.start = start
+        self.defines = defines
+        self.variants = variants
+        self.iFrameVariants = iFrameVariants
+        self.renditions = renditions
+        self.sessionData = sessionData
+        self.sessionKeys = sessionKeys
+        self.contentSteering = contentSteering
+    }
+
+    /// Comments and tags AdStitch does not know may stand between a STREAM-INF and its URI.
+    private static func mayStandBeforeVariantURI(_ tag: Tag) -> Bool {
+        if case .unknown = tag { return true }
+        return false
+    }
+
+    /// The absolute URL of a URI written in this playlist.
+    public func resolve(_ uri: some StringProtocol) -> URL? {
+        URIResolution.resolve(String(uri), against: self.url)
+    }
+}
