@@ -265,7 +265,7 @@ extension PlaylistLinter {
     }
 
     /// The line number of the first tag named `name`.
-    func firstLine(of name: String, in lines: [PlaylistLine]) -> Int? {
+    func firstLine(of name: String, in lines: PlaylistLines) -> Int? {
         lines.first { $0.tag?.name == name }?.number
     }
 

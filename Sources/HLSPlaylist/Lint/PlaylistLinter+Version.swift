@@ -7,7 +7,7 @@ struct VersionRequirement {
 
 extension PlaylistLinter {
     /// §8: a playlist must declare at least the version its features need (none declared is version 1).
-    func checkVersion(declared: Int?, required: VersionRequirement?, lines: [PlaylistLine], into findings: inout Findings) {
+    func checkVersion(declared: Int?, required: VersionRequirement?, lines: PlaylistLines, into findings: inout Findings) {
         guard let required, required.version > (declared ?? 1) else { return }
         let versionLine = self.firstLine(of: "EXT-X-VERSION", in: lines)
         let declaredText = declared.map { "EXT-X-VERSION is \($0)" } ?? "the playlist has no EXT-X-VERSION (version 1)"

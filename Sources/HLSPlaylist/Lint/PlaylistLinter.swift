@@ -37,7 +37,7 @@ public struct PlaylistLinter: Sendable {
     // MARK: - Shared checks
 
     /// RFC 8216bis §4.1: no BOM; tags that may appear once appear once (§4.4.1.2, §4.4.2, §4.4.3).
-    private func checkSource(_ source: SourceNotes, lines: [PlaylistLine], into findings: inout Findings) {
+    private func checkSource(_ source: SourceNotes, lines: PlaylistLines, into findings: inout Findings) {
         if source.strippedByteOrderMark {
             findings.warning("bom", line: 1, "the file starts with a byte order mark, which RFC 8216bis §4.1 forbids; save it as UTF-8 without BOM")
         }
@@ -69,7 +69,7 @@ public struct PlaylistLinter: Sendable {
 
     /// Runs the variable resolver leniently (values of IMPORT and QUERYPARAM are unknown here)
     /// to report malformed, duplicate and undefined variables.
-    private func checkVariables(_ lines: [PlaylistLine], isMultivariant: Bool, into findings: inout Findings) {
+    private func checkVariables(_ lines: PlaylistLines, isMultivariant: Bool, into findings: inout Findings) {
         guard lines.contains(where: { if case .tag(.define) = $0.content { true } else { $0.text.contains("{$") } }) else { return }
         var resolver = VariableResolver(imports: nil, url: nil, isMultivariant: isMultivariant, placeholdersForExternalValues: true)
         do {

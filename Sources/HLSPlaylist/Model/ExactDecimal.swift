@@ -84,10 +84,13 @@ public struct ExactDecimal: Sendable, Hashable, Comparable, CustomStringConverti
 
     private static let fractionDigitsLimit = 18
 
+    /// 10⁰ … 10¹⁸.
+    private static let powers: [Int128] = (0...18).map { exponent in
+        (0..<exponent).reduce(Int128(1)) { value, _ in value * 10 }
+    }
+
     static func power(_ exponent: Int) -> Int128 {
-        var result: Int128 = 1
-        for _ in 0..<exponent { result *= 10 }
-        return result
+        Self.powers[exponent]
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.scaledValue < rhs.scaledValue }

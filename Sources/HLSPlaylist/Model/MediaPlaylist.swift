@@ -4,15 +4,22 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A Media Playlist (RFC 8216bis §4.4.3–4.4.5): its lines, kept for lossless writing, and the
-/// segments, header values and metadata derived from them.
+/// A Media Playlist (RFC 8216bis §4.4.3–4.4.5): its text, kept for lossless writing, and the
+/// segments, header values and metadata derived from it.
+///
+/// The playlist is an index over its text: ``lines`` and ``segments`` are made into values as
+/// they are read, so parsing a 40,000-segment playlist allocates a handful of arrays rather than
+/// a string per line.
 public struct MediaPlaylist: Sendable {
-    /// Every non-blank line, in order — the truth the rest is derived from.
-    public let lines: [PlaylistLine]
-    public let segments: [MediaSegment]
+    let parsed: ParsedText
+    let segmentRecords: [SegmentRecord]
+    let byteRanges: [SegmentByteRange]
+    let keySets: [[Key]]
+    let maps: [Map]
+    let parts: [Part]
+
     /// Where the playlist was loaded from; URIs resolve against it.
     public let url: URL?
-    public let source: SourceNotes
 
     public let version: Int?
     public let targetDuration: Int?
@@ -37,25 +44,37 @@ public struct MediaPlaylist: Sendable {
     /// Problems found while deriving the model that do not stop parsing (e.g. an unresolvable
     /// byte range); ``PlaylistLinter`` reports them with its own findings.
     public let parseDiagnostics: [Diagnostic]
-
     /// The exact total duration.
-    public var duration: ExactDecimal { self.segments.last?.endTime ?? .zero }
+    public let duration: ExactDecimal
 
-    /// Builds the model from lines (parsed, or edited and re-derived).
-    public init(lines: [PlaylistLine], url: URL? = nil) throws(PlaylistError) {
-        try self.init(lines: lines, url: url, source: SourceNotes())
+    /// Every non-blank line, in order.
+    public var lines: PlaylistLines { PlaylistLines(parsed: self.parsed) }
+    /// The media segments, in order.
+    public var segments: MediaSegments { MediaSegments(playlist: self) }
+    /// What parsing changed in the text (BOM, line endings, blank lines).
+    public var source: SourceNotes { self.parsed.source }
+
+    /// Builds a playlist from lines — parsed ones, edited ones or new ones. Untouched lines keep
+    /// their text; the result is parsed again, so it is checked like any playlist.
+    public init(lines: some Sequence<PlaylistLine>, url: URL? = nil) throws(PlaylistError) {
+        let text = PlaylistWriter().write(lines: lines)
+        let parsed = try ParsedText.parse(text)
+        guard parsed.firstMultivariantTagLine == 0 else {
+            throw PlaylistError(.unexpectedPlaylistType, line: parsed.firstMultivariantTagLine, text: "", "a media playlist cannot hold multivariant tags")
+        }
+        try self.init(parsed: parsed, url: url)
     }
 
-    init(lines: [PlaylistLine], url: URL?, source: SourceNotes) throws(PlaylistError) {
-        var builder = Builder()
-        for index in lines.indices {
-            try builder.add(lines[index], at: index)
-        }
-        try builder.finish()
-        self.lines = lines
+    init(parsed: ParsedText, url: URL?) throws(PlaylistError) {
+        var builder = Builder(parsed: parsed)
+        try builder.build()
+        self.parsed = parsed
         self.url = url
-        self.source = source
-        self.segments = builder.segments
+        self.segmentRecords = builder.segments
+        self.byteRanges = builder.byteRanges
+        self.keySets = builder.keySets
+        self.maps = builder.maps
+        self.parts = builder.parts
         self.version = builder.version
         self.targetDuration = builder.targetDuration
         self.mediaSequence = builder.mediaSequence ?? 0
@@ -72,8 +91,9 @@ public struct MediaPlaylist: Sendable {
         self.dateRanges = builder.dateRanges
         self.preloadHints = builder.preloadHints
         self.renditionReports = builder.renditionReports
-        self.trailingParts = builder.pendingParts
+        self.trailingParts = Array(builder.parts[builder.pendingPartsStart...])
         self.parseDiagnostics = builder.diagnostics
+        self.duration = builder.elapsed
     }
 
     /// The absolute URL of a URI written in this playlist.
@@ -82,11 +102,70 @@ public struct MediaPlaylist: Sendable {
     }
 }
 
+/// A segment as the index keeps it: offsets and table indices only (no references).
+struct SegmentRecord: Sendable {
+    var duration: ExactDecimal
+    var startTime: ExactDecimal
+    var discontinuitySequenceNumber: Int
+    /// Indices into the line records.
+    var firstLine: Int32
+    var infLine: Int32
+    var uriLine: Int32
+    /// Indices into the playlist's tables; -1 for none.
+    var byteRange: Int32
+    var keySet: Int32
+    var map: Int32
+    var programDateTimeLine: Int32
+    var bitrate: Int32
+    var partsStart: Int32
+    var partsEnd: Int32
+    var isDiscontinuity: Bool
+    var isGap: Bool
+}
+
+/// The segments of a ``MediaPlaylist``, made into ``MediaSegment`` values as they are read.
+public struct MediaSegments: RandomAccessCollection, Sendable {
+    let playlist: MediaPlaylist
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { self.playlist.segmentRecords.count }
+
+    public subscript(position: Int) -> MediaSegment {
+        let record = self.playlist.segmentRecords[position]
+        let parsed = self.playlist.parsed
+        let inf = parsed.inf(at: Int(record.infLine))
+        var segment = MediaSegment(
+            uri: parsed.content(at: Int(record.uriLine)), duration: record.duration, durationText: inf.durationText, title: inf.title)
+        segment.byteRange = record.byteRange >= 0 ? self.playlist.byteRanges[Int(record.byteRange)] : nil
+        segment.isDiscontinuity = record.isDiscontinuity
+        segment.keys = self.playlist.keySets[Int(record.keySet)]
+        segment.map = record.map >= 0 ? self.playlist.maps[Int(record.map)] : nil
+        if record.programDateTimeLine >= 0, case .tag(.programDateTime(let date)) = parsed.line(at: Int(record.programDateTimeLine)).content {
+            segment.programDateTime = date
+        }
+        segment.isGap = record.isGap
+        segment.bitrate = record.bitrate >= 0 ? Int(record.bitrate) : nil
+        segment.parts = Array(self.playlist.parts[Int(record.partsStart)..<Int(record.partsEnd)])
+        segment.startTime = record.startTime
+        segment.mediaSequenceNumber = self.playlist.mediaSequence + (self.playlist.skip?.value.skippedSegments ?? 0) + position
+        segment.discontinuitySequenceNumber = record.discontinuitySequenceNumber
+        segment.infLineNumber = Int(parsed.records[Int(record.infLine)].number)
+        segment.uriLineNumber = Int(parsed.records[Int(record.uriLine)].number)
+        segment.lineIndices = Int(record.firstLine)..<(Int(record.uriLine) + 1)
+        return segment
+    }
+}
+
 extension MediaPlaylist {
     /// Walks the lines once, keeping what is in force (key, map, bitrate) and what is pending
     /// for the next segment (RFC 8216bis §4.4.4: segment tags apply to the next URI).
     fileprivate struct Builder {
-        var segments: [MediaSegment] = []
+        let parsed: ParsedText
+        var segments: [SegmentRecord] = []
+        var byteRanges: [SegmentByteRange] = []
+        var keySets: [[Key]] = [[]]
+        var maps: [Map] = []
+        var parts: [Part] = []
         var diagnostics: [Diagnostic] = []
         var version: Int?
         var targetDuration: Int?
@@ -105,41 +184,52 @@ extension MediaPlaylist {
         var preloadHints: [Located<PreloadHint>] = []
         var renditionReports: [Located<RenditionReport>] = []
 
-        // In force until replaced.
-        var keys: [Key] = []
-        var map: Map?
-        var bitrate: Int?
+        // In force until replaced: indices into keySets and maps, the bitrate.
+        var keySet: Int32 = 0
+        var map: Int32 = -1
+        var bitrate: Int32 = -1
         // Pending for the next segment.
-        var pendingInf: (inf: Inf, line: Int)?
+        var pendingInf: Int?
         var pendingDiscontinuity = false
-        var pendingByteRange: (range: ByteRange, line: Int, index: Int)?
-        var pendingProgramDateTime: Substring?
+        var pendingByteRange: (range: ByteRange, index: Int)?
+        var pendingProgramDateTime: Int32 = -1
         var pendingGap = false
-        var pendingParts: [Part] = []
-        var firstLineIndexOfNextSegment = 0
+        var pendingPartsStart = 0
+        var firstLineOfNextSegment = 0
         var discontinuityCount = 0
         var elapsed = ExactDecimal.zero
-        // The previous segment's resource and the end of its sub-range, for implicit offsets.
-        var previousRange: (uri: Substring, end: Int?)?
-        var hasPreviousSegment = false
+        // The previous segment's URI line and the end of its sub-range, for implicit offsets.
+        var previousRange: (uriLine: Int, end: Int?)?
 
-        mutating func add(_ line: PlaylistLine, at index: Int) throws(PlaylistError) {
-            switch line.content {
-            case .comment: return
-            case .uri(let uri): try self.addSegment(uri: uri, line: line, index: index)
-            case .tag(let tag): try self.add(tag, line: line, index: index)
+        init(parsed: ParsedText) {
+            self.parsed = parsed
+        }
+
+        mutating func build() throws(PlaylistError) {
+            self.segments.reserveCapacity(self.parsed.durations.count)
+            for (index, record) in self.parsed.records.enumerated() {
+                switch record.kind {
+                case .comment: continue
+                case .inf:
+                    if let pending = self.pendingInf {
+                        throw PlaylistError(
+                            .segmentWithoutURI, line: Int(self.parsed.records[pending].number), text: self.parsed.original(at: pending),
+                            "this EXTINF is followed by another EXTINF (line \(record.number)) instead of its segment URI")
+                    }
+                    self.pendingInf = index
+                case .uri: try self.addSegment(uriLine: index)
+                case .tag: self.add(self.parsed.tags[Int(record.payload)], line: Int(record.number), index: index)
+                }
+            }
+            if let pending = self.pendingInf {
+                throw PlaylistError(
+                    .segmentWithoutURI, line: Int(self.parsed.records[pending].number), text: self.parsed.original(at: pending),
+                    "this EXTINF has no segment URI after it; add the URI line or remove the tag")
             }
         }
 
-        private mutating func add(_ tag: Tag, line: PlaylistLine, index: Int) throws(PlaylistError) {
+        private mutating func add(_ tag: Tag, line: Int, index: Int) {
             switch tag {
-            case .inf(let inf):
-                if let pending = self.pendingInf {
-                    throw PlaylistError(
-                        .segmentWithoutURI, line: pending.line, text: "#EXTINF:\(pending.inf.durationText)",
-                        "this EXTINF is followed by another EXTINF (line \(line.number)) instead of its segment URI")
-                }
-                self.pendingInf = (inf, line.number)
             case .version(let value): self.version = self.version ?? value
             case .targetDuration(let value): self.targetDuration = self.targetDuration ?? value
             case .mediaSequence(let value): self.mediaSequence = self.mediaSequence ?? value
@@ -151,92 +241,95 @@ extension MediaPlaylist {
             case .start(let value): self.start = self.start ?? value
             case .partInf(let value): self.partInf = self.partInf ?? value
             case .serverControl(let value): self.serverControl = self.serverControl ?? value
-            case .skip(let value): self.skip = self.skip ?? Located(value, line: line.number)
-            case .define(let value): self.defines.append(Located(value, line: line.number))
-            case .byteRange(let range): self.pendingByteRange = (range, line.number, index)
+            case .skip(let value): self.skip = self.skip ?? Located(value, line: line)
+            case .define(let value): self.defines.append(Located(value, line: line))
+            case .byteRange(let range): self.pendingByteRange = (range, index)
             case .discontinuity: self.pendingDiscontinuity = true
-            case .programDateTime(let text): self.pendingProgramDateTime = text
+            case .programDateTime: self.pendingProgramDateTime = Int32(index)
             case .gap: self.pendingGap = true
-            case .bitrate(let value): self.bitrate = value
-            case .part(let part): self.pendingParts.append(part)
-            case .map(let value): self.map = value
+            case .bitrate(let value): self.bitrate = Int32(clamping: value)
+            case .part(let part): self.parts.append(part)
+            case .map(let value):
+                self.map = Int32(self.maps.count)
+                self.maps.append(value)
             case .key(let key):
                 // §4.4.4.4: a key applies until the next key with the same KEYFORMAT, or METHOD=NONE.
+                var keys = self.keySets[Int(self.keySet)]
                 if key.method == .noEncryption {
-                    self.keys.removeAll()
-                } else if let same = self.keys.firstIndex(where: { $0.keyFormat == key.keyFormat }) {
-                    self.keys[same] = key
+                    keys.removeAll()
+                } else if let same = keys.firstIndex(where: { $0.keyFormat == key.keyFormat }) {
+                    keys[same] = key
                 } else {
-                    self.keys.append(key)
+                    keys.append(key)
                 }
+                self.keySet = Int32(self.keySets.count)
+                self.keySets.append(keys)
             case .dateRange(let value):
-                self.dateRanges.append(DateRangeEntry(dateRange: value, line: line.number, segmentIndex: self.segments.count))
-            case .preloadHint(let value): self.preloadHints.append(Located(value, line: line.number))
-            case .renditionReport(let value): self.renditionReports.append(Located(value, line: line.number))
-            case .m3u, .cueOut, .cueOutCont, .cueIn, .oatclsSCTE35, .unknown:
+                self.dateRanges.append(DateRangeEntry(dateRange: value, line: line, segmentIndex: self.segments.count))
+            case .preloadHint(let value): self.preloadHints.append(Located(value, line: line))
+            case .renditionReport(let value): self.renditionReports.append(Located(value, line: line))
+            case .inf, .m3u, .cueOut, .cueOutCont, .cueIn, .oatclsSCTE35, .unknown:
                 return
             case .media, .streamInf, .iFrameStreamInf, .sessionData, .sessionKey, .contentSteering:
                 return  // excluded by the parser's kind check
             }
         }
 
-        private mutating func addSegment(uri: Substring, line: PlaylistLine, index: Int) throws(PlaylistError) {
-            guard let (inf, infLine) = self.pendingInf else {
+        private mutating func addSegment(uriLine index: Int) throws(PlaylistError) {
+            let record = self.parsed.records[index]
+            guard let infLine = self.pendingInf else {
                 throw PlaylistError(
-                    .unexpectedURI, line: line.number, text: uri,
+                    .unexpectedURI, line: Int(record.number), text: self.parsed.original(at: index),
                     "a segment URI must follow its #EXTINF (RFC 8216bis §4.4.4.1: EXTINF is required for each segment)")
             }
-            var segment = MediaSegment(uri: uri, duration: inf.duration, durationText: inf.durationText, title: inf.title)
-            segment.isDiscontinuity = self.pendingDiscontinuity
+            let duration = self.parsed.durations[Int(self.parsed.records[infLine].payload)]
             if self.pendingDiscontinuity { self.discontinuityCount += 1 }
-            segment.keys = self.keys
-            segment.map = self.map
-            segment.programDateTime = self.pendingProgramDateTime
-            segment.isGap = self.pendingGap
-            segment.parts = self.pendingParts
-            segment.startTime = self.elapsed
-            segment.mediaSequenceNumber =
-                (self.mediaSequence ?? 0) + (self.skip?.value.skippedSegments ?? 0) + self.segments.count
-            segment.discontinuitySequenceNumber = (self.discontinuitySequence ?? 0) + self.discontinuityCount
-            segment.infLineNumber = infLine
-            segment.uriLineNumber = line.number
-            segment.lineIndices = self.firstLineIndexOfNextSegment..<(index + 1)
+            var byteRange: Int32 = -1
             if let pending = self.pendingByteRange {
-                segment.byteRange = self.resolve(pending.range, uri: uri, line: pending.line, index: pending.index)
-                self.previousRange = (uri, segment.byteRange?.offset.map { $0 + pending.range.length })
+                let resolved = self.resolve(pending.range, uriLine: index, tagIndex: pending.index)
+                byteRange = Int32(self.byteRanges.count)
+                self.byteRanges.append(resolved)
+                self.previousRange = (index, resolved.offset.map { $0 + pending.range.length })
             } else {
-                segment.bitrate = self.bitrate
                 self.previousRange = nil
             }
-            self.hasPreviousSegment = true
-            self.elapsed += inf.duration
-            self.segments.append(segment)
+            self.segments.append(
+                SegmentRecord(
+                    duration: duration, startTime: self.elapsed,
+                    discontinuitySequenceNumber: (self.discontinuitySequence ?? 0) + self.discontinuityCount,
+                    firstLine: Int32(self.firstLineOfNextSegment), infLine: Int32(infLine), uriLine: Int32(index),
+                    byteRange: byteRange, keySet: self.keySet, map: self.map, programDateTimeLine: self.pendingProgramDateTime,
+                    bitrate: byteRange < 0 ? self.bitrate : -1,  // §4.4.4.8: BITRATE skips segments with a byte range
+                    partsStart: Int32(self.pendingPartsStart), partsEnd: Int32(self.parts.count),
+                    isDiscontinuity: self.pendingDiscontinuity, isGap: self.pendingGap))
+            self.elapsed += duration
             self.pendingInf = nil
             self.pendingDiscontinuity = false
             self.pendingByteRange = nil
-            self.pendingProgramDateTime = nil
+            self.pendingProgramDateTime = -1
             self.pendingGap = false
-            self.pendingParts = []
-            self.firstLineIndexOfNextSegment = index + 1
+            self.pendingPartsStart = self.parts.count
+            self.firstLineOfNextSegment = index + 1
         }
 
         /// RFC 8216bis §4.4.4.2: without an offset, the range starts after the previous
         /// segment's, which must be a sub-range of the same resource.
-        private mutating func resolve(_ range: ByteRange, uri: Substring, line: Int, index: Int) -> SegmentByteRange {
+        private mutating func resolve(_ range: ByteRange, uriLine: Int, tagIndex: Int) -> SegmentByteRange {
+            let line = Int(self.parsed.records[tagIndex].number)
             if let offset = range.offset {
-                return SegmentByteRange(length: range.length, offset: offset, isOffsetExplicit: true, lineNumber: line, lineIndex: index)
+                return SegmentByteRange(length: range.length, offset: offset, isOffsetExplicit: true, lineNumber: line, lineIndex: tagIndex)
             }
             var offset: Int?
             switch self.previousRange {
-            case let (previousURI, end)? where previousURI == uri:
+            case let (previousURI, end)? where self.parsed.contentsEqual(previousURI, uriLine):
                 offset = end
             case let (previousURI, _)?:
                 self.diagnostics.append(
                     .error(
                         "byterange-offset", line: line,
                         "EXT-X-BYTERANGE omits its offset, but the previous segment is a range of another resource "
-                            + "(\(previousURI)); write the offset explicitly (LENGTH@OFFSET)"))
-            case nil where self.hasPreviousSegment:
+                            + "(\(self.parsed.content(at: previousURI))); write the offset explicitly (LENGTH@OFFSET)"))
+            case nil where !self.segments.isEmpty:
                 self.diagnostics.append(
                     .error(
                         "byterange-offset", line: line,
@@ -249,15 +342,7 @@ extension MediaPlaylist {
                         "EXT-X-BYTERANGE omits its offset, but there is no prior range to continue; "
                             + "write the offset explicitly (LENGTH@OFFSET, e.g. @0)"))
             }
-            return SegmentByteRange(length: range.length, offset: offset, isOffsetExplicit: false, lineNumber: line, lineIndex: index)
-        }
-
-        mutating func finish() throws(PlaylistError) {
-            if let pending = self.pendingInf {
-                throw PlaylistError(
-                    .segmentWithoutURI, line: pending.line, text: "#EXTINF:\(pending.inf.durationText)",
-                    "this EXTINF has no segment URI after it; add the URI line or remove the tag")
-            }
+            return SegmentByteRange(length: range.length, offset: offset, isOffsetExplicit: false, lineNumber: line, lineIndex: tagIndex)
         }
     }
 }

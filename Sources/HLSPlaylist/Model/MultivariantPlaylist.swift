@@ -21,9 +21,13 @@ public struct Variant: Sendable, Hashable {
 /// A Multivariant Playlist (RFC 8216bis §4.4.6): variants, I-frame variants, renditions and
 /// session data, derived from lines kept for lossless writing.
 public struct MultivariantPlaylist: Sendable {
-    public let lines: [PlaylistLine]
+    let parsed: ParsedText
     public let url: URL?
-    public let source: SourceNotes
+
+    /// Every non-blank line, in order.
+    public var lines: PlaylistLines { PlaylistLines(parsed: self.parsed) }
+    /// What parsing changed in the text (BOM, line endings, blank lines).
+    public var source: SourceNotes { self.parsed.source }
 
     public let version: Int?
     public let hasIndependentSegments: Bool
@@ -37,11 +41,18 @@ public struct MultivariantPlaylist: Sendable {
     public let sessionKeys: [Located<Key>]
     public let contentSteering: Located<ContentSteering>?
 
-    public init(lines: [PlaylistLine], url: URL? = nil) throws(PlaylistError) {
-        try self.init(lines: lines, url: url, source: SourceNotes())
+    /// Builds a playlist from lines — parsed ones, edited ones or new ones. Untouched lines keep
+    /// their text; the result is parsed again, so it is checked like any playlist.
+    public init(lines: some Sequence<PlaylistLine>, url: URL? = nil) throws(PlaylistError) {
+        let parsed = try ParsedText.parse(PlaylistWriter().write(lines: lines))
+        guard parsed.firstMediaTagLine == 0 else {
+            throw PlaylistError(.unexpectedPlaylistType, line: parsed.firstMediaTagLine, text: "", "a multivariant playlist cannot hold media playlist tags")
+        }
+        try self.init(parsed: parsed, url: url)
     }
 
-    init(lines: [PlaylistLine], url: URL?, source: SourceNotes) throws(PlaylistError) {
+    init(parsed: ParsedText, url: URL?) throws(PlaylistError) {
+        let lines = PlaylistLines(parsed: parsed)
         var version: Int?
         var independent = false
         var start: Start?
@@ -94,9 +105,8 @@ public struct MultivariantPlaylist: Sendable {
                 .variantWithoutURI, line: variant.line, text: lines[variant.index].text,
                 "#EXT-X-STREAM-INF at the end of the playlist has no URI line after it")
         }
-        self.lines = lines
+        self.parsed = parsed
         self.url = url
-        self.source = source
         self.version = version
         self.hasIndependentSegments = independent
         self.start = start

@@ -22,8 +22,14 @@ enum LineParser {
         return PlaylistLine(content: .tag(tag), original: original, number: number)
     }
 
-    private static let extinfPrefix = Array("#EXTINF:".utf8)
-    private static let extPrefix = Array("#EXT".utf8)
+    static let extinfPrefix = Array("#EXTINF:".utf8)
+    static let extPrefix = Array("#EXT".utf8)
+
+    static func malformedInf(line: Int, text: Substring) -> PlaylistError {
+        PlaylistError(
+            .malformedTag, line: line, text: text,
+            "EXTINF needs a duration in seconds as a decimal number (e.g. 10 or 9.984), then a comma")
+    }
 
     private static func tag(name: Substring, value: Substring?, line: Int, text: Substring) throws(PlaylistError) -> Tag {
         guard let kind = TagKind(rawValue: String(name)) else {
@@ -90,9 +96,7 @@ enum LineParser {
         let comma = value.utf8.firstIndex(of: UInt8(ascii: ","))
         let durationText = value[..<(comma ?? value.endIndex)]
         guard let duration = ExactDecimal(durationText), duration >= .zero else {
-            throw PlaylistError(
-                .malformedTag, line: line, text: text,
-                "EXTINF needs a duration in seconds as a decimal number (e.g. 10 or 9.984), then a comma")
+            throw Self.malformedInf(line: line, text: text)
         }
         let title = comma.map { value[value.utf8.index(after: $0)...] }
         return .inf(Inf(duration: duration, durationText: durationText, title: title))

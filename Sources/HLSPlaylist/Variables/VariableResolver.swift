@@ -18,7 +18,7 @@ extension MediaPlaylist {
         let imports = try multivariant.map { (playlist) throws(PlaylistError) in try playlist.variables() }
         var resolver = VariableResolver(imports: imports, url: playlistURL ?? self.url, isMultivariant: false)
         let lines = try resolver.resolve(self.lines)
-        return try MediaPlaylist(lines: lines, url: self.url, source: self.source)
+        return try MediaPlaylist(lines: lines, url: self.url)
     }
 
     private var needsResolution: Bool { !self.defines.isEmpty || self.lines.contains { $0.text.contains("{$") } }
@@ -30,7 +30,7 @@ extension MultivariantPlaylist {
     public func resolvingVariables(playlistURL: URL? = nil) throws(PlaylistError) -> MultivariantPlaylist {
         var resolver = VariableResolver(imports: nil, url: playlistURL ?? self.url, isMultivariant: true)
         let lines = try resolver.resolve(self.lines)
-        return try MultivariantPlaylist(lines: lines, url: self.url, source: self.source)
+        return try MultivariantPlaylist(lines: lines, url: self.url)
     }
 
     /// The variables this playlist defines, resolved — what its media playlists may `IMPORT`.
@@ -59,10 +59,10 @@ struct VariableResolver {
         self.placeholdersForExternalValues = placeholdersForExternalValues
     }
 
-    mutating func resolve(_ lines: [PlaylistLine]) throws(PlaylistError) -> [PlaylistLine] {
-        var result = lines
-        for index in lines.indices {
-            let line = lines[index]
+    mutating func resolve(_ lines: some Collection<PlaylistLine>) throws(PlaylistError) -> [PlaylistLine] {
+        var result = Array(lines)
+        for index in result.indices {
+            let line = result[index]
             switch line.content {
             case .comment: continue
             case .tag(.define(let define)):

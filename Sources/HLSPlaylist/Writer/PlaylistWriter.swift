@@ -23,30 +23,28 @@ public struct PlaylistWriter: Sendable {
     public func write(_ playlist: Playlist) -> String {
         switch playlist {
         case .media(let media): self.write(media)
-        case .multivariant(let multivariant): self.write(lines: multivariant.lines)
+        case .multivariant(let multivariant): self.write(multivariant)
         }
     }
 
     public func write(_ playlist: MediaPlaylist) -> String {
-        guard self.options.explicitByteRangeOffsets else { return self.write(lines: playlist.lines) }
-        var lines = playlist.lines
-        for segment in playlist.segments {
-            guard let range = segment.byteRange, !range.isOffsetExplicit, let offset = range.offset else { continue }
-            lines[range.lineIndex].content = .tag(.byteRange(ByteRange(length: range.length, offset: offset)))
+        guard self.options.explicitByteRangeOffsets else { return playlist.parsed.written() }
+        var replacements: [Int: String] = [:]
+        for range in playlist.byteRanges where !range.isOffsetExplicit {
+            guard let offset = range.offset else { continue }
+            replacements[range.lineIndex] = Tag.byteRange(ByteRange(length: range.length, offset: offset)).serialized
         }
-        return self.write(lines: lines)
+        return playlist.parsed.written(replacing: replacements)
     }
 
     public func write(_ playlist: MultivariantPlaylist) -> String {
-        self.write(lines: playlist.lines)
+        playlist.parsed.written()
     }
 
-    /// Each line's text followed by a newline.
-    public func write(lines: [PlaylistLine]) -> String {
+    /// Each line's text followed by a newline: the original text of untouched lines, the
+    /// serialised content of changed and new ones.
+    public func write(lines: some Sequence<PlaylistLine>) -> String {
         var output = ""
-        var capacity = 0
-        for line in lines { capacity += line.text.utf8.count + 1 }
-        output.reserveCapacity(capacity)
         for line in lines {
             output.append(contentsOf: line.text)
             output.append("\n")
