@@ -114,7 +114,11 @@ public struct Resolution: Sendable, Hashable, CustomStringConvertible {
         self.init(width: width, height: height)
     }
 
-    public var pixels: Int { self.width * self.height }
+    /// Width times height (saturating, for absurd sizes).
+    public var pixels: Int {
+        let (product, overflow) = self.width.multipliedReportingOverflow(by: self.height)
+        return overflow ? Int.max : product
+    }
     public var description: String { "\(self.width)x\(self.height)" }
 }
 

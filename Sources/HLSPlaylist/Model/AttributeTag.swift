@@ -15,7 +15,9 @@ public enum AttributeType: Sendable, Hashable {
         let bytes = raw.utf8
         switch self {
         case .decimalInteger:
-            return !bytes.isEmpty && bytes.count <= 20 && bytes.allSatisfy { $0 &- 48 < 10 } && UInt64(raw) != nil
+            // §4.2 allows up to 2⁶⁴−1; AdStitch holds values as Int, so it accepts up to Int.max
+            // (no real BANDWIDTH, sequence number or byte offset comes near).
+            return !bytes.isEmpty && bytes.count <= 20 && bytes.allSatisfy { $0 &- 48 < 10 } && Int(raw) != nil
         case .hexadecimalSequence:
             guard bytes.count > 2, raw.hasPrefix("0x") || raw.hasPrefix("0X") else { return false }
             return raw.utf8.dropFirst(2).allSatisfy { $0.isHexDigit }
@@ -36,7 +38,7 @@ public enum AttributeType: Sendable, Hashable {
 
     var name: String {
         switch self {
-        case .decimalInteger: "a decimal-integer"
+        case .decimalInteger: "a decimal-integer (at most 9223372036854775807)"
         case .hexadecimalSequence: "a hexadecimal-sequence (0x…)"
         case .decimalFloatingPoint: "a decimal-floating-point number"
         case .signedDecimalFloatingPoint: "a signed-decimal-floating-point number"

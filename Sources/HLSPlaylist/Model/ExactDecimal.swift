@@ -106,16 +106,17 @@ public struct ExactDecimal: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// Rounded to the nearest integer, halves away from zero — the rounding RFC 8216bis
     /// §4.4.3.1 applies when it compares `EXTINF` durations with `EXT-X-TARGETDURATION`.
+    /// Clamped to `Int`'s range: a parsed value can reach 10¹⁹, beyond `Int.max`.
     public var roundedToInteger: Int {
         let half = Self.unit / 2
         let adjusted = self.scaledValue >= 0 ? self.scaledValue + half : self.scaledValue - half
-        return Int(adjusted / Self.unit)
+        return Int(clamping: adjusted / Self.unit)
     }
 
-    /// The smallest integer not below the value.
+    /// The smallest integer not below the value, clamped to `Int`'s range like ``roundedToInteger``.
     public var ceiling: Int {
         let (quotient, remainder) = self.scaledValue.quotientAndRemainder(dividingBy: Self.unit)
-        return Int(remainder > 0 ? quotient + 1 : quotient)
+        return Int(clamping: remainder > 0 ? quotient + 1 : quotient)
     }
 
     /// True when the value has no fractional part.

@@ -116,7 +116,7 @@ struct SegmentRecord: Sendable {
     var keySet: Int32
     var map: Int32
     var programDateTimeLine: Int32
-    var bitrate: Int32
+    var bitrate: Int
     var partsStart: Int32
     var partsEnd: Int32
     var isDiscontinuity: Bool
@@ -144,7 +144,7 @@ public struct MediaSegments: RandomAccessCollection, Sendable {
             segment.programDateTime = date
         }
         segment.isGap = record.isGap
-        segment.bitrate = record.bitrate >= 0 ? Int(record.bitrate) : nil
+        segment.bitrate = record.bitrate >= 0 ? record.bitrate : nil
         segment.parts = Array(self.playlist.parts[Int(record.partsStart)..<Int(record.partsEnd)])
         segment.startTime = record.startTime
         segment.mediaSequenceNumber = self.playlist.mediaSequence + (self.playlist.skip?.value.skippedSegments ?? 0) + position
@@ -187,7 +187,7 @@ extension MediaPlaylist {
         // In force until replaced: indices into keySets and maps, the bitrate.
         var keySet: Int32 = 0
         var map: Int32 = -1
-        var bitrate: Int32 = -1
+        var bitrate = -1
         // Pending for the next segment.
         var pendingInf: Int?
         var pendingDiscontinuity = false
@@ -226,6 +226,23 @@ extension MediaPlaylist {
                     .segmentWithoutURI, line: Int(self.parsed.records[pending].number), text: self.parsed.original(at: pending),
                     "this EXTINF has no segment URI after it; add the URI line or remove the tag")
             }
+            try self.checkMediaSequenceNumbers()
+        }
+
+        /// ``MediaSegments`` computes media sequence numbers as segments are read; make sure the
+        /// last one fits in an `Int`. RFC 8216bis §4.2 allows decimal-integers up to 2⁶⁴−1, so
+        /// `EXT-X-MEDIA-SEQUENCE` plus `SKIPPED-SEGMENTS` plus the position can overflow.
+        private func checkMediaSequenceNumbers() throws(PlaylistError) {
+            guard !self.segments.isEmpty else { return }
+            let (base, skipOverflow) = (self.mediaSequence ?? 0).addingReportingOverflow(self.skip?.value.skippedSegments ?? 0)
+            let (_, overflow) = base.addingReportingOverflow(self.segments.count - 1)
+            guard skipOverflow || overflow else { return }
+            let first = skipOverflow ? 0 : Int.max - base + 1
+            let uriLine = Int(self.segments[first].uriLine)
+            throw PlaylistError(
+                .malformedTag, line: Int(self.parsed.records[uriLine].number), text: self.parsed.original(at: uriLine),
+                "this segment's media sequence number (EXT-X-MEDIA-SEQUENCE plus SKIPPED-SEGMENTS plus its position) "
+                    + "exceeds \(Int.max); lower EXT-X-MEDIA-SEQUENCE")
         }
 
         private mutating func add(_ tag: Tag, line: Int, index: Int) {
@@ -247,7 +264,7 @@ extension MediaPlaylist {
             case .discontinuity: self.pendingDiscontinuity = true
             case .programDateTime: self.pendingProgramDateTime = Int32(index)
             case .gap: self.pendingGap = true
-            case .bitrate(let value): self.bitrate = Int32(clamping: value)
+            case .bitrate(let value): self.bitrate = value
             case .part(let part): self.parts.append(part)
             case .map(let value):
                 self.map = Int32(self.maps.count)
@@ -284,25 +301,53 @@ extension MediaPlaylist {
             }
             let duration = self.parsed.durations[Int(self.parsed.records[infLine].payload)]
             if self.pendingDiscontinuity { self.discontinuityCount += 1 }
+            // A duration can reach 10¹⁹ s and a discontinuity sequence 2⁶³−1: absurd, but text
+            // must never make the parser trap, so overflowing sums are errors.
+            let (elapsed, durationOverflow) = self.elapsed.scaledValue.addingReportingOverflow(duration.scaledValue)
+            guard !durationOverflow else {
+                throw PlaylistError(
+                    .malformedTag, line: Int(self.parsed.records[infLine].number), text: self.parsed.original(at: infLine),
+                    "the playlist's total duration exceeds what AdStitch can hold exactly (about 1.7 × 10²⁰ s); "
+                        + "this EXTINF duration cannot be right")
+            }
+            let (discontinuitySequenceNumber, discontinuityOverflow) =
+                (self.discontinuitySequence ?? 0).addingReportingOverflow(self.discontinuityCount)
+            guard !discontinuityOverflow else {
+                throw PlaylistError(
+                    .malformedTag, line: Int(record.number), text: self.parsed.original(at: index),
+                    "this segment's discontinuity sequence number (EXT-X-DISCONTINUITY-SEQUENCE plus the discontinuities "
+                        + "before it) exceeds \(Int.max); lower EXT-X-DISCONTINUITY-SEQUENCE")
+            }
             var byteRange: Int32 = -1
             if let pending = self.pendingByteRange {
                 let resolved = self.resolve(pending.range, uriLine: index, tagIndex: pending.index)
+                var end: Int?
+                if let offset = resolved.offset {
+                    // Both numbers can be up to Int.max; their sum must not trap.
+                    let (sum, overflow) = offset.addingReportingOverflow(pending.range.length)
+                    guard !overflow else {
+                        throw PlaylistError(
+                            .malformedTag, line: resolved.lineNumber, text: self.parsed.original(at: pending.index),
+                            "the byte range ends beyond \(Int.max) bytes; check LENGTH and OFFSET")
+                    }
+                    end = sum
+                }
                 byteRange = Int32(self.byteRanges.count)
                 self.byteRanges.append(resolved)
-                self.previousRange = (index, resolved.offset.map { $0 + pending.range.length })
+                self.previousRange = (index, end)
             } else {
                 self.previousRange = nil
             }
             self.segments.append(
                 SegmentRecord(
                     duration: duration, startTime: self.elapsed,
-                    discontinuitySequenceNumber: (self.discontinuitySequence ?? 0) + self.discontinuityCount,
+                    discontinuitySequenceNumber: discontinuitySequenceNumber,
                     firstLine: Int32(self.firstLineOfNextSegment), infLine: Int32(infLine), uriLine: Int32(index),
                     byteRange: byteRange, keySet: self.keySet, map: self.map, programDateTimeLine: self.pendingProgramDateTime,
                     bitrate: byteRange < 0 ? self.bitrate : -1,  // §4.4.4.8: BITRATE skips segments with a byte range
                     partsStart: Int32(self.pendingPartsStart), partsEnd: Int32(self.parts.count),
                     isDiscontinuity: self.pendingDiscontinuity, isGap: self.pendingGap))
-            self.elapsed += duration
+            self.elapsed = ExactDecimal(scaledValue: elapsed)
             self.pendingInf = nil
             self.pendingDiscontinuity = false
             self.pendingByteRange = nil

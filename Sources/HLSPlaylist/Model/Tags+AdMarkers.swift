@@ -31,14 +31,21 @@ public struct CueOutCont: Sendable, Hashable {
 
     public var elapsed: ExactDecimal? {
         guard let value else { return nil }
-        if let slash = value.firstIndex(of: "/") { return ExactDecimal(value[..<slash]) }
+        if let slash = self.progressSlash { return ExactDecimal(value[..<slash]) }
         return looseAttributes(value)["ELAPSEDTIME"].flatMap { ExactDecimal($0) }
     }
 
     public var duration: ExactDecimal? {
         guard let value else { return nil }
-        if let slash = value.firstIndex(of: "/") { return ExactDecimal(value[value.index(after: slash)...]) }
+        if let slash = self.progressSlash { return ExactDecimal(value[value.index(after: slash)...]) }
         return looseAttributes(value)["DURATION"].flatMap { ExactDecimal($0) }
+    }
+
+    /// The slash of the `10/30` form. The attribute form can hold slashes too — in the base64
+    /// of `SCTE35=/DAlAAAA…` — so a value with `=` is never read as `n/m`.
+    private var progressSlash: Substring.Index? {
+        guard let value, !value.contains("=") else { return nil }
+        return value.firstIndex(of: "/")
     }
 }
 

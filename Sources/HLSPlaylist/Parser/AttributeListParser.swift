@@ -69,7 +69,10 @@ enum AttributeListParser {
         for attribute in list.attributes {
             let raw = attribute.rawValue[...]
             if let expected = T.schema[attribute.name] {
-                guard expected.accepts(raw) else {
+                // RFC 8216bis §4.3: hexadecimal-sequences are subject to variable substitution, so
+                // `IV={$iv}` is checked once the reference is replaced (resolving re-parses the lines).
+                let isCheckedAfterSubstitution = expected == .hexadecimalSequence && raw.contains("{$")
+                guard expected.accepts(raw) || isCheckedAfterSubstitution else {
                     throw PlaylistError(
                         .invalidAttributeValue, line: line, text: text,
                         "\(attribute.name) must be \(expected.name), found \(attribute.rawValue)")

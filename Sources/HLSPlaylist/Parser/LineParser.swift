@@ -14,12 +14,17 @@ enum LineParser {
         guard utf8.starts(with: extPrefix) else {
             return PlaylistLine(content: .comment(line), original: original, number: number)
         }
+        return PlaylistLine(content: .tag(try self.tag(line, number: number)), original: original, number: number)
+    }
+
+    /// The tag of a line starting with `#EXT`.
+    static func tag(_ line: Substring, number: Int) throws(PlaylistError) -> Tag {
+        let utf8 = line.utf8
         let nameStart = utf8.index(after: utf8.startIndex)
         let colon = utf8.firstIndex(of: UInt8(ascii: ":"))
         let name = line[nameStart..<(colon ?? line.endIndex)]
         let value = colon.map { line[utf8.index(after: $0)...] }
-        let tag = try self.tag(name: name, value: value, line: number, text: line)
-        return PlaylistLine(content: .tag(tag), original: original, number: number)
+        return try self.tag(name: name, value: value, line: number, text: line)
     }
 
     static let extinfPrefix = Array("#EXTINF:".utf8)

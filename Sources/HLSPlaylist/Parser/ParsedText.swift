@@ -236,10 +236,7 @@ private struct Scanner {
             record.kind = .comment
             return
         }
-        let content = self.substring(start, end)
-        guard case .tag(let tag) = try LineParser.parse(content, original: content, number: Int(record.number)).content else {
-            preconditionFailure("a #EXT line parses as a tag")
-        }
+        let tag = try LineParser.tag(self.substring(start, end), number: Int(record.number))
         if tag.isMultivariantTag {
             if self.firstMultivariantTagLine == 0 { self.firstMultivariantTagLine = Int(record.number) }
         } else if tag.isMediaTag {

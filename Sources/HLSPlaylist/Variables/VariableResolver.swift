@@ -76,7 +76,9 @@ struct VariableResolver {
                 var changed = list
                 var didChange = false
                 for attribute in list.attributes
-                where attribute.isQuoted || AttributeType.hexadecimalSequence.accepts(attribute.rawValue[...]) {
+                where attribute.isQuoted || AttributeType.hexadecimalSequence.accepts(attribute.rawValue[...])
+                    || tag.attributeSchema?[attribute.name] == .hexadecimalSequence
+                {
                     if let replaced = try self.substitute(attribute.rawValue[...], line: line) {
                         changed.set(attribute.name, rawValue: replaced)
                         didChange = true
