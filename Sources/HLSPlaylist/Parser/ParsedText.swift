@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where one line stands in the text and what kind it is — 28 bytes, no references, so a
 /// 40,000-segment playlist indexes in a few megabytes without reference counting.
 struct LineRecord: Sendable, Hashable {
@@ -106,6 +114,14 @@ struct ParsedText: Sendable {
 }
 
 extension ParsedText {
+    /// The index of the first `byte` at or after `start` — `memchr`, which libc vectorises;
+    /// finding line ends is most of the scanning work.
+    static func find(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress else { return nil }
+        guard let found = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+
     /// Normalises the text, splits it into lines and parses each one.
     static func parse(_ input: String) throws(PlaylistError) -> ParsedText {
         var notes = SourceNotes()
@@ -147,7 +163,7 @@ extension ParsedText {
         input.makeContiguousUTF8()
         let utf8 = input.utf8
         let hasBOM = utf8.starts(with: [0xEF, 0xBB, 0xBF])
-        let hasCR = utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: 13) != nil } ?? utf8.contains(13)
+        let hasCR = utf8.withContiguousStorageIfAvailable { Self.find(13, in: $0, from: 0) != nil } ?? utf8.contains(13)
         guard hasBOM || hasCR else { return input }
         notes.strippedByteOrderMark = hasBOM
         notes.normalizedLineEndings = hasCR
@@ -174,6 +190,9 @@ extension ParsedText {
 /// One pass over the bytes: records every line, parses tags, and takes the hot path for
 /// `EXTINF` and URI lines (no string is made for them).
 private struct Scanner {
+    /// `#EXTINF:` as one machine word: the hot path compares 8 bytes at once.
+    static let extinfWord = LineParser.extinfPrefix.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+
     let text: String
     var records: [LineRecord] = []
     var tags: [Tag] = []
@@ -193,8 +212,7 @@ private struct Scanner {
         var start = 0
         var number: Int32 = 0
         while start < count {
-            var end = start
-            while end < count, bytes[end] != 10 { end += 1 }
+            let end = ParsedText.find(10, in: bytes, from: start) ?? count
             number += 1
             var contentStart = start
             var contentEnd = end
@@ -219,7 +237,7 @@ private struct Scanner {
         let start = Int(record.contentStart)
         let end = Int(record.contentEnd)
         let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        if line.starts(with: LineParser.extinfPrefix) {
+        if line.count >= 8, UnsafeRawPointer(line.baseAddress!).loadUnaligned(as: UInt64.self) == Self.extinfWord {
             var comma = LineParser.extinfPrefix.count
             while comma < line.count, line[comma] != UInt8(ascii: ",") { comma += 1 }
             let durationBytes = UnsafeBufferPointer(rebasing: line[LineParser.extinfPrefix.count..<comma])
