@@ -6,6 +6,6 @@ struct AdStitchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "adstitch",
         abstract: "Dynamic ad stitching for HTTP Live Streaming.",
-        subcommands: [Format.self, Validate.self]
+        subcommands: [Stitch.self, Preview.self, Validate.self, Format.self]
     )
 }

@@ -1,15 +1,21 @@
+import AdCampaign
 import ArgumentParser
+import Foundation
 import HLSPlaylist
 
 /// `adstitch validate FILE…`: lint playlists like mediastreamvalidator.
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
-        abstract: "Check playlists against RFC 8216 / draft-pantos-hls-rfc8216bis.",
-        discussion: "Prints each finding as file:line: error|warning: message. Exits 1 when any error is found."
+        abstract: "Check campaigns, and playlists against RFC 8216 / draft-pantos-hls-rfc8216bis.",
+        discussion: """
+            A .yaml/.yml file is a campaign: its fields, every playlist it references and whether its ads can be \
+            stitched into its programme are checked. Other files are playlists. Prints each finding as \
+            file:line: error|warning: message; exits 1 when any error is found.
+            """
     )
 
-    @Argument(help: "Playlist files (.m3u8).")
+    @Argument(help: "Campaign files (.yaml) and playlist files (.m3u8).")
     var files: [String]
 
     func validate() throws {
@@ -19,6 +25,10 @@ struct Validate: ParsableCommand {
     func run() throws {
         var errors = 0
         for file in self.files {
+            if file.hasSuffix(".yaml") || file.hasSuffix(".yml") {
+                errors += self.validateCampaign(file)
+                continue
+            }
             let input: InputFile
             do {
                 input = try InputFile.read(file)
@@ -41,5 +51,33 @@ struct Validate: ParsableCommand {
             }
         }
         if errors > 0 { throw ExitCode(1) }
+    }
+
+    /// Loads the campaign (which lints every playlist it references and reports errors), then
+    /// prints the warnings of those playlists too. Returns the number of errors.
+    private func validateCampaign(_ file: String) -> Int {
+        let campaign: Campaign
+        do {
+            campaign = try CampaignLoader.load(URL(fileURLWithPath: file))
+        } catch {
+            for issue in error.issues { Output.write(CampaignFile.format(issue) + "\n") }
+            return error.issues.count
+        }
+        var urls: [URL] = []
+        let assets = campaign.islands.map(\.asset) + campaign.ads.map(\.asset) + (campaign.slate.map { [$0] } ?? [])
+        for asset in assets {
+            urls.append(asset.url)
+            urls += asset.variants.map(\.url) + asset.iFrameVariants.map(\.url) + asset.renditions.compactMap(\.url)
+        }
+        var seen: Set<URL> = []
+        for url in urls where seen.insert(url).inserted {
+            guard let input = try? InputFile.read(url.path), let playlist = try? PlaylistParser().parse(bytes: input.bytes, url: url) else { continue }
+            for warning in PlaylistLinter().lint(playlist) where warning.severity == .warning {
+                Output.write("\(url.path)\(warning.line.map { ":\($0)" } ?? ""): warning: \(warning.message) [\(warning.rule)]\n")
+            }
+        }
+        Output.write("\(file): campaign \(campaign.id) is valid: \(campaign.islands.count) islands, \(campaign.breaks.count) breaks, "
+            + "\(campaign.ads.count) ads, \(seen.count) playlists\n")
+        return 0
     }
 }

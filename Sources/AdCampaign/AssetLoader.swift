@@ -1,0 +1,156 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import HLSPlaylist
+
+/// Loads HLS assets from files: each playlist read and parsed once (a campaign may reference a
+/// playlist from several places), variables resolved, lint errors reported against the playlist's
+/// own file and line. Feeds every byte read into the campaign's revision digest.
+struct AssetLoader {
+    private var multivariants: [URL: MultivariantPlaylist] = [:]
+    private var mediaPlaylists: [URL: MediaPlaylist] = [:]
+    private(set) var issues: [CampaignIssue] = []
+    private(set) var digest = Digest()
+
+    mutating func feed(_ bytes: some Sequence<UInt8>) {
+        self.digest.feed(bytes)
+    }
+
+    /// The asset whose multivariant playlist is at `url`, or nil (with issues) when it cannot be used.
+    mutating func asset(at url: URL, field: String, campaignFile: String, line: Int, column: Int) -> Asset? {
+        guard url.isFileURL else {
+            self.issues.append(
+                CampaignIssue(
+                    file: campaignFile, line: line, column: column, field: field,
+                    "only local playlists are supported for now; \(url.absoluteString) is remote — copy the asset next to the campaign"))
+            return nil
+        }
+        guard let multivariant = self.multivariant(at: url, field: field, campaignFile: campaignFile, line: line, column: column) else {
+            return nil
+        }
+        let before = self.issues.count
+        var variants: [Asset.Variant] = []
+        for variant in multivariant.variants {
+            guard let variantURL = multivariant.resolve(variant.uri), let playlist = self.media(at: variantURL, from: url, line: variant.uriLine)
+            else { continue }
+            variants.append(Asset.Variant(streamInf: variant.streamInf, url: variantURL, playlist: playlist))
+        }
+        var iFrames: [Asset.IFrameVariant] = []
+        for entry in multivariant.iFrameVariants {
+            guard let uri = entry.value.uri, let iFrameURL = multivariant.resolve(uri), let playlist = self.media(at: iFrameURL, from: url, line: entry.line)
+            else { continue }
+            iFrames.append(Asset.IFrameVariant(streamInf: entry.value, url: iFrameURL, playlist: playlist))
+        }
+        var renditions: [Asset.Rendition] = []
+        for entry in multivariant.renditions {
+            guard let uri = entry.value.uri else {
+                renditions.append(Asset.Rendition(media: entry.value, url: nil, playlist: nil))
+                continue
+            }
+            guard let renditionURL = multivariant.resolve(uri), let playlist = self.media(at: renditionURL, from: url, line: entry.line) else {
+                continue
+            }
+            renditions.append(Asset.Rendition(media: entry.value, url: renditionURL, playlist: playlist))
+        }
+        if variants.isEmpty, self.issues.count == before {
+            self.issues.append(
+                CampaignIssue(file: url.path, line: 0, column: 0, field: "", "the multivariant playlist has no variant streams"))
+        }
+        guard self.issues.count == before else { return nil }
+        return Asset(url: url, multivariant: multivariant, variants: variants, iFrameVariants: iFrames, renditions: renditions)
+    }
+
+    private mutating func multivariant(at url: URL, field: String, campaignFile: String, line: Int, column: Int) -> MultivariantPlaylist? {
+        if let cached = self.multivariants[url] { return cached }
+        guard let playlist = self.parse(url, referencedFrom: campaignFile, line: line, column: column, field: field) else { return nil }
+        guard case .multivariant(let multivariant) = playlist else {
+            self.issues.append(
+                CampaignIssue(
+                    file: campaignFile, line: line, column: column, field: field,
+                    "\(url.path) is a media playlist; point at the asset's multivariant (master) playlist"))
+            return nil
+        }
+        do {
+            let resolved = try multivariant.resolvingVariables()
+            self.multivariants[url] = resolved
+            return resolved
+        } catch {
+            self.issues.append(CampaignIssue(file: url.path, line: error.line, column: 0, field: error.code.rawValue, error.message))
+            return nil
+        }
+    }
+
+    private mutating func media(at url: URL, from masterURL: URL, line: Int) -> MediaPlaylist? {
+        if let cached = self.mediaPlaylists[url] { return cached }
+        guard url.isFileURL else {
+            self.issues.append(
+                CampaignIssue(file: masterURL.path, line: line, column: 0, field: "", "\(url.absoluteString) is remote; only local media playlists are supported for now"))
+            return nil
+        }
+        guard let playlist = self.parse(url, referencedFrom: masterURL.path, line: line, column: 0, field: "") else { return nil }
+        guard case .media(let media) = playlist else {
+            self.issues.append(CampaignIssue(file: masterURL.path, line: line, column: 0, field: "", "\(url.path) is not a media playlist"))
+            return nil
+        }
+        do {
+            let multivariant = self.multivariants[masterURL]
+            let resolved = try media.resolvingVariables(importingFrom: multivariant)
+            guard resolved.hasEndList else {
+                self.issues.append(
+                    CampaignIssue(
+                        file: url.path, line: 0, column: 0, field: "vod",
+                        "the media playlist has no EXT-X-ENDLIST; stitching needs finished (VOD) playlists"))
+                return nil
+            }
+            self.mediaPlaylists[url] = resolved
+            return resolved
+        } catch {
+            self.issues.append(CampaignIssue(file: url.path, line: error.line, column: 0, field: error.code.rawValue, error.message))
+            return nil
+        }
+    }
+
+    /// Reads, parses and lints a playlist; lint errors are issues against the playlist's file.
+    private mutating func parse(_ url: URL, referencedFrom file: String, line: Int, column: Int, field: String) -> Playlist? {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            self.issues.append(
+                CampaignIssue(file: file, line: line, column: column, field: field, "cannot read \(url.path): the file is missing or unreadable"))
+            return nil
+        }
+        self.digest.feed(Array(url.path.utf8))
+        self.digest.feed(data)
+        do {
+            let playlist = try PlaylistParser().parse(bytes: data, url: url)
+            let errors = PlaylistLinter().lint(playlist).filter { $0.severity == .error }
+            for error in errors {
+                self.issues.append(CampaignIssue(file: url.path, line: error.line ?? 0, column: 0, field: error.rule, error.message))
+            }
+            return errors.isEmpty ? playlist : nil
+        } catch {
+            self.issues.append(CampaignIssue(file: url.path, line: error.line, column: 0, field: error.code.rawValue, error.message))
+            return nil
+        }
+    }
+}
+
+/// FNV-1a, 64 bits: a stable digest of everything a campaign is made of. Not cryptographic —
+/// it only has to change when the files change and be the same on every machine.
+struct Digest: Sendable {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func feed(_ bytes: some Sequence<UInt8>) {
+        for byte in bytes {
+            self.value = (self.value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+    }
+
+    var hex: String {
+        let digits = String(self.value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

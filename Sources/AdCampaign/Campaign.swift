@@ -1,0 +1,82 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import HLSPlaylist
+
+/// A loaded, validated campaign (DESIGN.md "Campaign format"): everything a plan needs, with
+/// every playlist parsed once and every pattern compiled.
+public struct Campaign: Sendable {
+    /// `[a-z0-9-]+`, unique in the campaigns folder.
+    public let id: String
+    public let title: String
+    /// The YAML file.
+    public let file: URL
+    /// A digest of the YAML and every playlist it references: plans are seeded with it, so an
+    /// edit changes the ads a session gets while an untouched campaign decides the same way on
+    /// every replica.
+    public let revision: String
+    /// The programme's islands, in play order.
+    public let islands: [Island]
+    public let breaks: [AdBreak]
+    public let slate: Asset?
+    public let pools: [Pool]
+    public let rules: [Rule]
+    public let startup: [StartupRule]
+    public let markers: Set<Marker>
+
+    public func pool(_ id: String) -> Pool? { self.pools.first { $0.id == id } }
+
+    /// Every ad in every pool, each once, in pool order.
+    public var ads: [Ad] {
+        var seen: Set<String> = []
+        return self.pools.flatMap(\.ads).filter { seen.insert($0.id).inserted }
+    }
+}
+
+/// A stretch of the programme between breaks: its own HLS asset.
+public struct Island: Sendable {
+    public let id: String
+    public let asset: Asset
+}
+
+/// An ad break: where it sits, how long it may run, which pools fill it, and the UI policy the
+/// player must enforce while it plays (`restrict: [skip, jump]`, carried into the boundary manifest).
+public struct AdBreak: Sendable {
+    public enum Position: Sendable, Hashable {
+        case before(island: String)
+        case after(island: String)
+    }
+
+    public let id: String
+    public let position: Position
+    /// The nominal duration: ads and slate fill at most this much.
+    public let duration: ExactDecimal
+    public let pools: [String]
+    public let restrict: [String]
+}
+
+/// An ad pool.
+public struct Pool: Sendable {
+    public let id: String
+    public let ads: [Ad]
+}
+
+/// An ad creative: an HLS asset with a weight and tracking URLs.
+public struct Ad: Sendable {
+    public let id: String
+    public let asset: Asset
+    /// Relative likelihood of being chosen (default 1).
+    public let weight: Double
+    /// Tracking URLs by event (`impression`, `start`, `complete`…), carried into the boundary manifest.
+    public let tracking: [String: [String]]
+}
+
+/// How stitched output marks breaks (DESIGN invariant 11).
+public enum Marker: String, Sendable, Hashable, CaseIterable {
+    /// `EXT-X-DATERANGE` per break (with `EXT-X-PROGRAM-DATE-TIME`).
+    case daterange
+    /// `EXT-X-CUE-OUT` / `EXT-X-CUE-IN` around breaks.
+    case cue
+}

@@ -1,0 +1,255 @@
+import Foundation
+import HLSPlaylist
+import Yams
+
+/// Loads a campaign file (DESIGN.md "Campaign format", `version: 1`): reads the YAML, checks
+/// every field, loads every referenced playlist once, and validates that the ads can be
+/// stitched into the programme. All issues are collected and thrown together.
+public enum CampaignLoader {
+    public static func load(_ file: URL) throws(CampaignError) -> Campaign {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw CampaignError([CampaignIssue(file: file.path, line: 0, column: 0, field: "", "cannot read the campaign file")])
+        }
+        guard let yaml = String(validating: data, as: UTF8.self) else {
+            throw CampaignError([CampaignIssue(file: file.path, line: 0, column: 0, field: "", "the campaign file is not UTF-8")])
+        }
+        return try self.load(yaml: yaml, file: file)
+    }
+
+    /// Loads a campaign from YAML text; playlist paths resolve against `file`'s folder.
+    public static func load(yaml: String, file: URL) throws(CampaignError) -> Campaign {
+        var loader = Loader(file: file)
+        loader.assets.feed(Array(yaml.utf8))
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch {
+            throw CampaignError([Self.syntaxIssue(error, file: file.path)])
+        }
+        guard let root else {
+            throw CampaignError([CampaignIssue(file: file.path, line: 0, column: 0, field: "", "the campaign file is empty")])
+        }
+        let campaign = loader.campaign(root)
+        let issues = loader.reader.issues + loader.assets.issues + loader.validationIssues
+        guard let campaign, issues.isEmpty else {
+            throw CampaignError(issues.isEmpty ? [CampaignIssue(file: file.path, line: 0, column: 0, field: "", "the campaign is incomplete")] : issues)
+        }
+        return campaign
+    }
+
+    private static func syntaxIssue(_ error: any Error, file: String) -> CampaignIssue {
+        if let yamlError = error as? YamlError {
+            switch yamlError {
+            case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _):
+                return CampaignIssue(file: file, line: mark.line, column: mark.column, field: "", "YAML syntax: \(problem)")
+            default:
+                break
+            }
+        }
+        return CampaignIssue(file: file, line: 0, column: 0, field: "", "YAML syntax: \(error)")
+    }
+}
+
+/// The state of one load: the YAML reader, the asset loader and what validation found.
+struct Loader {
+    let file: URL
+    var reader: YAMLReader
+    var assets = AssetLoader()
+    var validationIssues: [CampaignIssue] = []
+    /// Where each ad and break was declared, for validation messages.
+    var adNodes: [String: (node: Node, field: String)] = [:]
+    var breakNodes: [String: (node: Node, field: String)] = [:]
+    var slateNode: Node?
+
+    init(file: URL) {
+        self.file = file
+        self.reader = YAMLReader(file: file.path)
+    }
+
+    static let topLevelKeys = ["version", "id", "title", "program", "breaks", "slate", "pools", "rules", "startup", "markers"]
+
+    mutating func campaign(_ root: Node) -> Campaign? {
+        let fields = self.reader.mapping(root, "", allowed: Self.topLevelKeys)
+        if let version = self.reader.integer(fields["version"], "version") {
+            if version != 1 { self.reader.issue(fields["version"], "version", "only version 1 is supported") }
+        } else if fields["version"] == nil {
+            self.reader.issue(root, "version", "is required (version: 1)")
+        }
+        let id = self.reader.string(fields["id"], "id", required: true, parent: root) ?? ""
+        if !id.isEmpty, !id.utf8.allSatisfy({ ($0 &- 97 < 26) || ($0 &- 48 < 10) || $0 == UInt8(ascii: "-") }) {
+            self.reader.issue(fields["id"], "id", "may contain only a-z, 0-9 and '-' (it appears in URLs)")
+        }
+        let title = self.reader.string(fields["title"], "title") ?? id
+        let islands = self.islands(fields["program"], parent: root)
+        let pools = self.pools(fields["pools"])
+        let slate = self.slate(fields["slate"])
+        let islandIDs = islands.map(\.id)
+        let breaks = self.breaks(fields["breaks"], islands: islandIDs, pools: pools.map(\.id))
+        let rules = self.rules(fields["rules"], breaks: breaks.map(\.id), pools: pools.map(\.id))
+        let startup = self.startup(fields["startup"])
+        let markers = self.markers(fields["markers"])
+        guard self.reader.issues.isEmpty, self.assets.issues.isEmpty else { return nil }
+        let campaign = Campaign(
+            id: id, title: title, file: self.file, revision: self.assets.digest.hex, islands: islands, breaks: breaks, slate: slate,
+            pools: pools, rules: rules, startup: startup, markers: markers)
+        self.validate(campaign)
+        return campaign
+    }
+
+    private mutating func asset(_ node: Node?, _ field: String, parent: Node) -> Asset? {
+        guard let path = self.reader.string(node, field, required: true, parent: parent) else { return nil }
+        let url = URL(string: path).flatMap { $0.scheme == "http" || $0.scheme == "https" ? $0 : nil }
+            ?? URL(fileURLWithPath: path, relativeTo: self.file.deletingLastPathComponent()).standardizedFileURL
+        let mark = node?.mark
+        return self.assets.asset(at: url, field: field, campaignFile: self.file.path, line: mark?.line ?? 0, column: mark?.column ?? 0)
+    }
+
+    private mutating func islands(_ node: Node?, parent: Node) -> [Island] {
+        guard let node else {
+            self.reader.issue(parent, "program", "is required: program: { islands: [ { id, playlist } ] }")
+            return []
+        }
+        let program = self.reader.mapping(node, "program", allowed: ["islands"])
+        let list = self.reader.sequence(program["islands"], "program.islands")
+        if list.isEmpty { self.reader.issue(program["islands"] ?? node, "program.islands", "needs at least one island") }
+        var seen: Set<String> = []
+        var islands: [Island] = []
+        for (index, item) in list.enumerated() {
+            let field = "program.islands[\(index)]"
+            let fields = self.reader.mapping(item, field, allowed: ["id", "playlist"])
+            guard let id = self.reader.string(fields["id"], "\(field).id", required: true, parent: item) else { continue }
+            guard seen.insert(id).inserted else {
+                self.reader.issue(fields["id"], "\(field).id", "island \"\(id)\" is defined twice; island ids must be unique")
+                continue
+            }
+            if let asset = self.asset(fields["playlist"], "\(field).playlist", parent: item) {
+                islands.append(Island(id: id, asset: asset))
+            }
+        }
+        return islands
+    }
+
+    private mutating func slate(_ node: Node?) -> Asset? {
+        guard let node else { return nil }
+        self.slateNode = node
+        let fields = self.reader.mapping(node, "slate", allowed: ["playlist"])
+        return self.asset(fields["playlist"], "slate.playlist", parent: node)
+    }
+
+    private mutating func pools(_ node: Node?) -> [Pool] {
+        guard let node else { return [] }
+        guard case .mapping(let mapping) = node else {
+            self.reader.issue(node, "pools", "expected a mapping of pool names to lists of ads")
+            return []
+        }
+        var pools: [Pool] = []
+        var adPlaylists: [String: String] = [:]
+        for (key, value) in mapping {
+            guard let poolID = key.string else { continue }
+            if pools.contains(where: { $0.id == poolID }) {
+                self.reader.issue(key, "pools.\(poolID)", "pool \"\(poolID)\" is defined twice")
+                continue
+            }
+            var ads: [Ad] = []
+            for (index, item) in self.reader.sequence(value, "pools.\(poolID)").enumerated() {
+                let field = "pools.\(poolID)[\(index)]"
+                let fields = self.reader.mapping(item, field, allowed: ["id", "playlist", "weight", "tracking"])
+                guard let id = self.reader.string(fields["id"], "\(field).id", required: true, parent: item),
+                    let playlist = self.reader.string(fields["playlist"], "\(field).playlist", required: true, parent: item)
+                else { continue }
+                if ads.contains(where: { $0.id == id }) {
+                    self.reader.issue(fields["id"], "\(field).id", "ad \"\(id)\" appears twice in pool \"\(poolID)\"")
+                    continue
+                }
+                if let other = adPlaylists[id], other != playlist {
+                    self.reader.issue(fields["id"], "\(field).id", "ad id \"\(id)\" is already used for \(other); give this ad another id")
+                    continue
+                }
+                adPlaylists[id] = playlist
+                let weight = self.reader.number(fields["weight"], "\(field).weight") ?? 1
+                if weight <= 0 { self.reader.issue(fields["weight"], "\(field).weight", "must be above 0") }
+                let tracking = self.tracking(fields["tracking"], "\(field).tracking")
+                if self.adNodes[id] == nil { self.adNodes[id] = (item, field) }
+                if let asset = self.asset(fields["playlist"], "\(field).playlist", parent: item) {
+                    ads.append(Ad(id: id, asset: asset, weight: weight, tracking: tracking))
+                }
+            }
+            pools.append(Pool(id: poolID, ads: ads))
+        }
+        return pools
+    }
+
+    private mutating func tracking(_ node: Node?, _ field: String) -> [String: [String]] {
+        guard let node else { return [:] }
+        guard case .mapping(let mapping) = node else {
+            self.reader.issue(node, field, "expected a mapping of events to URL lists, e.g. impression: [\"https://…\"]")
+            return [:]
+        }
+        var result: [String: [String]] = [:]
+        for (key, value) in mapping {
+            guard let event = key.string else { continue }
+            result[event] = self.reader.strings(value, "\(field).\(event)")
+        }
+        return result
+    }
+
+    private mutating func breaks(_ node: Node?, islands: [String], pools: [String]) -> [AdBreak] {
+        var breaks: [AdBreak] = []
+        for (index, item) in self.reader.sequence(node, "breaks").enumerated() {
+            let field = "breaks[\(index)]"
+            let fields = self.reader.mapping(item, field, allowed: ["id", "before", "after", "duration", "pools", "restrict"])
+            guard let id = self.reader.string(fields["id"], "\(field).id", required: true, parent: item) else { continue }
+            if breaks.contains(where: { $0.id == id }) {
+                self.reader.issue(fields["id"], "\(field).id", "break \"\(id)\" is defined twice; break ids must be unique")
+                continue
+            }
+            self.breakNodes[id] = (item, field)
+            let before = self.reader.string(fields["before"], "\(field).before")
+            let after = self.reader.string(fields["after"], "\(field).after")
+            var position: AdBreak.Position?
+            switch (before, after) {
+            case (let island?, nil): position = .before(island: island)
+            case (nil, let island?): position = .after(island: island)
+            default:
+                self.reader.issue(item, field, "needs exactly one of before: ISLAND or after: ISLAND")
+            }
+            for (key, island) in [("before", before), ("after", after)] {
+                if let island, !islands.contains(island) {
+                    self.reader.issue(
+                        fields[key], "\(field).\(key)", "names island \"\(island)\", which does not exist; islands are \(islands.joined(separator: ", "))")
+                    position = nil
+                }
+            }
+            let duration = self.reader.decimal(fields["duration"], "\(field).duration", required: true, parent: item)
+            if let duration, duration <= .zero { self.reader.issue(fields["duration"], "\(field).duration", "must be above 0") }
+            let breakPools = self.reader.strings(fields["pools"], "\(field).pools")
+            if breakPools.isEmpty, fields["pools"] == nil { self.reader.issue(item, "\(field).pools", "is required: the pools that fill this break") }
+            for pool in breakPools where !pools.contains(pool) {
+                self.reader.issue(
+                    fields["pools"], "\(field).pools", "names pool \"\(pool)\", which does not exist; pools are \(pools.joined(separator: ", "))")
+            }
+            let restrict = self.reader.strings(fields["restrict"], "\(field).restrict")
+            for value in restrict where !["skip", "jump"].contains(value) {
+                self.reader.issue(fields["restrict"], "\(field).restrict", "\"\(value)\" is not a policy; use skip and/or jump")
+            }
+            guard let position, let duration else { continue }
+            breaks.append(AdBreak(id: id, position: position, duration: duration, pools: breakPools, restrict: restrict))
+        }
+        return breaks
+    }
+
+    private mutating func markers(_ node: Node?) -> Set<Marker> {
+        var markers: Set<Marker> = []
+        for (index, name) in self.reader.strings(node, "markers").enumerated() {
+            guard let marker = Marker(rawValue: name) else {
+                self.reader.issue(node, "markers[\(index)]", "\"\(name)\" is not a marker kind; use daterange and/or cue")
+                continue
+            }
+            markers.insert(marker)
+        }
+        return markers
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import HLSPlaylist
+import Yams
+
+/// Checks that what the campaign names can be stitched together (DESIGN invariants 6 and 10):
+/// islands share one variant ladder and container, every ad and the slate can be matched to
+/// every programme rendition, and every ad fits some break that may play it.
+extension Loader {
+    mutating func validate(_ campaign: Campaign) {
+        guard let program = campaign.islands.first?.asset else { return }
+        for island in campaign.islands.dropFirst() {
+            self.checkSameLadder(island, as: campaign.islands[0])
+        }
+        for ad in campaign.ads {
+            let (node, field) = self.adNodes[ad.id] ?? (nil, "pools")
+            self.checkCompatible(ad.asset, with: program, what: "ad \"\(ad.id)\"", node: node, field: "\(field).playlist")
+        }
+        if let slate = campaign.slate {
+            self.checkCompatible(slate, with: program, what: "the slate", node: self.slateNode, field: "slate.playlist")
+            if let longest = campaign.breaks.map(\.duration).max(), slate.duration > longest {
+                self.issue(self.slateNode, "slate.playlist", "the slate runs \(slate.duration) s, longer than every break (\(longest) s at most); it could never play")
+            }
+        }
+        self.checkAdsFitBreaks(campaign)
+    }
+
+    private mutating func issue(_ node: Node?, _ field: String, _ message: String) {
+        let mark = node?.mark
+        self.validationIssues.append(
+            CampaignIssue(file: self.file.path, line: mark?.line ?? 0, column: mark?.column ?? 0, field: field, message))
+    }
+
+    private mutating func checkSameLadder(_ island: Island, as first: Island) {
+        let field = "program.islands (\(island.id))"
+        if island.asset.segmentFormat != first.asset.segmentFormat {
+            self.issue(
+                nil, field,
+                "island \"\(island.id)\" is \(island.asset.segmentFormat.rawValue) but \"\(first.id)\" is \(first.asset.segmentFormat.rawValue); "
+                    + "all islands must use one container")
+        }
+        let families = { (asset: Asset) in asset.variants.map { CodecFamily.video(of: $0.streamInf.codecs) } }
+        if families(island.asset) != families(first.asset) {
+            self.issue(
+                nil, field,
+                "island \"\(island.id)\" has \(island.asset.variants.count) variants (\(Self.describe(island.asset))) but \"\(first.id)\" has "
+                    + "\(first.asset.variants.count) (\(Self.describe(first.asset))); islands must share one variant ladder")
+        }
+    }
+
+    private mutating func checkCompatible(_ asset: Asset, with program: Asset, what: String, node: Node?, field: String) {
+        if asset.segmentFormat != program.segmentFormat {
+            self.issue(
+                node, field,
+                "\(what) is \(asset.segmentFormat.rawValue) but the programme is \(program.segmentFormat.rawValue): one playlist cannot switch "
+                    + "containers (an EXT-X-MAP cannot be unset); encode the ad as \(program.segmentFormat.rawValue)")
+            return
+        }
+        let adFamilies = Set(asset.variants.compactMap { CodecFamily.video(of: $0.streamInf.codecs) })
+        for variant in program.variants {
+            guard let family = CodecFamily.video(of: variant.streamInf.codecs) else { continue }
+            if !adFamilies.contains(family) {
+                self.issue(
+                    node, field,
+                    "\(what) has no \(family) variant for the programme's \(variant.streamInf.codecs.joined(separator: ",")) variant; "
+                        + "add one (its variants: \(Self.describe(asset)))")
+                break
+            }
+        }
+        let programHasDemuxedAudio = !program.audioRenditions.isEmpty
+        let adHasDemuxedAudio = !asset.audioRenditions.isEmpty
+        if programHasDemuxedAudio, !adHasDemuxedAudio {
+            self.issue(
+                node, field, "the programme carries audio in separate renditions (EXT-X-MEDIA TYPE=AUDIO) but \(what) has none; package its audio the same way")
+        } else if !programHasDemuxedAudio, adHasDemuxedAudio {
+            self.issue(node, field, "\(what) carries audio in separate renditions but the programme's audio is muxed into its variants; package it the same way")
+        }
+    }
+
+    /// An ad longer than every break that may play it (by its pools, including rule overrides) could never play.
+    private mutating func checkAdsFitBreaks(_ campaign: Campaign) {
+        for pool in campaign.pools {
+            let breaks = campaign.breaks.filter { adBreak in
+                adBreak.pools.contains(pool.id) || campaign.rules.contains { $0.action.pools[adBreak.id]?.contains(pool.id) == true }
+            }
+            guard let longest = breaks.map(\.duration).max() else { continue }
+            for ad in pool.ads where ad.asset.duration > longest {
+                let (node, field) = self.adNodes[ad.id] ?? (nil, "pools.\(pool.id)")
+                self.issue(
+                    node, field,
+                    "ad \"\(ad.id)\" runs \(ad.asset.duration) s, longer than every break that uses pool \"\(pool.id)\" "
+                        + "(\(breaks.map { "\($0.id) \($0.duration) s" }.joined(separator: ", "))); it could never play — shorten it or lengthen a break")
+            }
+        }
+    }
+
+    private static func describe(_ asset: Asset) -> String {
+        asset.variants.map { variant in
+            let codecs = variant.streamInf.codecs.joined(separator: ",")
+            return variant.streamInf.resolution.map { "\($0) \(codecs)" } ?? codecs
+        }.joined(separator: "; ")
+    }
+}

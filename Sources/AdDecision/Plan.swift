@@ -1,0 +1,101 @@
+import AdCampaign
+import HLSPlaylist
+
+/// What one viewer gets: the pieces of the stitched timeline in play order, how each break
+/// was filled and why, and the startup variant. A pure function of (campaign revision, context).
+public struct Plan: Sendable {
+    public let campaign: Campaign
+    public let context: ViewerContext
+    /// Islands, ads and slates in play order, with their stream times.
+    public let pieces: [Piece]
+    public let breaks: [PlannedBreak]
+    public let startup: StartupDecision
+    /// The rules whose condition held for this viewer, by name.
+    public let appliedRules: [String]
+
+    /// The stream's exact duration: the sum of its pieces on the main video timeline.
+    public var duration: ExactDecimal { self.pieces.last.map { $0.start + $0.duration } ?? .zero }
+}
+
+/// One stretch of the stitched timeline, played whole.
+public struct Piece: Sendable {
+    public enum Kind: Sendable {
+        case island(Island)
+        case ad(Ad, breakID: String)
+        case slate(breakID: String)
+    }
+
+    public let kind: Kind
+    public let asset: Asset
+    /// Stream time where it starts (exact).
+    public let start: ExactDecimal
+    /// Its duration on the main video timeline.
+    public var duration: ExactDecimal { self.asset.duration }
+
+    /// `act-1`, `alpha`, `slate`.
+    public var id: String {
+        switch self.kind {
+        case .island(let island): island.id
+        case .ad(let ad, _): ad.id
+        case .slate: "slate"
+        }
+    }
+
+    public var breakID: String? {
+        switch self.kind {
+        case .island: nil
+        case .ad(_, let id), .slate(let id): id
+        }
+    }
+}
+
+/// How a break was filled.
+public struct PlannedBreak: Sendable {
+    public let adBreak: AdBreak
+    /// The pools it filled from (after rule overrides).
+    public let pools: [String]
+    public let start: ExactDecimal
+    /// Ads in play order.
+    public let ads: [Ad]
+    /// How many times the slate plays after the ads.
+    public let slates: Int
+    /// What neither ads nor slate could fill (less than the shortest remaining asset).
+    public let unfilled: ExactDecimal
+    /// Every ad of the break's pools and what became of it.
+    public let candidates: [Candidate]
+    /// Its duration in the stream.
+    public let duration: ExactDecimal
+
+    public var end: ExactDecimal { self.start + self.duration }
+}
+
+/// An ad considered for a break, and why it was or was not chosen.
+public struct Candidate: Sendable {
+    public enum Outcome: Sendable, Hashable {
+        /// Chosen, at this position in the break.
+        case chosen(position: Int)
+        /// Excluded by a rule (its name) and how (`exclude '^bravo$'`, `exclude_seen`).
+        case excluded(rule: String, reason: String)
+        /// Eligible but not chosen: it did not fit what was left, or the draw went elsewhere.
+        case notChosen(reason: String)
+    }
+
+    public let ad: Ad
+    /// The weight after boosts.
+    public let weight: Double
+    /// Boosts applied: rule name and factor.
+    public let boosts: [(rule: String, factor: Double)]
+    public let outcome: Outcome
+}
+
+/// The variant playback starts on, and the order of the variants in the multivariant playlist.
+public struct StartupDecision: Sendable, Hashable {
+    /// Index into the programme's variants.
+    public let variant: Int
+    /// Variant indices in the order to write them: startup first.
+    public let order: [Int]
+    /// Which startup entry decided (index into `campaign.startup`), nil for the default.
+    public let rule: Int?
+    /// Why, in words.
+    public let reason: String
+}

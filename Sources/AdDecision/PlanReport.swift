@@ -1,0 +1,168 @@
+import AdCampaign
+import Foundation
+import HLSPlaylist
+
+/// A plan explained for the people who plan campaigns: the timeline with stream times, why each
+/// ad was chosen or which rule excluded it, the startup variant and the variant order. The CLI
+/// (`adstitch preview`) and the preview page show the same report.
+public struct PlanReport: Sendable {
+    public let plan: Plan
+
+    public init(_ plan: Plan) {
+        self.plan = plan
+    }
+
+    // MARK: - JSON
+
+    public var json: JSONValue {
+        let plan = self.plan
+        let variants = plan.campaign.islands.first?.asset.variants.map(\.streamInf) ?? []
+        return .object([
+            ("campaign", .string(plan.campaign.id)),
+            ("revision", .string(plan.campaign.revision)),
+            ("session", .string(plan.context.session)),
+            ("at", .string(Self.iso8601(plan.context.at))),
+            ("attributes", .object(plan.context.attributes.keys.sorted().map { ($0, .string(plan.context.attributes[$0] ?? "")) })),
+            ("appliedRules", .array(plan.appliedRules.map(JSONValue.string))),
+            ("duration", .decimal(plan.duration)),
+            (
+                "timeline",
+                .array(
+                    plan.pieces.map { piece in
+                        var members: [(String, JSONValue)] = [("kind", .string(Self.kind(piece))), ("id", .string(piece.id))]
+                        if let breakID = piece.breakID { members.append(("break", .string(breakID))) }
+                        members += [("start", .decimal(piece.start)), ("end", .decimal(piece.start + piece.duration)), ("duration", .decimal(piece.duration))]
+                        return .object(members)
+                    })
+            ),
+            ("breaks", .array(plan.breaks.map(Self.breakJSON))),
+            (
+                "startup",
+                .object([
+                    ("variant", .integer(plan.startup.variant)),
+                    ("rule", plan.startup.rule.map(JSONValue.integer) ?? .null),
+                    ("reason", .string(plan.startup.reason)),
+                    (
+                        "order",
+                        .array(
+                            plan.startup.order.map { index in
+                                let variant = variants[index]
+                                return .object([
+                                    ("index", .integer(index)), ("bandwidth", variant.bandwidth.map(JSONValue.integer) ?? .null),
+                                    ("resolution", variant.resolution.map { .string($0.description) } ?? .null),
+                                    ("codecs", .string(variant.codecs.joined(separator: ","))),
+                                    ("videoRange", .string(variant.videoRange ?? "SDR")),
+                                ])
+                            })
+                    ),
+                ])
+            ),
+        ])
+    }
+
+    private static func breakJSON(_ planned: PlannedBreak) -> JSONValue {
+        .object([
+            ("id", .string(planned.adBreak.id)), ("start", .decimal(planned.start)), ("end", .decimal(planned.end)),
+            ("duration", .decimal(planned.duration)), ("nominal", .decimal(planned.adBreak.duration)),
+            ("pools", .array(planned.pools.map(JSONValue.string))), ("restrict", .array(planned.adBreak.restrict.map(JSONValue.string))),
+            ("slates", .integer(planned.slates)), ("unfilled", .decimal(planned.unfilled)),
+            (
+                "candidates",
+                .array(
+                    planned.candidates.map { candidate in
+                        var members: [(String, JSONValue)] = [
+                            ("ad", .string(candidate.ad.id)), ("duration", .decimal(candidate.ad.asset.duration)),
+                            ("weight", .number(candidate.weight)),
+                            ("boosts", .array(candidate.boosts.map { .object([("rule", .string($0.rule)), ("factor", .number($0.factor))]) })),
+                        ]
+                        switch candidate.outcome {
+                        case .chosen(let position):
+                            members += [("outcome", .string("chosen")), ("position", .integer(position))]
+                        case .excluded(let rule, let reason):
+                            members += [("outcome", .string("excluded")), ("rule", .string(rule)), ("reason", .string(reason))]
+                        case .notChosen(let reason):
+                            members += [("outcome", .string("not-chosen")), ("reason", .string(reason))]
+                        }
+                        return .object(members)
+                    })
+            ),
+        ])
+    }
+
+    // MARK: - Text
+
+    /// The report as a timeline a person reads in a terminal.
+    public var text: String {
+        let plan = self.plan
+        let variants = plan.campaign.islands.first?.asset.variants.map(\.streamInf) ?? []
+        var out = "Campaign \(plan.campaign.id) (revision \(plan.campaign.revision))\n"
+        out += "Session \(plan.context.session) at \(Self.iso8601(plan.context.at))"
+        let attributes = plan.context.attributes.keys.sorted().map { "\($0)=\(plan.context.attributes[$0] ?? "")" }
+        out += attributes.isEmpty ? "\n" : " with \(attributes.joined(separator: " "))\n"
+        out += "Rules applied: \(plan.appliedRules.isEmpty ? "none" : plan.appliedRules.joined(separator: ", "))\n\n"
+        out += "Timeline (\(plan.duration) s)\n"
+        for piece in plan.pieces {
+            let range = "\(Self.pad(piece.start))–\(Self.pad(piece.start + piece.duration))"
+            switch piece.kind {
+            case .island: out += "  \(range)  island \(piece.id)\n"
+            case .ad(_, let breakID): out += "  \(range)    ad \(piece.id)  [\(breakID)]\n"
+            case .slate(let breakID): out += "  \(range)    slate  [\(breakID)]\n"
+            }
+        }
+        for planned in plan.breaks {
+            out += "\nBreak \(planned.adBreak.id): \(planned.start)–\(planned.end) s, \(planned.duration) of \(planned.adBreak.duration) s"
+            out += " from \(planned.pools.joined(separator: ", "))"
+            if planned.slates > 0 { out += "; slate ×\(planned.slates)" }
+            if planned.unfilled > .zero { out += "; \(planned.unfilled) s unfilled" }
+            if !planned.adBreak.restrict.isEmpty { out += "; restrict \(planned.adBreak.restrict.joined(separator: ", "))" }
+            out += "\n"
+            for candidate in planned.candidates {
+                let boosts = candidate.boosts.map { " × \($0.factor) (\($0.rule))" }.joined()
+                switch candidate.outcome {
+                case .chosen(let position):
+                    out += "  ✓ \(candidate.ad.id) (\(candidate.ad.asset.duration) s): chosen #\(position + 1), weight \(candidate.ad.weight)\(boosts)\n"
+                case .excluded(let rule, let reason):
+                    out += "  ✗ \(candidate.ad.id): excluded by rule \"\(rule)\" — \(reason)\n"
+                case .notChosen(let reason):
+                    out += "  · \(candidate.ad.id) (\(candidate.ad.asset.duration) s): not chosen — \(reason)\n"
+                }
+            }
+        }
+        out += "\nStartup variant: \(Self.describe(variants, plan.startup.variant)) — \(plan.startup.reason)"
+        out += plan.startup.rule.map { " (startup entry \($0 + 1))\n" } ?? "\n"
+        out += "Variant order:\n"
+        for (position, index) in plan.startup.order.enumerated() {
+            out += "  \(position + 1). \(Self.describe(variants, index))\n"
+        }
+        return out
+    }
+
+    private static func describe(_ variants: [StreamInf], _ index: Int) -> String {
+        guard variants.indices.contains(index) else { return "v\(index)" }
+        let variant = variants[index]
+        var parts = ["v\(index)"]
+        if let resolution = variant.resolution { parts.append(resolution.description) }
+        if let bandwidth = variant.bandwidth { parts.append("\(bandwidth) b/s") }
+        parts.append(variant.codecs.joined(separator: ","))
+        if let range = variant.videoRange { parts.append(range) }
+        return parts.joined(separator: " ")
+    }
+
+    private static func kind(_ piece: Piece) -> String {
+        switch piece.kind {
+        case .island: "island"
+        case .ad: "ad"
+        case .slate: "slate"
+        }
+    }
+
+    private static func pad(_ value: ExactDecimal) -> String {
+        let text = value.formatted(minimumFractionDigits: 2)
+        return String(repeating: " ", count: max(0, 8 - text.count)) + text
+    }
+
+    /// UTC, seconds precision.
+    public static func iso8601(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

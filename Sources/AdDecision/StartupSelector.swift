@@ -1,0 +1,83 @@
+import AdCampaign
+import HLSPlaylist
+
+/// Picks the startup variant and orders the variants (seed 002): the first variant listed is
+/// the one players start with, so it must be one the viewer's network sustains; where the
+/// ladder holds several codec families or HDR and SDR, the first variant of each family
+/// follows at a similar tier, so a player that cannot decode the first starts on a sibling
+/// rather than at the far end of the list.
+public struct StartupSelector: Sendable {
+    public init() {}
+
+    public func decide(_ campaign: Campaign, for context: ViewerContext) -> StartupDecision {
+        let variants = campaign.islands.first?.asset.variants.map(\.streamInf) ?? []
+        guard !variants.isEmpty else { return StartupDecision(variant: 0, order: [], rule: nil, reason: "no variants") }
+        for (index, rule) in campaign.startup.enumerated() where rule.condition.holds(for: context) {
+            let (variant, reason) = self.select(rule.pick, among: variants, context: context)
+            return StartupDecision(variant: variant, order: self.order(variants, startingWith: variant), rule: index, reason: reason)
+        }
+        let lowest = Self.lowest(variants, in: Array(variants.indices))
+        return StartupDecision(
+            variant: lowest, order: self.order(variants, startingWith: lowest), rule: nil, reason: "no startup entry matched: the lowest BANDWIDTH")
+    }
+
+    private func select(_ pick: StartupPick, among variants: [StreamInf], context: ViewerContext) -> (Int, String) {
+        var candidates = Array(variants.indices)
+        var why: [String] = []
+        if let codecs = pick.codecs {
+            candidates = candidates.filter { variants[$0].codecs.contains { $0.hasPrefix(codecs) } }
+            why.append("CODECS with \(codecs)")
+        }
+        if let range = pick.videoRange {
+            candidates = candidates.filter { (variants[$0].videoRange ?? "SDR") == range }
+            why.append("VIDEO-RANGE \(range)")
+        }
+        if let maximum = pick.maxResolution {
+            candidates = candidates.filter { variants[$0].resolution.map { $0.width <= maximum.width && $0.height <= maximum.height } ?? true }
+            why.append("RESOLUTION within \(maximum)")
+        }
+        var ceiling = pick.maxBandwidth
+        if let safety = pick.bandwidthSafety, let measured = context.bandwidth {
+            let hint = Int(Double(measured) * safety)
+            ceiling = min(ceiling ?? hint, hint)
+            why.append("the viewer's \(measured) b/s × \(safety)")
+        }
+        if let ceiling {
+            candidates = candidates.filter { (variants[$0].bandwidth ?? 0) <= ceiling }
+            why.append("BANDWIDTH ≤ \(ceiling)")
+        }
+        guard !candidates.isEmpty else {
+            let lowest = Self.lowest(variants, in: Array(variants.indices))
+            return (lowest, "no variant has \(why.joined(separator: ", ")): the lowest BANDWIDTH")
+        }
+        if pick.lowest {
+            return (Self.lowest(variants, in: candidates), (why + ["the lowest BANDWIDTH"]).joined(separator: ", "))
+        }
+        let highest = candidates.max { (variants[$0].bandwidth ?? 0, -$0) < (variants[$1].bandwidth ?? 0, -$1) } ?? candidates[0]
+        return (highest, (why + ["the highest BANDWIDTH"]).joined(separator: ", "))
+    }
+
+    private static func lowest(_ variants: [StreamInf], in candidates: [Int]) -> Int {
+        candidates.min { (variants[$0].bandwidth ?? Int.max, $0) < (variants[$1].bandwidth ?? Int.max, $1) } ?? 0
+    }
+
+    /// Startup first; then, for each other family (video codec and range), its variant closest in
+    /// BANDWIDTH to the startup; then the rest in their original order.
+    func order(_ variants: [StreamInf], startingWith first: Int) -> [Int] {
+        func family(_ index: Int) -> String {
+            "\(CodecFamily.video(of: variants[index].codecs) ?? "audio")/\(variants[index].videoRange ?? "SDR")"
+        }
+        let target = variants[first].bandwidth ?? 0
+        var order = [first]
+        var families = [family(first)]
+        for index in variants.indices where !families.contains(family(index)) {
+            let name = family(index)
+            families.append(name)
+            let siblings = variants.indices.filter { family($0) == name }
+            let closest = siblings.min { abs((variants[$0].bandwidth ?? 0) - target) < abs((variants[$1].bandwidth ?? 0) - target) } ?? index
+            order.append(closest)
+        }
+        order += variants.indices.filter { !order.contains($0) }
+        return order
+    }
+}

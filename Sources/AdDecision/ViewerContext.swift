@@ -1,0 +1,28 @@
+import Foundation
+
+/// Who is watching, and when: what rules decide on (DESIGN.md "Viewer context").
+public struct ViewerContext: Sendable, Hashable {
+    /// The session id: with the campaign revision and a break id it seeds every choice, so one
+    /// session gets the same ads on every request and every replica.
+    public var session: String
+    /// When the decision is made (time-of-day, day and flight rules).
+    public var at: Date
+    /// Free attributes: `locale`, `device`, `market`, `seen`, `bandwidth`, …
+    public var attributes: [String: String]
+
+    public init(session: String, at: Date, attributes: [String: String] = [:]) {
+        self.session = session
+        self.at = at
+        self.attributes = attributes
+    }
+
+    /// The ad ids the viewer has seen (`seen=alpha,bravo`).
+    public var seen: [String] {
+        self.attributes["seen"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } ?? []
+    }
+
+    /// The bandwidth the client measured last time, in bits/s.
+    public var bandwidth: Int? {
+        self.attributes["bandwidth"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+    }
+}

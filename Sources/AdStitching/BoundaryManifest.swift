@@ -1,0 +1,135 @@
+import AdCampaign
+import AdDecision
+import HLSPlaylist
+
+/// The boundary manifest (DESIGN.md "Boundary manifest (v1)"; schema in
+/// docs/boundary-manifest.schema.json): where each break and ad starts and ends in stream time,
+/// the policy the player UI must enforce, tracking URLs, and the map from stream time to
+/// programme time. Times are exact decimals, written as JSON numbers without rounding.
+public struct BoundaryManifest: Sendable, Hashable {
+    public struct Break: Sendable, Hashable {
+        public let id: String
+        public let start: ExactDecimal
+        public let end: ExactDecimal
+        public let duration: ExactDecimal
+        public let restrict: [String]
+        public let ads: [AdEntry]
+    }
+
+    public struct AdEntry: Sendable, Hashable {
+        public let id: String
+        public let start: ExactDecimal
+        public let duration: ExactDecimal
+        public let tracking: [String: [String]]
+        public let isSlate: Bool
+    }
+
+    public struct IslandEntry: Sendable, Hashable {
+        public let id: String
+        public let start: ExactDecimal
+        public let end: ExactDecimal
+        /// Where the island starts in programme (content) time: the sum of the islands before it.
+        public let contentStart: ExactDecimal
+    }
+
+    public let campaign: String
+    public let session: String
+    public let duration: ExactDecimal
+    public let breaks: [Break]
+    /// Every instant playback crosses between programme, ad and slate (each ad start; repeats
+    /// of the slate are one stretch).
+    public let boundaries: [ExactDecimal]
+    public let islands: [IslandEntry]
+
+    public init(_ plan: Plan) {
+        self.campaign = plan.campaign.id
+        self.session = plan.context.session
+        self.duration = plan.duration
+        var breaks: [Break] = []
+        for planned in plan.breaks where planned.duration > .zero {
+            var entries: [AdEntry] = []
+            for piece in plan.pieces where piece.breakID == planned.adBreak.id {
+                switch piece.kind {
+                case .ad(let ad, _):
+                    entries.append(AdEntry(id: ad.id, start: piece.start, duration: piece.duration, tracking: ad.tracking, isSlate: false))
+                case .slate:
+                    if let last = entries.last, last.isSlate {
+                        entries[entries.count - 1] = AdEntry(
+                            id: "slate", start: last.start, duration: last.duration + piece.duration, tracking: [:], isSlate: true)
+                    } else {
+                        entries.append(AdEntry(id: "slate", start: piece.start, duration: piece.duration, tracking: [:], isSlate: true))
+                    }
+                case .island:
+                    continue
+                }
+            }
+            breaks.append(
+                Break(
+                    id: planned.adBreak.id, start: planned.start, end: planned.end, duration: planned.duration,
+                    restrict: planned.adBreak.restrict, ads: entries))
+        }
+        self.breaks = breaks
+        var boundaries: [ExactDecimal] = []
+        var previous: Piece?
+        for piece in plan.pieces {
+            let isSlateRepeat = previous.map { if case .slate = $0.kind, case .slate = piece.kind { true } else { false } } ?? false
+            if !isSlateRepeat { boundaries.append(piece.start) }
+            previous = piece
+        }
+        self.boundaries = boundaries
+        var contentStart = ExactDecimal.zero
+        var islands: [IslandEntry] = []
+        for piece in plan.pieces {
+            guard case .island(let island) = piece.kind else { continue }
+            islands.append(IslandEntry(id: island.id, start: piece.start, end: piece.start + piece.duration, contentStart: contentStart))
+            contentStart += piece.duration
+        }
+        self.islands = islands
+    }
+
+    /// The manifest as JSON, field names as DESIGN.md fixes them.
+    public var json: JSONValue {
+        .object([
+            ("version", .integer(1)),
+            ("campaign", .string(self.campaign)),
+            ("session", .string(self.session)),
+            ("duration", .decimal(self.duration)),
+            (
+                "breaks",
+                .array(
+                    self.breaks.map { item in
+                        .object([
+                            ("id", .string(item.id)), ("start", .decimal(item.start)), ("end", .decimal(item.end)),
+                            ("duration", .decimal(item.duration)), ("restrict", .array(item.restrict.map(JSONValue.string))),
+                            (
+                                "ads",
+                                .array(
+                                    item.ads.map { ad in
+                                        var members: [(String, JSONValue)] = [
+                                            ("id", .string(ad.id)), ("start", .decimal(ad.start)), ("duration", .decimal(ad.duration)),
+                                        ]
+                                        if ad.isSlate { members.append(("slate", .bool(true))) }
+                                        if !ad.tracking.isEmpty {
+                                            members.append(
+                                                ("tracking", .object(ad.tracking.keys.sorted().map { ($0, .array((ad.tracking[$0] ?? []).map(JSONValue.string))) })))
+                                        }
+                                        return .object(members)
+                                    })
+                            ),
+                        ])
+                    })
+            ),
+            ("boundaries", .array(self.boundaries.map(JSONValue.decimal))),
+            (
+                "islands",
+                .array(
+                    self.islands.map { island in
+                        .object([
+                            ("id", .string(island.id)), ("start", .decimal(island.start)), ("end", .decimal(island.end)),
+                            ("contentStart", .decimal(island.contentStart)),
+                        ])
+                    })
+            ),
+        ])
+    }
+}

@@ -1,0 +1,90 @@
+import AdCampaign
+import Foundation
+import HLSPlaylist
+
+/// The segment lines of one asset in one stitched rendition, rendered once per campaign load
+/// and reused for every session: stitching a session is then concatenation.
+struct SegmentBlock: Sendable {
+    /// `EXT-X-MAP`, `EXT-X-KEY` changes inside the block, `EXT-X-BYTERANGE`, `EXTINF` and URIs,
+    /// each line ending in LF. The discontinuity and the key state at its start are the
+    /// renderer's: they depend on the piece before.
+    var text = ""
+    /// The `EXT-X-KEY` lines in force at the first and last segment; empty when clear.
+    var startKeys: [String] = []
+    var endKeys: [String] = []
+    var duration = ExactDecimal.zero
+    var maxRoundedDuration = 0
+    /// The minimum EXT-X-VERSION the block's lines need (RFC 8216bis §8).
+    var version = 1
+    /// The source variant's figures, for the multivariant playlist.
+    var bandwidth: Int?
+    var averageBandwidth: Int?
+
+    /// Renders `playlist`'s segments. `gap` marks every segment EXT-X-GAP (an I-frame rendition the
+    /// asset lacks); `fillURI` replaces every segment URI (an empty WebVTT for a missing subtitle
+    /// rendition) and drops keys, maps and byte ranges.
+    init(_ playlist: MediaPlaylist, uris: URIStyle, iFramesOnly: Bool = false, gap: Bool = false, fillURI: String? = nil) {
+        var currentKeys: [String]?
+        var currentMap: String?
+        for segment in playlist.segments {
+            if fillURI == nil {
+                var keys: [String] = []
+                for key in segment.keys { keys.append(self.keyLine(key, segment: segment, playlist: playlist, uris: uris)) }
+                if currentKeys == nil {
+                    self.startKeys = keys
+                } else if keys != currentKeys {
+                    self.text += keys.isEmpty ? "#EXT-X-KEY:METHOD=NONE\n" : keys.map { $0 + "\n" }.joined()
+                }
+                currentKeys = keys
+                if let map = segment.map {
+                    var attributes = map.attributes
+                    if let uri = map.uri, let url = playlist.resolve(uri) { attributes.setQuoted("URI", uris.rewrite(url)) }
+                    let line = "#EXT-X-MAP:\(attributes.serialized)"
+                    // RFC 8216bis §4.4.4.5; DESIGN invariant 6: the map starts every block, since a
+                    // discontinuity precedes it.
+                    if line != currentMap {
+                        self.text += line + "\n"
+                        currentMap = line
+                        self.version = max(self.version, iFramesOnly ? 5 : 6)
+                    }
+                }
+                if let range = segment.byteRange, let offset = range.offset {
+                    // DESIGN invariant 7: segments no longer follow their original neighbours.
+                    self.text += "#EXT-X-BYTERANGE:\(range.length)@\(offset)\n"
+                    self.version = max(self.version, 4)
+                }
+            }
+            if gap || segment.isGap { self.text += "#EXT-X-GAP\n" }
+            self.text += "#EXTINF:\(segment.durationText),\(segment.title ?? "")\n"
+            if let fillURI {
+                self.text += fillURI + "\n"
+            } else if let url = playlist.resolve(segment.uri) {
+                self.text += uris.rewrite(url) + "\n"
+            } else {
+                self.text += segment.uri + "\n"
+            }
+            if segment.durationText.contains(".") { self.version = max(self.version, 3) }
+            self.duration += segment.duration
+            self.maxRoundedDuration = max(self.maxRoundedDuration, segment.duration.roundedToInteger)
+        }
+        self.endKeys = currentKeys ?? []
+        if iFramesOnly { self.version = max(self.version, 4) }
+    }
+
+    /// An `EXT-X-KEY` line with its URI rewritten and its IV explicit: AES-128 and SAMPLE-AES
+    /// without IV use the media sequence number (RFC 8216bis §5.2), which stitching renumbers
+    /// (DESIGN invariant 5).
+    private mutating func keyLine(_ key: Key, segment: MediaSegment, playlist: MediaPlaylist, uris: URIStyle) -> String {
+        var attributes = key.attributes
+        if let uri = key.uri, let url = playlist.resolve(uri) { attributes.setQuoted("URI", uris.rewrite(url)) }
+        if key.iv == nil, key.keyFormat == "identity", key.method == .aes128 || key.method == .sampleAES {
+            let hex = String(segment.mediaSequenceNumber, radix: 16, uppercase: true)
+            attributes.set("IV", rawValue: "0x" + String(repeating: "0", count: max(0, 32 - hex.count)) + hex)
+        }
+        if attributes["IV"] != nil { self.version = max(self.version, 2) }
+        if attributes["KEYFORMAT"] != nil || attributes["KEYFORMATVERSIONS"] != nil || key.method == .sampleAES {
+            self.version = max(self.version, 5)
+        }
+        return "#EXT-X-KEY:\(attributes.serialized)"
+    }
+}

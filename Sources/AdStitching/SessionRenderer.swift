@@ -1,0 +1,159 @@
+import AdCampaign
+import AdDecision
+import Foundation
+import HLSPlaylist
+
+/// Renders a viewer's plan into the session's playlists and boundary manifest (DESIGN.md
+/// "Invariants of every stitched output").
+public struct SessionRenderer: Sendable {
+    public let layout: StitchLayout
+
+    public init(layout: StitchLayout) {
+        self.layout = layout
+    }
+
+    /// The `DATA-ID` of the session data that points at the boundary manifest.
+    public static let boundariesDataID = "com.adstitch.boundaries"
+
+    // MARK: - Media playlists
+
+    /// The stitched media playlist of one rendition: every piece of the plan in order, an
+    /// `EXT-X-DISCONTINUITY` before each one after the first (invariant 2), the key state
+    /// re-established where it changes (invariant 5), the map after every discontinuity (6).
+    public func mediaPlaylist(_ plan: Plan, rendition: StitchRendition) throws(StitchError) -> String {
+        guard let index = self.layout.renditions.firstIndex(of: rendition) else {
+            throw StitchError("rendition \(rendition.id) is not part of this campaign")
+        }
+        var body = ""
+        var version = 1
+        var previousKeys: [String] = []
+        let markers = plan.campaign.markers
+        let anchor = plan.context.at
+        var openBreak: String?
+        for (position, piece) in plan.pieces.enumerated() {
+            let block = try self.layout.block(piece.asset, index)
+            if position > 0 { body += "#EXT-X-DISCONTINUITY\n" }
+            if openBreak != nil, piece.breakID != openBreak {
+                if markers.contains(.cue) { body += "#EXT-X-CUE-IN\n" }
+                openBreak = nil
+            }
+            if let breakID = piece.breakID, openBreak != breakID, let planned = plan.breaks.first(where: { $0.adBreak.id == breakID }) {
+                if markers.contains(.cue) { body += "#EXT-X-CUE-OUT:DURATION=\(planned.duration)\n" }
+                if markers.contains(.daterange) { body += Self.dateRange(planned, anchor: anchor) }
+                openBreak = breakID
+            }
+            if markers.contains(.daterange), case .ad(let ad, _) = piece.kind {
+                body += "#EXT-X-DATERANGE:ID=\"\(piece.breakID ?? "")/\(position)/\(ad.id)\",CLASS=\"com.adstitch.ad\","
+                    + "START-DATE=\"\(Self.iso8601(anchor, plus: piece.start))\",DURATION=\(piece.duration),X-AD-ID=\"\(ad.id)\"\n"
+            }
+            if block.startKeys != previousKeys {
+                body += block.startKeys.isEmpty ? "#EXT-X-KEY:METHOD=NONE\n" : block.startKeys.map { $0 + "\n" }.joined()
+            }
+            previousKeys = block.endKeys
+            body += block.text
+            version = max(version, block.version)
+        }
+        if openBreak != nil, markers.contains(.cue) { body += "#EXT-X-CUE-IN\n" }
+        var header = "#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(self.layout.targetDurations[index])\n"
+        header += "#EXT-X-PLAYLIST-TYPE:VOD\n"
+        if case .iFrame = rendition.kind { header += "#EXT-X-I-FRAMES-ONLY\n" }
+        if self.layout.program.multivariant.hasIndependentSegments { header += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
+        if markers.contains(.daterange) {
+            // RFC 8216bis §4.4.5.1: date ranges need a program date-time to anchor them.
+            header += "#EXT-X-PROGRAM-DATE-TIME:\(Self.iso8601(anchor, plus: .zero))\n"
+        }
+        return header + body + "#EXT-X-ENDLIST\n"
+    }
+
+    private static func dateRange(_ planned: PlannedBreak, anchor: Date) -> String {
+        var line = "#EXT-X-DATERANGE:ID=\"\(planned.adBreak.id)\",CLASS=\"com.adstitch.break\","
+        line += "START-DATE=\"\(Self.iso8601(anchor, plus: planned.start))\",DURATION=\(planned.duration),"
+        line += "PLANNED-DURATION=\(planned.adBreak.duration)"
+        if !planned.ads.isEmpty { line += ",X-AD-ID=\"\(planned.ads.map(\.id).joined(separator: ","))\"" }
+        return line + "\n"
+    }
+
+    /// `anchor + offset` as `2026-11-23T06:00:05.760Z` (milliseconds, UTC).
+    static func iso8601(_ anchor: Date, plus offset: ExactDecimal) -> String {
+        let milliseconds = Int((anchor.timeIntervalSince1970 * 1000).rounded(.down)) + Int((offset.doubleValue * 1000).rounded())
+        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func pad(_ value: Int?, _ width: Int) -> String {
+            let text = String(value ?? 0)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        let millis = ((milliseconds % 1000) + 1000) % 1000
+        return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2)).\(pad(millis, 3))Z"
+    }
+
+    // MARK: - Multivariant playlist
+
+    /// The session's multivariant playlist: every programme variant, I-frame variant and
+    /// rendition, pointing at the stitched playlists; the startup variant first (seed 002);
+    /// BANDWIDTH the peak over programme and the plan's ads (invariant 9), AVERAGE-BANDWIDTH
+    /// their duration-weighted mean; the boundary manifest as session data.
+    public func multivariant(
+        _ plan: Plan, playlistURI: (StitchRendition) -> String, boundariesURI: String
+    ) throws(StitchError) -> String {
+        let program = self.layout.program
+        let renditions = self.layout.renditions
+        var lines = ["#EXTM3U"]
+        var version = 1
+        var body: [String] = []
+        if program.multivariant.hasIndependentSegments { body.append("#EXT-X-INDEPENDENT-SEGMENTS") }
+        for (index, rendition) in program.renditions.enumerated() {
+            var media = rendition.media
+            if let stitched = renditions.first(where: { $0.kind == .audio(index) || $0.kind == .subtitles(index) }) {
+                media.uri = playlistURI(stitched)
+            }
+            body.append("#EXT-X-MEDIA:\(media.attributes.serialized)")
+            if media.instreamID?.hasPrefix("SERVICE") == true { version = max(version, 7) }
+        }
+        for variantIndex in plan.startup.order where program.variants.indices.contains(variantIndex) {
+            let rendition = StitchRendition(kind: .video(variantIndex))
+            guard let position = renditions.firstIndex(of: rendition) else { continue }
+            var streamInf = program.variants[variantIndex].streamInf
+            let (peak, average) = try self.bandwidth(plan, rendition: position)
+            if let peak { streamInf.bandwidth = peak }
+            if streamInf.averageBandwidth != nil || average != nil { streamInf.averageBandwidth = average }
+            body.append("#EXT-X-STREAM-INF:\(streamInf.attributes.serialized)")
+            body.append(playlistURI(rendition))
+        }
+        for (index, iFrame) in program.iFrameVariants.enumerated() {
+            let rendition = StitchRendition(kind: .iFrame(index))
+            guard let position = renditions.firstIndex(of: rendition) else { continue }
+            var streamInf = iFrame.streamInf
+            if let peak = try self.bandwidth(plan, rendition: position).peak { streamInf.bandwidth = peak }
+            streamInf.uri = playlistURI(rendition)
+            body.append("#EXT-X-I-FRAME-STREAM-INF:\(streamInf.attributes.serialized)")
+        }
+        for entry in program.multivariant.sessionData where entry.value.dataID != Self.boundariesDataID {
+            body.append("#EXT-X-SESSION-DATA:\(entry.value.attributes.serialized)")
+        }
+        for entry in program.multivariant.sessionKeys {
+            body.append("#EXT-X-SESSION-KEY:\(entry.value.attributes.serialized)")
+        }
+        body.append("#EXT-X-SESSION-DATA:\(SessionData(dataID: Self.boundariesDataID, uri: boundariesURI).attributes.serialized)")
+        if version > 1 { lines.append("#EXT-X-VERSION:\(version)") }
+        return (lines + body).joined(separator: "\n") + "\n"
+    }
+
+    /// The peak BANDWIDTH over the pieces of the plan in one rendition, and the duration-weighted
+    /// AVERAGE-BANDWIDTH (from each source's AVERAGE-BANDWIDTH, else its BANDWIDTH).
+    private func bandwidth(_ plan: Plan, rendition: Int) throws(StitchError) -> (peak: Int?, average: Int?) {
+        var peak: Int?
+        var weighted = 0.0
+        var seconds = 0.0
+        for piece in plan.pieces {
+            let block = try self.layout.block(piece.asset, rendition)
+            guard let bandwidth = block.bandwidth else { continue }
+            peak = max(peak ?? 0, bandwidth)
+            let duration = piece.duration.doubleValue
+            weighted += Double(block.averageBandwidth ?? bandwidth) * duration
+            seconds += duration
+        }
+        return (peak, seconds > 0 ? Int((weighted / seconds).rounded(.up)) : nil)
+    }
+}

@@ -1,0 +1,131 @@
+import AdCampaign
+import Foundation
+import HLSPlaylist
+
+/// Everything about stitching a campaign that does not depend on the viewer, worked out once
+/// per campaign load: the session's renditions, which playlist of every asset plays in each,
+/// their segment lines, the shared target duration — and the alignment check (DESIGN
+/// invariant 2), so a campaign whose renditions do not line up fails at load, not per request.
+public struct StitchLayout: Sendable {
+    public let campaign: Campaign
+    /// The stitched playlists of every session, in multivariant order of the programme.
+    public let renditions: [StitchRendition]
+    /// Blocks by asset URL, one per rendition (same order as `renditions`).
+    let blocks: [URL: [SegmentBlock]]
+    /// Target duration per rendition: one value for all video and audio playlists (invariant 3).
+    let targetDurations: [Int]
+    /// The programme asset whose multivariant playlist is the template.
+    var program: Asset { self.campaign.islands[0].asset }
+
+    /// - Parameter emptySubtitleURI: the URI of an empty WebVTT file, played for the length of
+    ///   an ad that has no subtitle rendition (invariant 10).
+    public init(campaign: Campaign, uris: URIStyle, emptySubtitleURI: String = "empty.vtt") throws(StitchError) {
+        guard let program = campaign.islands.first?.asset else { throw StitchError("the campaign has no islands") }
+        var renditions = program.variants.indices.map { StitchRendition(kind: .video($0)) }
+        for (index, rendition) in program.renditions.enumerated() where rendition.playlist != nil {
+            switch rendition.media.type {
+            case .audio?: renditions.append(StitchRendition(kind: .audio(index)))
+            case .subtitles?: renditions.append(StitchRendition(kind: .subtitles(index)))
+            default: continue
+            }
+        }
+        renditions += program.iFrameVariants.indices.map { StitchRendition(kind: .iFrame($0)) }
+
+        var assets: [(name: String, asset: Asset)] = campaign.islands.map { ("island \"\($0.id)\"", $0.asset) }
+        assets += campaign.ads.map { ("ad \"\($0.id)\"", $0.asset) }
+        if let slate = campaign.slate { assets.append(("the slate", slate)) }
+
+        let frame = Self.frameDuration(program)
+        var blocks: [URL: [SegmentBlock]] = [:]
+        for (name, asset) in assets where blocks[asset.url] == nil {
+            var row: [SegmentBlock] = []
+            for rendition in renditions {
+                let block = try Self.block(for: rendition, of: asset, program: program, uris: uris, emptySubtitleURI: emptySubtitleURI)
+                try Self.checkAlignment(block, rendition: rendition, of: asset, named: name, program: program, frame: frame)
+                row.append(block)
+            }
+            blocks[asset.url] = row
+        }
+        var shared = 1
+        for row in blocks.values {
+            for (index, rendition) in renditions.enumerated() where rendition.sharesTargetDuration {
+                shared = max(shared, row[index].maxRoundedDuration)
+            }
+        }
+        self.targetDurations = renditions.indices.map { index in
+            renditions[index].sharesTargetDuration ? shared : max(1, blocks.values.map { $0[index].maxRoundedDuration }.max() ?? 1)
+        }
+        self.campaign = campaign
+        self.renditions = renditions
+        self.blocks = blocks
+    }
+
+    /// The playlist of `asset` that plays in `rendition`, rendered.
+    private static func block(
+        for rendition: StitchRendition, of asset: Asset, program: Asset, uris: URIStyle, emptySubtitleURI: String
+    ) throws(StitchError) -> SegmentBlock {
+        switch rendition.kind {
+        case .video(let index):
+            guard let variant = RenditionMatcher.variant(of: asset, for: program.variants[index].streamInf) else {
+                throw StitchError("\(asset.url.path) has no variant to play in the programme's variant \(index)")
+            }
+            var block = SegmentBlock(variant.playlist, uris: uris)
+            block.bandwidth = variant.streamInf.bandwidth
+            block.averageBandwidth = variant.streamInf.averageBandwidth
+            return block
+        case .iFrame(let index):
+            if let variant = RenditionMatcher.iFrameVariant(of: asset, for: program.iFrameVariants[index].streamInf) {
+                var block = SegmentBlock(variant.playlist, uris: uris, iFramesOnly: true)
+                block.bandwidth = variant.streamInf.bandwidth
+                return block
+            }
+            // No I-frame playlist: the asset's video segments marked GAP keep the timeline aligned.
+            guard let video = asset.variants.first else { throw StitchError("\(asset.url.path) has no variants") }
+            return SegmentBlock(video.playlist, uris: uris, iFramesOnly: true, gap: true)
+        case .audio(let index), .subtitles(let index):
+            let target = program.renditions[index].media
+            if let match = RenditionMatcher.rendition(of: asset, for: target), let playlist = match.playlist {
+                return SegmentBlock(playlist, uris: uris)
+            }
+            guard target.type == .subtitles, let video = asset.variants.first else {
+                throw StitchError(
+                    "\(asset.url.path) has no \(target.type?.rawValue.lowercased() ?? "") rendition to play in the programme's "
+                        + "\"\(target.name ?? "")\" (\(target.language ?? "no language")); add one")
+            }
+            // No subtitles in this asset: an empty WebVTT for each of its video segments.
+            return SegmentBlock(video.playlist, uris: uris, fillURI: emptySubtitleURI)
+        }
+    }
+
+    /// DESIGN invariant 2: each piece's duration in every rendition within a frame of the main
+    /// video's — checked per piece, so differences never accumulate. Audio may run one AAC frame
+    /// longer from encoder priming.
+    private static func checkAlignment(
+        _ block: SegmentBlock, rendition: StitchRendition, of asset: Asset, named name: String, program: Asset, frame: ExactDecimal
+    ) throws(StitchError) {
+        var tolerance = frame
+        if case .audio = rendition.kind { tolerance += ExactDecimal(significand: 2_134, exponent: 5) }  // ≥ 1024/48000 s
+        let difference = (block.duration - asset.duration).magnitude
+        guard difference <= tolerance else {
+            throw StitchError(
+                "\(name) is \(asset.duration) s long in its first variant but \(block.duration) s in rendition \(rendition.id), "
+                    + "\(difference) s apart — more than a frame (\(tolerance) s). Its renditions must start and end together: "
+                    + "encode audio and video of \(asset.url.path) to the same length")
+        }
+    }
+
+    /// One frame of the programme's main video (FRAME-RATE, else 24 fps).
+    private static func frameDuration(_ program: Asset) -> ExactDecimal {
+        guard let rate = program.variants.first?.streamInf.frameRate?.doubleValue, rate > 0 else {
+            return ExactDecimal(significand: 41_667, exponent: 6)
+        }
+        return ExactDecimal(significand: Int((1_000_000 / rate).rounded(.up)), exponent: 6)
+    }
+
+    func block(_ asset: Asset, _ rendition: Int) throws(StitchError) -> SegmentBlock {
+        guard let row = self.blocks[asset.url], row.indices.contains(rendition) else {
+            throw StitchError("\(asset.url.path) is not part of campaign revision \(self.campaign.revision); the plan belongs to another revision")
+        }
+        return row[rendition]
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// How stitched playlists write the URIs of segments, keys and maps.
+public struct URIStyle: Sendable {
+    public let rewrite: @Sendable (URL) -> String
+
+    public init(_ rewrite: @escaping @Sendable (URL) -> String) {
+        self.rewrite = rewrite
+    }
+
+    /// Absolute URLs (`file:///…`, `https://…`).
+    public static let absolute = URIStyle { $0.absoluteString }
+
+    /// Local files as paths relative to `directory` (where the stitched playlists are written);
+    /// remote URLs stay absolute.
+    public static func relative(to directory: URL) -> URIStyle {
+        let base = directory.standardizedFileURL.pathComponents
+        return URIStyle { url in
+            guard url.isFileURL else { return url.absoluteString }
+            let target = url.standardizedFileURL.pathComponents
+            var common = 0
+            while common < min(base.count, target.count), base[common] == target[common] { common += 1 }
+            let up = Array(repeating: "..", count: base.count - common)
+            let path = (up + target[common...]).joined(separator: "/")
+            return path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        }
+    }
+
+    /// Local files under `root` as URLs under `base` (`--base-url`): `root/media/a.ts` → `base/media/a.ts`.
+    public static func rebased(root: URL, onto base: URL) -> URIStyle {
+        let rootPath = root.standardizedFileURL.path.hasSuffix("/") ? root.standardizedFileURL.path : root.standardizedFileURL.path + "/"
+        let baseText = base.absoluteString.hasSuffix("/") ? base.absoluteString : base.absoluteString + "/"
+        return URIStyle { url in
+            let path = url.standardizedFileURL.path
+            guard url.isFileURL, path.hasPrefix(rootPath) else { return url.absoluteString }
+            let relative = String(path.dropFirst(rootPath.count))
+            return baseText + (relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? relative)
+        }
+    }
+}

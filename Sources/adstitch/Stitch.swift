@@ -1,0 +1,76 @@
+import AdCampaign
+import AdDecision
+import AdStitching
+import ArgumentParser
+import Foundation
+
+/// `adstitch stitch CAMPAIGN.yaml --out DIR`: one viewer's session, written to disk.
+struct Stitch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Stitch one viewer's session: DIR/master.m3u8, one playlist per rendition, DIR/boundaries.json.",
+        discussion: "Segment URIs point at the campaign's media relative to DIR, or under --base-url."
+    )
+
+    @Argument(help: "The campaign file.")
+    var campaign: String
+
+    @Option(help: "The folder to write the session to (created if missing).")
+    var out: String
+
+    @Option(help: "Write media URIs under this URL instead of relative paths (the campaign's folder maps to it).")
+    var baseURL: String?
+
+    @OptionGroup var viewer: ContextOptions
+
+    func validate() throws {
+        if let baseURL, URL(string: baseURL)?.scheme == nil {
+            throw ValidationError("--base-url \(baseURL) must be an absolute URL such as https://cdn.example/campaigns/")
+        }
+    }
+
+    func run() throws {
+        let campaign = try CampaignFile.load(self.campaign)
+        let directory = URL(fileURLWithPath: self.out, isDirectory: true).standardizedFileURL
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let uris = self.baseURL.flatMap(URL.init(string:)).map { URIStyle.rebased(root: campaign.file.deletingLastPathComponent(), onto: $0) }
+            ?? .relative(to: directory)
+        let context = self.viewer.context
+        do {
+            let layout = try StitchLayout(campaign: campaign, uris: uris)
+            let plan = Planner().plan(campaign, for: context)
+            let renderer = SessionRenderer(layout: layout)
+            let master = try renderer.multivariant(plan, playlistURI: { "\($0.id).m3u8" }, boundariesURI: "boundaries.json")
+            try Data(master.utf8).write(to: directory.appendingPathComponent("master.m3u8"))
+            for rendition in layout.renditions {
+                let text = try renderer.mediaPlaylist(plan, rendition: rendition)
+                try Data(text.utf8).write(to: directory.appendingPathComponent("\(rendition.id).m3u8"))
+            }
+            if layout.renditions.contains(where: { if case .subtitles = $0.kind { true } else { false } }) {
+                try Data("WEBVTT\n".utf8).write(to: directory.appendingPathComponent("empty.vtt"))
+            }
+            try Data(BoundaryManifest(plan).json.text().utf8).write(to: directory.appendingPathComponent("boundaries.json"))
+            Output.write("stitched session \(context.session): \(plan.pieces.count) pieces, \(plan.duration) s, "
+                + "\(layout.renditions.count) renditions → \(directory.path)/master.m3u8\n")
+        } catch let error as StitchError {
+            Output.error("\(self.campaign): error: \(error.message)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Loads a campaign named on the command line, printing every issue on failure.
+enum CampaignFile {
+    static func load(_ path: String) throws -> Campaign {
+        do {
+            return try CampaignLoader.load(URL(fileURLWithPath: path))
+        } catch {
+            for issue in error.issues { Output.error(Self.format(issue)) }
+            throw ExitCode(1)
+        }
+    }
+
+    /// `file:line:column: error: field: message`.
+    static func format(_ issue: CampaignIssue) -> String {
+        issue.field.isEmpty ? "\(issue.location): error: \(issue.message)" : "\(issue.location): error: \(issue.field): \(issue.message)"
+    }
+}
