@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Regenerates every media file of the evening-news demo campaign (MPEG-TS, muxed
+# H.264 + AAC-LC) from nothing but ffmpeg's lavfi sources.  Run it from anywhere:
+#
+#     Campaigns/evening-news/media/generate.sh
+#
+# It deletes and rewrites program/, ads/ and slate/ next to this script; nothing else.
+# Each asset (island, ad, slate) is its own encode, so audio and video end together.
+#
+# Timing: every duration is a multiple of 0.64 s, where 25 fps video frames (40 ms)
+# and AAC frames (1024/48000 s) both end; segments are 1.92 s (48 frames, 90 AAC
+# frames) with a keyframe at every segment start.  The AAC encoder's 1024 priming
+# samples make each asset's audio start 21.333 ms before its video; both end together.
+#
+# Needs: ffmpeg (5.1; libx264, native aac, drawtext), ffprobe, xxd, awk, coreutils.
+set -euo pipefail
+# (pipelines here never end in an early-exiting reader such as head: with pipefail a
+#  writer killed by SIGPIPE would stop the script silently with status 141)
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$here"
+
+SEGMENT=1.92
+FONT=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf   # fonts-dejavu-core
+[[ -r $FONT ]] || FONT=""                                     # no font: colour + tone only
+
+# Ladders: name width height video-kb/s.  Ads (and the slate) sit a little below the
+# program on purpose, so "closest ad variant at or below" has something to decide.
+PROGRAM_LADDER=("240p 426 240 120" "360p 640 360 240")
+AD_LADDER=("180p 320 180 90" "360p 640 360 200")
+
+# drawtext LABEL HEIGHT: the asset's name and a running timecode (or a no-op filter)
+drawtext() {
+  local label=$1 h=$2
+  [[ -n $FONT ]] || { printf 'null'; return; }
+  local big=$(( h / 7 )) small=$(( h / 11 ))
+  printf "drawtext=fontfile=%s:text='%s':fontsize=%d:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=6:x=(w-tw)/2:y=h/6," "$FONT" "$label" "$big"
+  printf "drawtext=fontfile=%s:text='%%{pts\\\\:hms}':fontsize=%d:fontcolor=yellow:box=1:boxcolor=black@0.6:boxborderw=4:x=(w-tw)/2:y=h-th-h/8" "$FONT" "$small"
+}
+
+# encode_variant DIR NAME W H KBPS DURATION VIDEO-SOURCE AUDIO-SOURCE LABEL
+encode_variant() {
+  local dir=$1 name=$2 w=$3 h=$4 kbps=$5 dur=$6 vsrc=$7 asrc=$8 label=$9
+  local sep='='; [[ $vsrc == *=* ]] && sep=':'
+  mkdir -p "$dir/$name"
+  ffmpeg -nostdin -hide_banner -loglevel error -y -fflags +bitexact \
+    -f lavfi -i "${vsrc}${sep}size=${w}x${h}:rate=25:duration=${dur}" \
+    -f lavfi -i "${asrc}:sample_rate=48000:duration=${dur}" \
+    -filter_complex "[0:v]setsar=1,$(drawtext "$label" "$h"),format=yuv420p[v];[1:a]volume=0.5,aformat=sample_fmts=fltp:channel_layouts=stereo[a]" \
+    -map '[v]' -map '[a]' -map_metadata -1 -map_chapters -1 \
+    -c:v libx264 -threads 1 -profile:v baseline -level:v 3.0 -preset medium \
+    -b:v "${kbps}k" -maxrate "${kbps}k" -bufsize "${kbps}k" \
+    -g 48 -keyint_min 48 -sc_threshold 0 -force_key_frames "expr:eq(mod(n,48),0)" \
+    -flags:v +bitexact \
+    -c:a aac -b:a 64k -ar 48000 -ac 2 -flags:a +bitexact \
+    -f hls -hls_time "$SEGMENT" -hls_playlist_type vod -hls_list_size 0 \
+    -hls_segment_type mpegts -hls_segment_filename "$dir/$name/seg_%03d.ts" \
+    "$dir/$name/index.m3u8"
+}
+
+# micros DECIMAL: "1.920000" -> 1920000
+micros() {
+  local int=${1%%.*} frac=
+  [[ $1 == *.* ]] && frac=${1#*.}
+  frac=${frac}000000
+  echo $(( 10#$int * 1000000 + 10#${frac:0:6} ))
+}
+
+# bandwidth PLAYLIST: prints "PEAK AVERAGE" in bit/s, each rounded up.
+# PEAK is the largest segment bit rate (bytes*8/EXTINF), as RFC 8216 §4.3.4.2 asks.
+bandwidth() {
+  local playlist=$1 dir line us=0 peak=0 total_bytes=0 total_us=0 bytes rate
+  dir=$(dirname "$playlist")
+  while IFS= read -r line; do
+    line=${line%$'\r'}
+    if [[ $line == '#EXTINF:'* ]]; then
+      line=${line#'#EXTINF:'}; us=$(micros "${line%%,*}")
+    elif [[ -n $line && $line != '#'* ]]; then
+      bytes=$(stat -c %s "$dir/$line")
+      rate=$(( (bytes * 8 * 1000000 + us - 1) / us ))
+      (( rate > peak )) && peak=$rate
+      total_bytes=$(( total_bytes + bytes )); total_us=$(( total_us + us ))
+    fi
+  done < "$playlist"
+  echo "$peak $(( (total_bytes * 8 * 1000000 + total_us - 1) / total_us ))"
+}
+
+# avc_codec SEGMENT: RFC 6381 string from the stream's own SPS (profile, flags, level)
+avc_codec() {
+  local sps
+  sps=$(ffmpeg -nostdin -v error -i "$1" -map 0:v:0 -c copy -frames:v 1 -f h264 - \
+        | xxd -p | tr -d '\n' | grep -oE '000001[0-7]7[0-9a-f]{6}' || true)
+  sps=${sps%%$'\n'*}
+  [[ -n $sps ]] || { echo "no SPS in $1" >&2; exit 1; }
+  echo "avc1.${sps:8:6}"
+}
+
+aac_codec() {
+  local profile
+  profile=$(ffprobe -v error -select_streams a:0 -show_entries stream=profile -of csv=p=0 "$1" | awk 'NF && !n++')
+  [[ $profile == LC ]] || { echo "expected AAC-LC in $1, got $profile" >&2; exit 1; }
+  echo "mp4a.40.2"
+}
+
+# write_master DIR VARIANT...: multivariant playlist over the variants, lowest first
+write_master() {
+  local dir=$1; shift
+  local name first w h bw avg codecs
+  {
+    echo '#EXTM3U'
+    echo '#EXT-X-VERSION:3'
+    echo '#EXT-X-INDEPENDENT-SEGMENTS'
+    for name in "$@"; do
+      first=$(awk '!/^#/ && NF && !n++' "$dir/$name/index.m3u8")
+      IFS=x read -r w h < <(ffprobe -v error -select_streams v:0 -show_entries stream=width,height \
+                        -of csv=p=0:s=x "$dir/$name/$first" | awk 'NF && !n++')
+      read -r bw avg < <(bandwidth "$dir/$name/index.m3u8")
+      codecs="$(avc_codec "$dir/$name/$first"),$(aac_codec "$dir/$name/$first")"
+      echo "#EXT-X-STREAM-INF:BANDWIDTH=$bw,AVERAGE-BANDWIDTH=$avg,CODECS=\"$codecs\",RESOLUTION=${w}x${h},FRAME-RATE=25.000"
+      echo "$name/index.m3u8"
+    done
+  } > "$dir/master.m3u8"
+}
+
+# asset DIR DURATION VIDEO-SOURCE AUDIO-SOURCE LABEL LADDER-NAME
+asset() {
+  local dir=$1 dur=$2 vsrc=$3 asrc=$4 label=$5 ladder=$6 rung names=()
+  local -n rungs=$ladder
+  rm -rf "$dir"
+  for rung in "${rungs[@]}"; do
+    read -r name w h kbps <<< "$rung"
+    encode_variant "$dir" "$name" "$w" "$h" "$kbps" "$dur" "$vsrc" "$asrc" "$label"
+    names+=("$name")
+  done
+  write_master "$dir" "${names[@]}"
+  echo "  $dir ($dur s)"
+}
+
+echo "evening-news media:"
+rm -rf program ads slate
+#     directory        seconds  video source              audio source                          label         ladder
+asset program/act-1    7.68     testsrc2                  "sine=frequency=440"                  "ACT 1"       PROGRAM_LADDER
+asset program/act-2    5.76     testsrc                   "sine=frequency=523"                  "ACT 2"       PROGRAM_LADDER
+asset ads/alpha        5.76     smptebars                 "sine=frequency=660:beep_factor=2"    "AD ALPHA"    AD_LADDER
+asset ads/bravo        3.84     "color=c=0xB22222"        "sine=frequency=770:beep_factor=2"    "AD BRAVO"    AD_LADDER
+asset ads/charlie      7.68     "color=c=0x1E3A8A"        "sine=frequency=880:beep_factor=2"    "AD CHARLIE"  AD_LADDER
+asset ads/delta        1.92     "color=c=0x2E7D32"        "sine=frequency=990:beep_factor=2"    "AD DELTA"    AD_LADDER
+asset slate            1.92     "color=c=0x404040"        "sine=frequency=220"                  "SLATE"       AD_LADDER
