@@ -119,10 +119,15 @@ struct AssetLoader {
             data = try Data(contentsOf: url)
         } catch {
             self.issues.append(
-                CampaignIssue(file: file, line: line, column: column, field: field, "cannot read \(url.path): the file is missing or unreadable"))
+                CampaignIssue(
+                    file: file, line: line, column: column, field: field,
+                    "cannot read \(url.path): the file is missing or unreadable; playlist paths are relative to the campaign file's folder"))
             return nil
         }
-        self.digest.feed(Array(url.path.utf8))
+        // Not the path: it depends on where this copy of the campaign lives, and every replica must
+        // compute the same revision (plans are seeded with it). The YAML and the multivariant
+        // playlists, fed too, already name every file; the length keeps files apart in the digest.
+        self.digest.feed(Array("\(data.count)\n".utf8))
         self.digest.feed(data)
         do {
             let playlist = try PlaylistParser().parse(bytes: data, url: url)

@@ -98,7 +98,15 @@ extension Loader {
 
     private mutating func instant(_ node: Node?, _ field: String, zone: String) -> ExactDecimal? {
         guard let text = self.reader.string(node, field) else { return nil }
-        if let dateTime = DateTime(text) { return dateTime.secondsSinceEpoch }
+        if let dateTime = DateTime(text) {
+            guard !dateTime.hasTimeZone, let timeZone = TimeZone(identifier: zone) else { return dateTime.secondsSinceEpoch }
+            // Without an offset the date-time is wall-clock time in the flight's zone, as a bare date
+            // is (DateTime read it as UTC). The offset is the zone's at that instant, so DST counts.
+            let wallClock = dateTime.secondsSinceEpoch
+            let guess = Date(timeIntervalSince1970: wallClock.doubleValue)
+            let offset = timeZone.secondsFromGMT(for: guess.addingTimeInterval(-Double(timeZone.secondsFromGMT(for: guess))))
+            return wallClock - ExactDecimal(offset)
+        }
         // A bare date: midnight at the start of that day in the flight's zone.
         let parts = text.split(separator: "-")
         if parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),

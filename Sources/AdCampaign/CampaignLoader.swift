@@ -43,8 +43,21 @@ public enum CampaignLoader {
     private static func syntaxIssue(_ error: any Error, file: String) -> CampaignIssue {
         if let yamlError = error as? YamlError {
             switch yamlError {
-            case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _):
-                return CampaignIssue(file: file, line: mark.line, column: mark.column, field: "", "YAML syntax: \(problem)")
+            case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+                .composer(let context, let problem, let mark, _):
+                // libyaml's context says where the construct it was reading began: for an unclosed
+                // quote or bracket that is where to look, while the mark is where the file ended.
+                let start = context.map { " (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? ""
+                return CampaignIssue(file: file, line: mark.line, column: mark.column, field: "", "YAML syntax: \(problem)\(start)")
+            case .duplicatedKeysInMapping(let duplicates, let context):
+                // Yams refuses a repeated key (a pool defined twice, say) before the loader sees the
+                // tree, and its own description quotes the whole file: point at the key instead.
+                // Yams marks the first occurrence.
+                let keys = duplicates.map { "\"\($0)\"" }.joined(separator: ", ")
+                return CampaignIssue(
+                    file: file, line: context.mark.line, column: context.mark.column, field: duplicates.joined(separator: ", "),
+                    "\(keys) \(duplicates.count == 1 ? "appears" : "appear") twice in this mapping (first here); "
+                        + "keep one — keys, pool names included, must be unique")
             default:
                 break
             }
@@ -161,7 +174,9 @@ struct Loader {
                     let playlist = self.reader.string(fields["playlist"], "\(field).playlist", required: true, parent: item)
                 else { continue }
                 if ads.contains(where: { $0.id == id }) {
-                    self.reader.issue(fields["id"], "\(field).id", "ad \"\(id)\" appears twice in pool \"\(poolID)\"")
+                    self.reader.issue(
+                        fields["id"], "\(field).id",
+                        "ad \"\(id)\" appears twice in pool \"\(poolID)\"; list it once (raise its weight to play it more often)")
                     continue
                 }
                 if let other = adPlaylists[id], other != playlist {

@@ -76,20 +76,24 @@ extension Loader {
         }
     }
 
-    /// An ad longer than every break that may play it (by its pools, including rule overrides) could never play.
+    /// An ad longer than every break that may play it (through any of its pools, including rule
+    /// overrides) could never play. Judged per ad, not per pool: an ad too long for one pool's
+    /// breaks still plays in the breaks of another pool that holds it.
     private mutating func checkAdsFitBreaks(_ campaign: Campaign) {
-        for pool in campaign.pools {
+        for ad in campaign.ads {
+            let pools = campaign.pools.filter { pool in pool.ads.contains { $0.id == ad.id } }.map(\.id)
             let breaks = campaign.breaks.filter { adBreak in
-                adBreak.pools.contains(pool.id) || campaign.rules.contains { $0.action.pools[adBreak.id]?.contains(pool.id) == true }
+                pools.contains { pool in
+                    adBreak.pools.contains(pool) || campaign.rules.contains { $0.action.pools[adBreak.id]?.contains(pool) == true }
+                }
             }
-            guard let longest = breaks.map(\.duration).max() else { continue }
-            for ad in pool.ads where ad.asset.duration > longest {
-                let (node, field) = self.adNodes[ad.id] ?? (nil, "pools.\(pool.id)")
-                self.issue(
-                    node, field,
-                    "ad \"\(ad.id)\" runs \(ad.asset.duration) s, longer than every break that uses pool \"\(pool.id)\" "
-                        + "(\(breaks.map { "\($0.id) \($0.duration) s" }.joined(separator: ", "))); it could never play — shorten it or lengthen a break")
-            }
+            guard let longest = breaks.map(\.duration).max(), ad.asset.duration > longest else { continue }
+            let (node, field) = self.adNodes[ad.id] ?? (nil, "pools")
+            self.issue(
+                node, field,
+                "ad \"\(ad.id)\" runs \(ad.asset.duration) s, longer than every break that may play it "
+                    + "(\(breaks.map { "\($0.id) \($0.duration) s" }.joined(separator: ", "))); "
+                    + "it could never play — shorten it or lengthen a break")
         }
     }
 
