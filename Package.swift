@@ -41,6 +41,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["AdCampaign", "AdDecision", "AdStitching", "HLSPlaylist"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "AdCampaignTests", dependencies: ["AdCampaign", "HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AdDecisionTests", dependencies: ["AdDecision", "AdCampaign", "HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
     ]
 )

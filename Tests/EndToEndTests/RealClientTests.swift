@@ -1,0 +1,101 @@
+import AdDecision
+import AdStitching
+import Foundation
+import HLSPlaylist
+import Testing
+
+/// The stitched demo sessions, played by real clients over HTTP (DESIGN.md "Real clients").
+@Suite("Real clients", .serialized)
+struct RealClientTests {
+    static let context = ViewerContext(
+        session: "e2e-1", at: Date(timeIntervalSince1970: 1_795_800_000), attributes: ["locale": "en-GB", "device": "desktop"])
+
+    /// GStreamer's hlsdemux decodes every frame of every rendition: exactly duration × 25 video
+    /// frames, and audio at least as long as the video (AAC priming adds a frame per piece).
+    @Test("GStreamer decodes every frame of every rendition of the TS demo")
+    func gstreamerDecodesTheTSDemo() throws {
+        let session = try StitchedSession(campaign: "evening-news", context: Self.context)
+        let expectedFrames = Self.frames(session.manifest.duration, fps: 25)
+        for rendition in session.renditions {
+            let decoded = try Decoded(session.url(rendition), scratch: session.root)
+            #expect(decoded.videoFrames == expectedFrames, "\(rendition.id): \(decoded.videoFrames) frames, expected \(expectedFrames)")
+            let audio = decoded.audioSeconds
+            let video = session.manifest.duration.doubleValue
+            #expect(audio >= video - 0.001 && audio <= video + Double(session.plan.pieces.count) * 0.05, "\(rendition.id): \(audio) s of audio for \(video) s")
+        }
+    }
+
+    @Test("ffprobe reports the boundary manifest's duration for the stitched master")
+    func ffprobeAgreesWithTheManifest() throws {
+        let session = try StitchedSession(campaign: "evening-news", context: Self.context)
+        let result = try Tool.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "default=nw=1:nk=1", session.masterURL.absoluteString])
+        #expect(result.status == 0, "\(result.output)")
+        let reported = ExactDecimal(result.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(reported == session.manifest.duration, "ffprobe: \(result.output), manifest: \(session.manifest.duration)")
+    }
+
+    /// Chromium plays HLS natively; it must reach `ended` with no media error and no console error.
+    @Test("headless Chromium plays the TS demo session to the end")
+    func chromiumPlaysTheTSDemo() async throws {
+        let session = try StitchedSession(campaign: "evening-news", context: Self.context)
+        let page = try session.writePlayerPage()
+        let browser = try await WebDriver()
+        do {
+            try await self.playToTheEnd(page, in: browser, session: session)
+        } catch {
+            await browser.quit()
+            throw error
+        }
+        await browser.quit()
+    }
+
+    private func playToTheEnd(_ page: URL, in browser: WebDriver, session: StitchedSession) async throws {
+        try await browser.open(page)
+        var state: [Any] = []
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline {
+            try await Task.sleep(for: .seconds(1))
+            state = try await browser.execute(
+                "const v = document.getElementById('video'); return [v.ended, v.currentTime, v.duration, v.error ? v.error.message : null, window.events.join(' ')]"
+            ) as? [Any] ?? []
+            if state.first as? Bool == true || !(state.count > 3 && state[3] is NSNull) { break }
+        }
+        #expect(state.first as? Bool == true, "did not play to the end: \(state)")
+        #expect(state.count > 3 && state[3] is NSNull, "media error: \(state)")
+        if let duration = state.count > 2 ? state[2] as? Double : nil {
+            #expect(abs(duration - session.manifest.duration.doubleValue) < 0.5, "the player's duration \(duration) vs the manifest's \(session.manifest.duration)")
+        }
+        #expect(try await browser.severeLogs().isEmpty)
+    }
+
+    static func frames(_ duration: ExactDecimal, fps: Int) -> Int {
+        (duration * fps).roundedToInteger
+    }
+}
+
+/// Decodes a playlist with GStreamer into fixed-size grey frames and mono 48 kHz samples, so the
+/// byte counts give the number of frames and seconds of audio decoded.
+struct Decoded {
+    var videoFrames: Int
+    var audioSeconds: Double
+
+    init(_ url: URL, scratch: URL) throws {
+        let video = scratch.appendingPathComponent("decoded-\(UUID().uuidString.prefix(6)).gray")
+        let audio = scratch.appendingPathComponent("decoded-\(UUID().uuidString.prefix(6)).pcm")
+        let result = try Tool.run(
+            "gst-launch-1.0",
+            [
+                "-q", "uridecodebin", "uri=\(url.absoluteString)", "name=d",
+                "d.", "!", "queue", "!", "video/x-raw", "!", "videoconvert", "!", "videoscale", "!",
+                "video/x-raw,format=GRAY8,width=64,height=36", "!", "filesink", "location=\(video.path)",
+                "d.", "!", "queue", "!", "audio/x-raw", "!", "audioconvert", "!", "audioresample", "!",
+                "audio/x-raw,format=S16LE,channels=1,rate=48000", "!", "filesink", "location=\(audio.path)",
+            ], timeout: 180)
+        guard result.status == 0 else { throw Tool.Missing(name: "a successful GStreamer decode of \(url): \(result.output)") }
+        let size = { (file: URL) in ((try? FileManager.default.attributesOfItem(atPath: file.path)[.size]) as? Int) ?? 0 }
+        self.videoFrames = size(video) / (64 * 36)
+        self.audioSeconds = Double(size(audio)) / 96_000
+        try? FileManager.default.removeItem(at: video)
+        try? FileManager.default.removeItem(at: audio)
+    }
+}

@@ -1,0 +1,69 @@
+import AdCampaign
+import AdDecision
+import AdStitching
+import Foundation
+import HLSPlaylist
+
+/// A demo campaign's session stitched into a temporary folder and served over HTTP, the way a
+/// player meets it: `<base>/session/master.m3u8`, media under `<base>/campaign/`.
+final class StitchedSession: Sendable {
+    let root: URL
+    let plan: Plan
+    let manifest: BoundaryManifest
+    let renditions: [StitchRendition]
+    let server: StaticServer
+
+    var base: URL { self.server.base }
+    var masterURL: URL { self.base.appendingPathComponent("session/master.m3u8") }
+    func url(_ rendition: StitchRendition) -> URL { self.base.appendingPathComponent("session/\(rendition.id).m3u8") }
+
+    init(campaign id: String, context: ViewerContext) throws {
+        let campaign = try CampaignLoader.load(Repository.campaign(id))
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("adstitch-e2e-\(UUID().uuidString.prefix(8))")
+        let sessionDirectory = root.appendingPathComponent("session")
+        try FileManager.default.createDirectory(at: sessionDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            at: root.appendingPathComponent("campaign"), withDestinationURL: campaign.file.deletingLastPathComponent())
+        let server = try StaticServer(root: root)
+        let uris = URIStyle.rebased(root: campaign.file.deletingLastPathComponent(), onto: server.base.appendingPathComponent("campaign/"))
+        let layout = try StitchLayout(campaign: campaign, uris: uris)
+        let plan = Planner().plan(campaign, for: context)
+        let renderer = SessionRenderer(layout: layout)
+        try Data(try renderer.multivariant(plan, playlistURI: { "\($0.id).m3u8" }, boundariesURI: "boundaries.json").utf8)
+            .write(to: sessionDirectory.appendingPathComponent("master.m3u8"))
+        for rendition in layout.renditions {
+            try Data(try renderer.mediaPlaylist(plan, rendition: rendition).utf8).write(to: sessionDirectory.appendingPathComponent("\(rendition.id).m3u8"))
+        }
+        try Data("WEBVTT\n".utf8).write(to: sessionDirectory.appendingPathComponent("empty.vtt"))
+        let manifest = BoundaryManifest(plan)
+        try Data(manifest.json.text().utf8).write(to: sessionDirectory.appendingPathComponent("boundaries.json"))
+        self.root = root
+        self.plan = plan
+        self.manifest = manifest
+        self.renditions = layout.renditions
+        self.server = server
+    }
+
+    /// Writes a page that plays the session in a `<video>` and records its events.
+    func writePlayerPage() throws -> URL {
+        let page = """
+            <!doctype html>
+            <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch e2e</title></head>
+            <body><video id="video" src="master.m3u8" muted autoplay playsinline width="640"></video>
+            <script>
+              const video = document.getElementById('video');
+              window.events = [];
+              for (const name of ['loadedmetadata', 'playing', 'waiting', 'ended', 'error']) {
+                video.addEventListener(name, () => window.events.push(name + '@' + video.currentTime.toFixed(2)));
+              }
+              video.addEventListener('loadedmetadata', () => { video.playbackRate = 4; });
+            </script></body></html>
+            """
+        try Data(page.utf8).write(to: self.root.appendingPathComponent("session/play.html"))
+        return self.base.appendingPathComponent("session/play.html")
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: self.root)
+    }
+}

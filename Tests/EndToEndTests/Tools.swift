@@ -1,0 +1,144 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The repository root, for the demo campaigns.
+enum Repository {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static func campaign(_ id: String) -> URL { root.appendingPathComponent("Campaigns/\(id)/campaign.yaml") }
+}
+
+/// Runs the real clients (gst-launch-1.0, ffprobe, chromium) the end-to-end tests check with.
+enum Tool {
+    struct Result {
+        var status: Int32
+        var output: String
+    }
+
+    struct Missing: Error, CustomStringConvertible {
+        var name: String
+        var description: String { "\(self.name) is not installed; run `make deps` (or `make test`, which installs it)" }
+    }
+
+    /// The path of an executable on PATH.
+    static func path(_ name: String) throws -> String {
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw Missing(name: name)
+    }
+
+    /// Runs `name arguments…` to completion (killed after `timeout` seconds), output and errors
+    /// merged through a file.
+    static func run(_ name: String, _ arguments: [String], timeout: TimeInterval = 120) throws -> Result {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let pid = try Spawn.start(try self.path(name), arguments, output: log)
+        let status = Spawn.wait(pid, timeout: timeout)
+        return Result(status: status, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+}
+
+/// `posix_spawn` with every inherited descriptor closed but stdin (/dev/null), stdout and stderr
+/// (a file). Foundation's `Process` on Linux hangs in `waitUntilExit` once a long-lived child it
+/// started (the file server) holds descriptors of later launches, so the tests spawn directly.
+enum Spawn {
+    static func start(_ path: String, _ arguments: [String], output: URL) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Close every other descriptor open now (closefrom is not exported to Swift here).
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap({ Int32($0) }) where fd > 2 && fcntl(fd, F_GETFD) != -1 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        // The child must not inherit the test runner's blocked or ignored signals, or SIGTERM
+        // would never stop a server.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        guard status == 0 else { throw Tool.Missing(name: "\(path) (posix_spawn failed: \(status))") }
+        return pid
+    }
+
+    /// The exit status, after SIGKILL if the process outlives `timeout`.
+    static func wait(_ pid: pid_t, timeout: TimeInterval) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                return -1
+            }
+            usleep(20_000)
+        }
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -(status & 0x7f)
+    }
+}
+
+/// A process started for the length of a test (a file server, chromedriver), killed on deinit.
+final class BackgroundProcess: @unchecked Sendable {
+    let pid: pid_t
+    let log: URL
+
+    init(_ name: String, _ arguments: [String]) throws {
+        self.log = FileManager.default.temporaryDirectory.appendingPathComponent("background-\(UUID().uuidString).log")
+        self.pid = try Spawn.start(try Tool.path(name), arguments, output: self.log)
+    }
+
+    /// Waits until the output has a line containing `marker`, returning that line (nil after `timeout`).
+    func waitForLine(containing marker: String, timeout: TimeInterval = 20) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let text = (try? String(contentsOf: self.log, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return nil
+    }
+
+    /// Stops the process (SIGTERM, then SIGKILL after two seconds) and reaps it.
+    func stop() {
+        var status: Int32 = 0
+        guard waitpid(self.pid, &status, WNOHANG) == 0 else { return }
+        kill(self.pid, SIGTERM)
+        _ = Spawn.wait(self.pid, timeout: 2)  // SIGKILL after two seconds
+    }
+
+    deinit {
+        self.stop()
+        try? FileManager.default.removeItem(at: self.log)
+    }
+}
+
+/// A static HTTP server (python3 -m http.server) over a folder, on a free loopback port.
+final class StaticServer: Sendable {
+    let process: BackgroundProcess
+    let base: URL
+
+    init(root: URL) throws {
+        self.process = try BackgroundProcess("python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root.path])
+        guard let line = self.process.waitForLine(containing: "Serving HTTP"),
+            let port = line.split(separator: " ").first(where: { Int($0) != nil && !$0.contains(".") })
+        else { throw Tool.Missing(name: "a python3 http.server that starts") }
+        self.base = URL(string: "http://127.0.0.1:\(port)/")!
+    }
+}

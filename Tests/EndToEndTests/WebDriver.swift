@@ -1,0 +1,142 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Just enough of the W3C WebDriver protocol to drive headless Chromium through chromedriver:
+/// open a session, load a page, run a script, read the browser log.
+final class WebDriver: @unchecked Sendable {
+    private let driver: BackgroundProcess
+    private let endpoint: URL
+    private var session = ""
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init() async throws {
+        let port = Int.random(in: 20_000..<40_000)
+        self.driver = try BackgroundProcess("chromedriver", ["--port=\(port)"])
+        self.endpoint = URL(string: "http://127.0.0.1:\(port)")!
+        guard self.driver.waitForLine(containing: "started successfully") != nil else { throw Failure(description: "chromedriver did not start") }
+        let capabilities: [String: Any] = [
+            "capabilities": [
+                "alwaysMatch": [
+                    "browserName": "chrome",
+                    "goog:loggingPrefs": ["browser": "ALL"],
+                    "goog:chromeOptions": [
+                        "binary": try Tool.path("chromium"),
+                        "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--autoplay-policy=no-user-gesture-required",
+                                 "--window-size=1280,900"],
+                    ],
+                ]
+            ]
+        ]
+        let value = try await self.call("POST", "/session", capabilities)
+        guard let id = (value as? [String: Any])?["sessionId"] as? String else { throw Failure(description: "no WebDriver session: \(value)") }
+        self.session = id
+    }
+
+    func open(_ url: URL) async throws {
+        _ = try await self.call("POST", "/session/\(self.session)/url", ["url": url.absoluteString])
+    }
+
+    /// Runs `script` (a function body) in the page and returns its result.
+    func execute(_ script: String) async throws -> Any {
+        try await self.call("POST", "/session/\(self.session)/execute/sync", ["script": script, "args": [] as [Any]])
+    }
+
+    /// Console messages of level SEVERE.
+    func severeLogs() async throws -> [String] {
+        let entries = try await self.call("POST", "/session/\(self.session)/se/log", ["type": "browser"]) as? [[String: Any]] ?? []
+        return entries.filter { ($0["level"] as? String) == "SEVERE" }.compactMap { $0["message"] as? String }
+    }
+
+    func screenshot(to file: URL) async throws {
+        guard let base64 = try await self.call("GET", "/session/\(self.session)/screenshot", nil) as? String, let data = Data(base64Encoded: base64) else {
+            throw Failure(description: "no screenshot")
+        }
+        try data.write(to: file)
+    }
+
+    /// Ends the browser session and stops chromedriver.
+    func quit() async {
+        _ = try? await self.call("DELETE", "/session/\(self.session)", nil)
+        self.driver.stop()
+    }
+
+    private func call(_ method: String, _ path: String, _ body: [String: Any]?) async throws -> Any {
+        let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
+        let data = try LoopbackHTTP.request(method, port: self.endpoint.port ?? 0, path: path, body: payload)
+        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let value = json?["value"] as Any
+        if let error = (value as? [String: Any])?["error"] as? String {
+            throw Failure(description: "WebDriver \(method) \(path): \(error): \((value as? [String: Any])?["message"] ?? "")")
+        }
+        return value
+    }
+}
+
+/// A minimal HTTP/1.1 client for loopback (chromedriver): one request per connection,
+/// `Connection: close`, the body read to the end. FoundationNetworking's URLSession fails
+/// chromedriver's responses here ("Failed writing header"), and the tests need nothing more.
+enum LoopbackHTTP {
+    static func request(_ method: String, port: Int, path: String, body: Data) throws -> Data {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw WebDriver.Failure(description: "socket() failed") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw WebDriver.Failure(description: "cannot connect to 127.0.0.1:\(port)") }
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        request += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+        let bytes = Array(request.utf8) + Array(body)
+        var sent = 0
+        while sent < bytes.count {
+            let written = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+            guard written > 0 else { throw WebDriver.Failure(description: "send failed") }
+            sent += written
+        }
+        // Read until the peer closes, or the Content-Length body is complete (chromedriver may keep
+        // the connection open).
+        var response = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            response.append(contentsOf: buffer[0..<count])
+            if let separator = response.range(of: Data("\r\n\r\n".utf8)) {
+                let head = String(decoding: response[..<separator.lowerBound], as: UTF8.self).lowercased()
+                if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+                    let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)),
+                    response.count - separator.upperBound >= length
+                {
+                    break
+                }
+            }
+        }
+        guard let separator = response.range(of: Data("\r\n\r\n".utf8)) else { throw WebDriver.Failure(description: "no HTTP response") }
+        let head = String(decoding: response[..<separator.lowerBound], as: UTF8.self)
+        var content = Data(response[separator.upperBound...])
+        if head.lowercased().contains("transfer-encoding: chunked") { content = Self.dechunk(content) }
+        return content
+    }
+
+    private static func dechunk(_ data: Data) -> Data {
+        var out = Data()
+        var rest = data[...]
+        while let lineEnd = rest.range(of: Data("\r\n".utf8)) {
+            let size = Int(String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
+            if size == 0 { break }
+            let start = lineEnd.upperBound
+            out.append(rest[start..<min(rest.endIndex, start + size)])
+            rest = rest[min(rest.endIndex, start + size + 2)...]
+        }
+        return out
+    }
+}
