@@ -55,7 +55,21 @@ encode_variant() {
     -c:a aac -b:a 64k -ar 48000 -ac 2 -flags:a +bitexact \
     -f hls -hls_time "$SEGMENT" -hls_playlist_type vod -hls_list_size 0 \
     -hls_segment_type mpegts -hls_segment_filename "$dir/$name/seg_%03d.ts" \
+    ${KEYINFO:+-hls_key_info_file "$KEYINFO"} \
     "$dir/$name/index.m3u8"
+}
+
+# key_for NAME KEY-HEX: the programme is AES-128 (whole segments, RFC 8216bis §4.4.4.4)
+# through ffmpeg's -hls_key_info_file, the ads stay clear, so stitched sessions switch keys
+# at every splice (DESIGN invariant 5). The key info names no IV; ffmpeg 5.1 then encrypts
+# every segment with IV 0 and writes IV=0x0…0 itself. The key is fixed so the demo is
+# reproducible; it protects nothing.
+key_for() {
+  local name=$1 hex=$2
+  mkdir -p program/keys
+  printf "$(sed 's/../\\x&/g' <<< "$hex")" > "program/keys/$name.key"
+  printf '../../keys/%s.key\n%s\n' "$name" "program/keys/$name.key" > "program/keys/$name.keyinfo"
+  echo "program/keys/$name.keyinfo"
 }
 
 # micros DECIMAL: "1.920000" -> 1920000
@@ -85,10 +99,10 @@ bandwidth() {
   echo "$peak $(( (total_bytes * 8 * 1000000 + total_us - 1) / total_us ))"
 }
 
-# avc_codec SEGMENT: RFC 6381 string from the stream's own SPS (profile, flags, level)
+# avc_codec PLAYLIST: RFC 6381 string from the stream's own SPS (profile, flags, level)
 avc_codec() {
   local sps
-  sps=$(ffmpeg -nostdin -v error -i "$1" -map 0:v:0 -c copy -frames:v 1 -f h264 - \
+  sps=$(ffmpeg -nostdin -v error -allowed_extensions ALL -i "$1" -map 0:v:0 -c copy -frames:v 1 -f h264 - \
         | xxd -p | tr -d '\n' | grep -oE '000001[0-7]7[0-9a-f]{6}' || true)
   sps=${sps%%$'\n'*}
   [[ -n $sps ]] || { echo "no SPS in $1" >&2; exit 1; }
@@ -97,7 +111,7 @@ avc_codec() {
 
 aac_codec() {
   local profile
-  profile=$(ffprobe -v error -select_streams a:0 -show_entries stream=profile -of csv=p=0 "$1" | awk 'NF && !n++')
+  profile=$(ffprobe -v error -allowed_extensions ALL -select_streams a:0 -show_entries stream=profile -of csv=p=0 "$1" | awk 'NF && !n++')
   [[ $profile == LC ]] || { echo "expected AAC-LC in $1, got $profile" >&2; exit 1; }
   echo "mp4a.40.2"
 }
@@ -111,11 +125,11 @@ write_master() {
     echo '#EXT-X-VERSION:3'
     echo '#EXT-X-INDEPENDENT-SEGMENTS'
     for name in "$@"; do
-      first=$(awk '!/^#/ && NF && !n++' "$dir/$name/index.m3u8")
-      IFS=x read -r w h < <(ffprobe -v error -select_streams v:0 -show_entries stream=width,height \
-                        -of csv=p=0:s=x "$dir/$name/$first" | awk 'NF && !n++')
+      # Probe through the playlist: ffmpeg decrypts the programme with its key.
+      IFS=x read -r w h < <(ffprobe -v error -allowed_extensions ALL -select_streams v:0 -show_entries stream=width,height \
+                        -of csv=p=0:s=x "$dir/$name/index.m3u8" | awk 'NF && !n++')
       read -r bw avg < <(bandwidth "$dir/$name/index.m3u8")
-      codecs="$(avc_codec "$dir/$name/$first"),$(aac_codec "$dir/$name/$first")"
+      codecs="$(avc_codec "$dir/$name/index.m3u8"),$(aac_codec "$dir/$name/index.m3u8")"
       echo "#EXT-X-STREAM-INF:BANDWIDTH=$bw,AVERAGE-BANDWIDTH=$avg,CODECS=\"$codecs\",RESOLUTION=${w}x${h},FRAME-RATE=25.000"
       echo "$name/index.m3u8"
     done
@@ -139,8 +153,11 @@ asset() {
 echo "evening-news media:"
 rm -rf program ads slate
 #     directory        seconds  video source              audio source                          label         ladder
+KEYINFO=$(key_for act-1 000102030405060708090a0b0c0d0e0f) \
 asset program/act-1    7.68     testsrc2                  "sine=frequency=440"                  "ACT 1"       PROGRAM_LADDER
+KEYINFO=$(key_for act-2 f0e0d0c0b0a090807060504030201000) \
 asset program/act-2    5.76     testsrc                   "sine=frequency=523"                  "ACT 2"       PROGRAM_LADDER
+rm -f program/keys/*.keyinfo
 asset ads/alpha        5.76     smptebars                 "sine=frequency=660:beep_factor=2"    "AD ALPHA"    AD_LADDER
 asset ads/bravo        3.84     "color=c=0xB22222"        "sine=frequency=770:beep_factor=2"    "AD BRAVO"    AD_LADDER
 asset ads/charlie      7.68     "color=c=0x1E3A8A"        "sine=frequency=880:beep_factor=2"    "AD CHARLIE"  AD_LADDER
