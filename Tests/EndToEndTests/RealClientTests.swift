@@ -25,6 +25,30 @@ struct RealClientTests {
         }
     }
 
+    /// The fMP4 demo: maps after every discontinuity, byte ranges, demuxed English and Spanish
+    /// audio (bravo has English only: the Spanish rendition plays its DEFAULT), subtitles and
+    /// I-frames filled where ads lack them.
+    @Test("GStreamer decodes every frame of the fMP4 demo's video and audio renditions")
+    func gstreamerDecodesTheFMP4Demo() throws {
+        let session = try StitchedSession(campaign: "feature-fmp4", context: Self.context)
+        let duration = session.manifest.duration
+        var checked = 0
+        for rendition in session.renditions {
+            switch rendition.kind {
+            case .video:
+                let decoded = try Decoded(session.url(rendition), scratch: session.root, audio: false)
+                #expect(decoded.videoFrames == Self.frames(duration, fps: 25), "\(rendition.id): \(decoded.videoFrames) frames for \(duration) s")
+            case .audio:
+                let decoded = try Decoded(session.url(rendition), scratch: session.root, video: false)
+                #expect(abs(decoded.audioSeconds - duration.doubleValue) < 0.05, "\(rendition.id): \(decoded.audioSeconds) s of audio for \(duration) s")
+            case .subtitles, .iFrame:
+                continue
+            }
+            checked += 1
+        }
+        #expect(checked == 4)  // two video variants, English and Spanish audio
+    }
+
     @Test("ffprobe reports the boundary manifest's duration for the stitched master")
     func ffprobeAgreesWithTheManifest() throws {
         let session = try StitchedSession(campaign: "evening-news", context: Self.context)
@@ -79,18 +103,23 @@ struct Decoded {
     var videoFrames: Int
     var audioSeconds: Double
 
-    init(_ url: URL, scratch: URL) throws {
+    init(_ url: URL, scratch: URL, video wantsVideo: Bool = true, audio wantsAudio: Bool = true) throws {
         let video = scratch.appendingPathComponent("decoded-\(UUID().uuidString.prefix(6)).gray")
         let audio = scratch.appendingPathComponent("decoded-\(UUID().uuidString.prefix(6)).pcm")
-        let result = try Tool.run(
-            "gst-launch-1.0",
-            [
-                "-q", "uridecodebin", "uri=\(url.absoluteString)", "name=d",
+        var pipeline = ["-q", "uridecodebin", "uri=\(url.absoluteString)", "name=d"]
+        if wantsVideo {
+            pipeline += [
                 "d.", "!", "queue", "!", "video/x-raw", "!", "videoconvert", "!", "videoscale", "!",
                 "video/x-raw,format=GRAY8,width=64,height=36", "!", "filesink", "location=\(video.path)",
+            ]
+        }
+        if wantsAudio {
+            pipeline += [
                 "d.", "!", "queue", "!", "audio/x-raw", "!", "audioconvert", "!", "audioresample", "!",
                 "audio/x-raw,format=S16LE,channels=1,rate=48000", "!", "filesink", "location=\(audio.path)",
-            ], timeout: 180)
+            ]
+        }
+        let result = try Tool.run("gst-launch-1.0", pipeline, timeout: 180)
         guard result.status == 0 else { throw Tool.Missing(name: "a successful GStreamer decode of \(url): \(result.output)") }
         let size = { (file: URL) in ((try? FileManager.default.attributesOfItem(atPath: file.path)[.size]) as? Int) ?? 0 }
         self.videoFrames = size(video) / (64 * 36)

@@ -129,16 +129,19 @@ final class BackgroundProcess: @unchecked Sendable {
     }
 }
 
-/// A static HTTP server (python3 -m http.server) over a folder, on a free loopback port.
+/// A static HTTP server over a folder, on a free loopback port, answering Range requests
+/// (scripts/range-http-server.py; python's own http.server ignores them, and byte-range
+/// segments need them).
 final class StaticServer: Sendable {
     let process: BackgroundProcess
     let base: URL
 
     init(root: URL) throws {
-        self.process = try BackgroundProcess("python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root.path])
+        let script = Repository.root.appendingPathComponent("scripts/range-http-server.py").path
+        self.process = try BackgroundProcess("python3", ["-u", script, root.path])
         guard let line = self.process.waitForLine(containing: "Serving HTTP"),
-            let port = line.split(separator: " ").first(where: { Int($0) != nil && !$0.contains(".") })
-        else { throw Tool.Missing(name: "a python3 http.server that starts") }
+            let port = line.split(separator: " ").last.flatMap({ Int($0) })
+        else { throw Tool.Missing(name: "a python3 file server that starts") }
         self.base = URL(string: "http://127.0.0.1:\(port)/")!
     }
 }

@@ -32,8 +32,10 @@
 # duration: it then encodes to exactly the asset's duration (3 x 1.920000 s for 5.76 s)
 # and ends together with the video.
 #
-# CLEAR_PROGRAM=1 builds the program without encryption (for players that cannot play
-# AES-128 fMP4, such as GStreamer 1.22; never commit such a build).
+# The committed build is clear: GStreamer 1.22, the one client here that plays fMP4 across
+# discontinuities, cannot decrypt AES-128 fMP4, and the end-to-end tests decode every frame
+# of a stitched session. AES-128 meets real clients in the TS demo (evening-news) instead.
+# ENCRYPT_PROGRAM=1 builds the encrypted variant described above (keys in keys/).
 #
 # Needs: ffmpeg 5.1 (libx264, native aac, drawtext), ffprobe, openssl, xxd, od, coreutils.
 set -euo pipefail
@@ -283,7 +285,7 @@ asset() {
   local rung name w h kbps spec lang lname def asrc key= uri= iv= subs=no
   local amax_peak=0 amax_avg=0 speak=0 savg=0 p a peak avg codecs vcodec media=() variants=()
   rm -rf "$dir"; mkdir -p "$dir"
-  [[ ${CLEAR_PROGRAM:-0} == 1 ]] && keyname=""   # test builds only, see the header
+  [[ ${ENCRYPT_PROGRAM:-0} == 1 ]] || keyname=""   # clear unless asked, see the header
   if [[ -n $keyname ]]; then
     { read -r uri; read -r keyfile; read -r iv; } < "keys/$keyname.keyinfo"
     [[ $iv =~ ^[0-9a-f]{32}$ ]] || { echo "keys/$keyname.keyinfo: needs an IV (32 hex digits)" >&2; exit 1; }
