@@ -50,5 +50,9 @@ let package = Package(
         .testTarget(name: "AdCampaignTests", dependencies: ["AdCampaign", "HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(
             name: "AdDecisionTests", dependencies: ["AdDecision", "AdCampaign", "HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AdStitchingTests", dependencies: ["AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist"],
+            // Golden/ is read and (with ADSTITCH_UPDATE_GOLDEN=1) rewritten in the source tree via #filePath.
+            exclude: ["Golden"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
     ]
 )

@@ -7,7 +7,10 @@ import HLSPlaylist
 
 /// An HLS asset — an island, an ad or the slate: its multivariant playlist and every media
 /// playlist it references, parsed once with variables resolved.
-public struct Asset: Sendable {
+///
+/// A class, immutable: plans hold an asset per piece, and copying one reference per piece keeps
+/// planning cheap (a value would copy dozens of arrays). One instance per playlist URL per load.
+public final class Asset: Sendable {
     /// The multivariant playlist's URL.
     public let url: URL
     public let multivariant: MultivariantPlaylist
@@ -18,6 +21,9 @@ public struct Asset: Sendable {
     /// The duration of the first variant: the asset's length on the main video timeline.
     public let duration: ExactDecimal
     public let segmentFormat: SegmentFormat
+    /// Per variant, its family: video codec family and VIDEO-RANGE (`avc/SDR`, `hevc/PQ`), or
+    /// `audio/SDR` for audio-only variants — worked out once, used for every startup decision.
+    public let variantFamilies: [String]
 
     public struct Variant: Sendable {
         public let streamInf: StreamInf
@@ -45,6 +51,7 @@ public struct Asset: Sendable {
         self.renditions = renditions
         self.duration = variants.first?.playlist.duration ?? .zero
         self.segmentFormat = variants.first?.playlist.segments.first?.map != nil ? .fragmentedMP4 : .mpegTS
+        self.variantFamilies = variants.map { "\(CodecFamily.video(of: $0.streamInf.codecs) ?? "audio")/\($0.streamInf.videoRange ?? "SDR")" }
     }
 
     /// Audio renditions with their own playlists (demuxed audio).

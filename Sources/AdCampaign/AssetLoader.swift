@@ -9,6 +9,7 @@ import HLSPlaylist
 /// playlist from several places), variables resolved, lint errors reported against the playlist's
 /// own file and line. Feeds every byte read into the campaign's revision digest.
 struct AssetLoader {
+    private var assets: [URL: Asset] = [:]
     private var multivariants: [URL: MultivariantPlaylist] = [:]
     private var mediaPlaylists: [URL: MediaPlaylist] = [:]
     private(set) var issues: [CampaignIssue] = []
@@ -20,6 +21,7 @@ struct AssetLoader {
 
     /// The asset whose multivariant playlist is at `url`, or nil (with issues) when it cannot be used.
     mutating func asset(at url: URL, field: String, campaignFile: String, line: Int, column: Int) -> Asset? {
+        if let loaded = self.assets[url] { return loaded }
         guard url.isFileURL else {
             self.issues.append(
                 CampaignIssue(
@@ -59,7 +61,9 @@ struct AssetLoader {
                 CampaignIssue(file: url.path, line: 0, column: 0, field: "", "the multivariant playlist has no variant streams"))
         }
         guard self.issues.count == before else { return nil }
-        return Asset(url: url, multivariant: multivariant, variants: variants, iFrameVariants: iFrames, renditions: renditions)
+        let asset = Asset(url: url, multivariant: multivariant, variants: variants, iFrameVariants: iFrames, renditions: renditions)
+        self.assets[url] = asset
+        return asset
     }
 
     private mutating func multivariant(at url: URL, field: String, campaignFile: String, line: Int, column: Int) -> MultivariantPlaylist? {

@@ -61,12 +61,38 @@ public struct PlannedBreak: Sendable {
     public let slates: Int
     /// What neither ads nor slate could fill (less than the shortest remaining asset).
     public let unfilled: ExactDecimal
-    /// Every ad of the break's pools and what became of it.
-    public let candidates: [Candidate]
     /// Its duration in the stream.
     public let duration: ExactDecimal
 
+    // What the draw saw, per ad of the pools (same order): kept raw, explained on demand, so
+    // planning a request builds no explanation strings.
+    let considered: [Ad]
+    let weights: [Double]
+    let boosts: [[Boost]]
+    let exclusions: [Exclusion?]
+
     public var end: ExactDecimal { self.start + self.duration }
+
+    /// Every ad of the break's pools and what became of it.
+    public var candidates: [Candidate] {
+        self.considered.indices.map { index in
+            let ad = self.considered[index]
+            let outcome: Candidate.Outcome
+            if let position = self.ads.firstIndex(where: { $0.id == ad.id }) {
+                outcome = .chosen(position: position)
+            } else if let exclusion = self.exclusions[index] {
+                outcome = .excluded(
+                    rule: exclusion.rule, reason: exclusion.pattern.map { "exclude '\($0)'" } ?? "exclude_seen: the viewer has seen it")
+            } else if self.weights[index] <= 0 {
+                outcome = .notChosen(reason: "its weight is 0")
+            } else if ad.asset.duration > self.adBreak.duration {
+                outcome = .notChosen(reason: "it runs \(ad.asset.duration) s, longer than the break's \(self.adBreak.duration) s")
+            } else {
+                outcome = .notChosen(reason: "the draw chose other ads and its \(ad.asset.duration) s no longer fit")
+            }
+            return Candidate(ad: ad, weight: self.weights[index], boosts: self.boosts[index], outcome: outcome)
+        }
+    }
 }
 
 /// An ad considered for a break, and why it was or was not chosen.
@@ -84,8 +110,20 @@ public struct Candidate: Sendable {
     /// The weight after boosts.
     public let weight: Double
     /// Boosts applied: rule name and factor.
-    public let boosts: [(rule: String, factor: Double)]
+    public let boosts: [Boost]
     public let outcome: Outcome
+}
+
+/// A weight multiplier a rule applied to an ad.
+public struct Boost: Sendable, Hashable {
+    public let rule: String
+    public let factor: Double
+}
+
+/// Which rule excluded an ad, and by which pattern (nil: `exclude_seen`).
+struct Exclusion: Sendable {
+    let rule: String
+    let pattern: String?
 }
 
 /// The variant playback starts on, and the order of the variants in the multivariant playlist.

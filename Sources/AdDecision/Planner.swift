@@ -47,53 +47,57 @@ public struct Planner: Sendable {
     private func fill(_ adBreak: AdBreak, campaign: Campaign, rules: [Rule], context: ViewerContext, start: ExactDecimal) -> PlannedBreak {
         let pools = rules.last(where: { $0.action.pools[adBreak.id] != nil })?.action.pools[adBreak.id] ?? adBreak.pools
         var ads: [Ad] = []
-        for pool in pools.compactMap(campaign.pool) {
-            for ad in pool.ads where !ads.contains(where: { $0.id == ad.id }) { ads.append(ad) }
+        for pool in pools {
+            for ad in campaign.pool(pool)?.ads ?? [] where !ads.contains(where: { $0.id == ad.id }) { ads.append(ad) }
         }
-        let seen = Set(context.seen)
+        let seen = context.seen
 
-        // Exclusions and weights.
-        var excluded: [String: (rule: String, reason: String)] = [:]
-        var weights: [String: Double] = [:]
-        var boosts: [String: [(rule: String, factor: Double)]] = [:]
-        for ad in ads {
-            var weight = ad.weight
+        // Exclusions and weights, by position in `ads`.
+        var exclusions: [Exclusion?] = Array(repeating: nil, count: ads.count)
+        var weights = ads.map(\.weight)
+        var boosts: [[Boost]] = Array(repeating: [], count: ads.count)
+        for (index, ad) in ads.enumerated() {
             for rule in rules {
-                if excluded[ad.id] == nil, let pattern = rule.action.exclude.first(where: { $0.matches(ad.id) }) {
-                    excluded[ad.id] = (rule.name, "exclude '\(pattern.source)'")
+                if exclusions[index] == nil, let pattern = rule.action.exclude.first(where: { $0.matches(ad.id) }) {
+                    exclusions[index] = Exclusion(rule: rule.name, pattern: pattern.source)
                 }
-                if excluded[ad.id] == nil, rule.action.excludeSeen, seen.contains(ad.id) {
-                    excluded[ad.id] = (rule.name, "exclude_seen: the viewer has seen it")
+                if exclusions[index] == nil, rule.action.excludeSeen, seen.contains(ad.id) {
+                    exclusions[index] = Exclusion(rule: rule.name, pattern: nil)
                 }
                 if let factor = rule.action.boost[ad.id] {
-                    weight *= factor
-                    boosts[ad.id, default: []].append((rule.name, factor))
+                    weights[index] *= factor
+                    boosts[index].append(Boost(rule: rule.name, factor: factor))
                 }
             }
-            weights[ad.id] = weight
         }
 
         // Seeded weighted draws while something fits.
         var generator = SeededGenerator(seed: campaign.revision, context.session, adBreak.id)
         var remaining = adBreak.duration
+        var isChosen = Array(repeating: false, count: ads.count)
         var chosen: [Ad] = []
+        func eligible(_ index: Int) -> Bool {
+            !isChosen[index] && exclusions[index] == nil && weights[index] > 0 && ads[index].asset.duration <= remaining
+        }
         while true {
-            let fitting = ads.filter { ad in
-                excluded[ad.id] == nil && (weights[ad.id] ?? 0) > 0 && !chosen.contains { $0.id == ad.id } && ad.asset.duration <= remaining
+            var total = 0.0
+            var last: Int?
+            for index in ads.indices where eligible(index) {
+                total += weights[index]
+                last = index
             }
-            guard !fitting.isEmpty else { break }
-            let total = fitting.reduce(0) { $0 + (weights[$1.id] ?? 0) }
+            guard var pick = last else { break }
             var draw = generator.unit() * total
-            var pick = fitting[fitting.count - 1]
-            for ad in fitting {
-                draw -= weights[ad.id] ?? 0
+            for index in ads.indices where eligible(index) {
+                draw -= weights[index]
                 if draw < 0 {
-                    pick = ad
+                    pick = index
                     break
                 }
             }
-            chosen.append(pick)
-            remaining -= pick.asset.duration
+            isChosen[pick] = true
+            chosen.append(ads[pick])
+            remaining -= ads[pick].asset.duration
         }
         var slates = 0
         if let slate = campaign.slate, slate.duration > .zero {
@@ -102,24 +106,8 @@ public struct Planner: Sendable {
                 remaining -= slate.duration
             }
         }
-
-        let candidates = ads.map { ad -> Candidate in
-            let outcome: Candidate.Outcome
-            if let position = chosen.firstIndex(where: { $0.id == ad.id }) {
-                outcome = .chosen(position: position)
-            } else if let exclusion = excluded[ad.id] {
-                outcome = .excluded(rule: exclusion.rule, reason: exclusion.reason)
-            } else if (weights[ad.id] ?? 0) <= 0 {
-                outcome = .notChosen(reason: "its weight is 0")
-            } else if ad.asset.duration > adBreak.duration {
-                outcome = .notChosen(reason: "it runs \(ad.asset.duration) s, longer than the break's \(adBreak.duration) s")
-            } else {
-                outcome = .notChosen(reason: "the draw chose other ads and its \(ad.asset.duration) s no longer fit")
-            }
-            return Candidate(ad: ad, weight: weights[ad.id] ?? 0, boosts: boosts[ad.id] ?? [], outcome: outcome)
-        }
         return PlannedBreak(
-            adBreak: adBreak, pools: pools, start: start, ads: chosen, slates: slates, unfilled: remaining, candidates: candidates,
-            duration: adBreak.duration - remaining)
+            adBreak: adBreak, pools: pools, start: start, ads: chosen, slates: slates, unfilled: remaining,
+            duration: adBreak.duration - remaining, considered: ads, weights: weights, boosts: boosts, exclusions: exclusions)
     }
 }

@@ -10,15 +10,19 @@ public struct StartupSelector: Sendable {
     public init() {}
 
     public func decide(_ campaign: Campaign, for context: ViewerContext) -> StartupDecision {
-        let variants = campaign.islands.first?.asset.variants.map(\.streamInf) ?? []
-        guard !variants.isEmpty else { return StartupDecision(variant: 0, order: [], rule: nil, reason: "no variants") }
+        guard let program = campaign.islands.first?.asset, !program.variants.isEmpty else {
+            return StartupDecision(variant: 0, order: [], rule: nil, reason: "no variants")
+        }
+        let variants = program.variants.map(\.streamInf)
+        let families = program.variantFamilies
         for (index, rule) in campaign.startup.enumerated() where rule.condition.holds(for: context) {
             let (variant, reason) = self.select(rule.pick, among: variants, context: context)
-            return StartupDecision(variant: variant, order: self.order(variants, startingWith: variant), rule: index, reason: reason)
+            return StartupDecision(variant: variant, order: self.order(variants, families: families, startingWith: variant), rule: index, reason: reason)
         }
         let lowest = Self.lowest(variants, in: Array(variants.indices))
         return StartupDecision(
-            variant: lowest, order: self.order(variants, startingWith: lowest), rule: nil, reason: "no startup entry matched: the lowest BANDWIDTH")
+            variant: lowest, order: self.order(variants, families: families, startingWith: lowest), rule: nil,
+            reason: "no startup entry matched: the lowest BANDWIDTH")
     }
 
     private func select(_ pick: StartupPick, among variants: [StreamInf], context: ViewerContext) -> (Int, String) {
@@ -63,17 +67,13 @@ public struct StartupSelector: Sendable {
 
     /// Startup first; then, for each other family (video codec and range), its variant closest in
     /// BANDWIDTH to the startup; then the rest in their original order.
-    func order(_ variants: [StreamInf], startingWith first: Int) -> [Int] {
-        func family(_ index: Int) -> String {
-            "\(CodecFamily.video(of: variants[index].codecs) ?? "audio")/\(variants[index].videoRange ?? "SDR")"
-        }
+    func order(_ variants: [StreamInf], families: [String], startingWith first: Int) -> [Int] {
         let target = variants[first].bandwidth ?? 0
         var order = [first]
-        var families = [family(first)]
-        for index in variants.indices where !families.contains(family(index)) {
-            let name = family(index)
-            families.append(name)
-            let siblings = variants.indices.filter { family($0) == name }
+        var seen = [families[first]]
+        for index in variants.indices where !seen.contains(families[index]) {
+            seen.append(families[index])
+            let siblings = variants.indices.filter { families[$0] == families[index] }
             let closest = siblings.min { abs((variants[$0].bandwidth ?? 0) - target) < abs((variants[$1].bandwidth ?? 0) - target) } ?? index
             order.append(closest)
         }

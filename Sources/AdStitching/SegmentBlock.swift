@@ -26,16 +26,11 @@ struct SegmentBlock: Sendable {
     init(_ playlist: MediaPlaylist, uris: URIStyle, iFramesOnly: Bool = false, gap: Bool = false, fillURI: String? = nil) {
         var currentKeys: [String]?
         var currentMap: String?
+        var previousSourceKeys: [Key] = []
         for segment in playlist.segments {
             if fillURI == nil {
                 var keys: [String] = []
                 for key in segment.keys { keys.append(self.keyLine(key, segment: segment, playlist: playlist, uris: uris)) }
-                if currentKeys == nil {
-                    self.startKeys = keys
-                } else if keys != currentKeys {
-                    self.text += keys.isEmpty ? "#EXT-X-KEY:METHOD=NONE\n" : keys.map { $0 + "\n" }.joined()
-                }
-                currentKeys = keys
                 if let map = segment.map {
                     var attributes = map.attributes
                     if let uri = map.uri, let url = playlist.resolve(uri) { attributes.setQuoted("URI", uris.rewrite(url)) }
@@ -43,11 +38,21 @@ struct SegmentBlock: Sendable {
                     // RFC 8216bis §4.4.4.5; DESIGN invariant 6: the map starts every block, since a
                     // discontinuity precedes it.
                     if line != currentMap {
+                        // The key in force at the EXT-X-MAP tag decrypts the init section (§4.4.4.5), so
+                        // the map keeps the source's key state: a clear init section before the key
+                        // line stays clear rather than being read as encrypted, and vice versa.
+                        var mapKeys = keys
+                        if let sourceKeys = Self.keysAtMap(of: segment, in: playlist, after: previousSourceKeys) {
+                            mapKeys = sourceKeys.map { self.keyLine($0, segment: segment, playlist: playlist, uris: uris) }
+                        }
+                        self.enter(mapKeys, from: &currentKeys)
                         self.text += line + "\n"
                         currentMap = line
                         self.version = max(self.version, iFramesOnly ? 5 : 6)
                     }
                 }
+                self.enter(keys, from: &currentKeys)
+                previousSourceKeys = segment.keys
                 if let range = segment.byteRange, let offset = range.offset {
                     // DESIGN invariant 7: segments no longer follow their original neighbours.
                     self.text += "#EXT-X-BYTERANGE:\(range.length)@\(offset)\n"
@@ -69,6 +74,43 @@ struct SegmentBlock: Sendable {
         }
         self.endKeys = currentKeys ?? []
         if iFramesOnly { self.version = max(self.version, 4) }
+    }
+
+    /// Makes `keys` the key state from here on: the block's start state for its first segment
+    /// (the renderer writes it after the discontinuity), else the lines that change to it.
+    private mutating func enter(_ keys: [String], from current: inout [String]?) {
+        if current == nil {
+            self.startKeys = keys
+        } else if keys != current {
+            self.text += keys.isEmpty ? "#EXT-X-KEY:METHOD=NONE\n" : keys.map { $0 + "\n" }.joined()
+        }
+        current = keys
+    }
+
+    /// The keys in force at the `EXT-X-MAP` tag among the lines of `segment` in its source playlist,
+    /// given those in force before them (RFC 8216bis §4.4.4.4: a key applies until the next one of
+    /// its KEYFORMAT, or METHOD=NONE); nil when the segment's lines hold no map.
+    private static func keysAtMap(of segment: MediaSegment, in playlist: MediaPlaylist, after previous: [Key]) -> [Key]? {
+        var keys = previous
+        var atMap: [Key]?
+        let lines = playlist.lines
+        for index in segment.lineIndices {
+            switch lines[index].content {
+            case .tag(.key(let key)):
+                if key.method == .noEncryption {
+                    keys.removeAll()
+                } else if let same = keys.firstIndex(where: { $0.keyFormat == key.keyFormat }) {
+                    keys[same] = key
+                } else {
+                    keys.append(key)
+                }
+            case .tag(.map):
+                atMap = keys
+            default:
+                continue
+            }
+        }
+        return atMap
     }
 
     /// An `EXT-X-KEY` line with its URI rewritten and its IV explicit: AES-128 and SAMPLE-AES

@@ -10,8 +10,8 @@ public struct StitchLayout: Sendable {
     public let campaign: Campaign
     /// The stitched playlists of every session, in multivariant order of the programme.
     public let renditions: [StitchRendition]
-    /// Blocks by asset URL, one per rendition (same order as `renditions`).
-    let blocks: [URL: [SegmentBlock]]
+    /// Blocks by asset (one instance per playlist URL), one per rendition (same order as `renditions`).
+    let blocks: [ObjectIdentifier: [SegmentBlock]]
     /// Target duration per rendition: one value for all video and audio playlists (invariant 3).
     let targetDurations: [Int]
     /// The programme asset whose multivariant playlist is the template.
@@ -36,15 +36,18 @@ public struct StitchLayout: Sendable {
         if let slate = campaign.slate { assets.append(("the slate", slate)) }
 
         let frame = Self.frameDuration(program)
-        var blocks: [URL: [SegmentBlock]] = [:]
-        for (name, asset) in assets where blocks[asset.url] == nil {
+        let islands = Set(campaign.islands.map(\.asset.url))
+        var blocks: [ObjectIdentifier: [SegmentBlock]] = [:]
+        for (name, asset) in assets where blocks[ObjectIdentifier(asset)] == nil {
             var row: [SegmentBlock] = []
             for rendition in renditions {
-                let block = try Self.block(for: rendition, of: asset, program: program, uris: uris, emptySubtitleURI: emptySubtitleURI)
+                let block = try Self.block(
+                    for: rendition, of: asset, isIsland: islands.contains(asset.url), program: program, uris: uris,
+                    emptySubtitleURI: emptySubtitleURI)
                 try Self.checkAlignment(block, rendition: rendition, of: asset, named: name, program: program, frame: frame)
                 row.append(block)
             }
-            blocks[asset.url] = row
+            blocks[ObjectIdentifier(asset)] = row
         }
         var shared = 1
         for row in blocks.values {
@@ -61,12 +64,24 @@ public struct StitchLayout: Sendable {
     }
 
     /// The playlist of `asset` that plays in `rendition`, rendered.
+    ///
+    /// Islands are one programme encoded per island on one ladder (CampaignValidator checks their
+    /// codec families line up), so programme variant i plays variant i of every island when it is
+    /// the same rung (codec family, range, resolution): matching an island by BANDWIDTH like an ad
+    /// drops it a rung wherever its encode runs a little above the first island's (DESIGN
+    /// invariant 10: each programme variant gets the variant that fits it best). Otherwise the
+    /// matcher picks as for an ad.
     private static func block(
-        for rendition: StitchRendition, of asset: Asset, program: Asset, uris: URIStyle, emptySubtitleURI: String
+        for rendition: StitchRendition, of asset: Asset, isIsland: Bool, program: Asset, uris: URIStyle, emptySubtitleURI: String
     ) throws(StitchError) -> SegmentBlock {
         switch rendition.kind {
         case .video(let index):
-            guard let variant = RenditionMatcher.variant(of: asset, for: program.variants[index].streamInf) else {
+            let target = program.variants[index].streamInf
+            var match = RenditionMatcher.variant(of: asset, for: target)
+            if isIsland, asset.variants.indices.contains(index), Self.isSameRung(asset.variants[index].streamInf, as: target) {
+                match = asset.variants[index]
+            }
+            guard let variant = match else {
                 throw StitchError("\(asset.url.path) has no variant to play in the programme's variant \(index)")
             }
             var block = SegmentBlock(variant.playlist, uris: uris)
@@ -74,9 +89,16 @@ public struct StitchLayout: Sendable {
             block.averageBandwidth = variant.streamInf.averageBandwidth
             return block
         case .iFrame(let index):
-            if let variant = RenditionMatcher.iFrameVariant(of: asset, for: program.iFrameVariants[index].streamInf) {
+            let target = program.iFrameVariants[index].streamInf
+            var match = RenditionMatcher.iFrameVariant(of: asset, for: target)
+            if isIsland, asset.iFrameVariants.indices.contains(index), Self.isSameRung(asset.iFrameVariants[index].streamInf, as: target) {
+                match = asset.iFrameVariants[index]
+            }
+            if let variant = match {
                 var block = SegmentBlock(variant.playlist, uris: uris, iFramesOnly: true)
                 block.bandwidth = variant.streamInf.bandwidth
+                // Invariant 9: the multivariant playlist recomputes AVERAGE-BANDWIDTH from it.
+                block.averageBandwidth = variant.streamInf.averageBandwidth
                 return block
             }
             // No I-frame playlist: the asset's video segments marked GAP keep the timeline aligned.
@@ -95,6 +117,13 @@ public struct StitchLayout: Sendable {
             // No subtitles in this asset: an empty WebVTT for each of its video segments.
             return SegmentBlock(video.playlist, uris: uris, fillURI: emptySubtitleURI)
         }
+    }
+
+    /// Whether an island's variant is the programme variant's rung: same video codec family,
+    /// VIDEO-RANGE and RESOLUTION.
+    private static func isSameRung<Variant: VariantAttributes>(_ variant: Variant, as target: Variant) -> Bool {
+        CodecFamily.video(of: variant.codecs) == CodecFamily.video(of: target.codecs)
+            && (variant.videoRange ?? "SDR") == (target.videoRange ?? "SDR") && variant.resolution == target.resolution
     }
 
     /// DESIGN invariant 2: each piece's duration in every rendition within a frame of the main
@@ -123,7 +152,7 @@ public struct StitchLayout: Sendable {
     }
 
     func block(_ asset: Asset, _ rendition: Int) throws(StitchError) -> SegmentBlock {
-        guard let row = self.blocks[asset.url], row.indices.contains(rendition) else {
+        guard let row = self.blocks[ObjectIdentifier(asset)], row.indices.contains(rendition) else {
             throw StitchError("\(asset.url.path) is not part of campaign revision \(self.campaign.revision); the plan belongs to another revision")
         }
         return row[rendition]

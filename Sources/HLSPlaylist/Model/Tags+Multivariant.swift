@@ -137,6 +137,10 @@ public struct ContentSteering: AttributeTag {
 
 extension Substring {
     func trimmingSpaces() -> String {
-        String(self.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        let utf8 = self.utf8
+        guard let first = utf8.firstIndex(where: { $0 != UInt8(ascii: " ") }),
+            let last = utf8.lastIndex(where: { $0 != UInt8(ascii: " ") })
+        else { return "" }
+        return String(self[first...last])
     }
 }
