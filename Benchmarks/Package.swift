@@ -18,6 +18,17 @@ let package = Package(
             ],
             path: "Benchmarks/PlaylistBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
-        )
+        ),
+        .executableTarget(
+            name: "StitchingBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "AdCampaign", package: "AdStitch"),
+                .product(name: "AdDecision", package: "AdStitch"),
+                .product(name: "AdStitching", package: "AdStitch"),
+            ],
+            path: "Benchmarks/StitchingBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
     ]
 )
