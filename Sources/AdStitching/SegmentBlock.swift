@@ -19,11 +19,14 @@ struct SegmentBlock: Sendable {
     /// The source variant's figures, for the multivariant playlist.
     var bandwidth: Int?
     var averageBandwidth: Int?
+    /// The playlist the block was rendered from, for error messages.
+    var source: URL?
 
     /// Renders `playlist`'s segments. `gap` marks every segment EXT-X-GAP (an I-frame rendition the
     /// asset lacks); `fillURI` replaces every segment URI (an empty WebVTT for a missing subtitle
     /// rendition) and drops keys, maps and byte ranges.
     init(_ playlist: MediaPlaylist, uris: URIStyle, iFramesOnly: Bool = false, gap: Bool = false, fillURI: String? = nil) {
+        self.source = playlist.url
         var currentKeys: [String]?
         var currentMap: String?
         var previousSourceKeys: [Key] = []

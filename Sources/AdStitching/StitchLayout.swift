@@ -136,10 +136,25 @@ public struct StitchLayout: Sendable {
         if case .audio = rendition.kind { tolerance += ExactDecimal(significand: 2_134, exponent: 5) }  // ≥ 1024/48000 s
         let difference = (block.duration - asset.duration).magnitude
         guard difference <= tolerance else {
+            let source = block.source.map { " (\($0.path))" } ?? ""
             throw StitchError(
-                "\(name) is \(asset.duration) s long in its first variant but \(block.duration) s in rendition \(rendition.id), "
+                "\(name) is \(asset.duration) s long in its first variant but \(block.duration) s in the "
+                    + "\(Self.describe(rendition, program: program)) it plays in rendition \(rendition.id)\(source), "
                     + "\(difference) s apart — more than a frame (\(tolerance) s). Its renditions must start and end together: "
                     + "encode audio and video of \(asset.url.path) to the same length")
+        }
+    }
+
+    /// A rendition as a campaign author knows it: `audio "English" (en)`, `video 640x360`.
+    private static func describe(_ rendition: StitchRendition, program: Asset) -> String {
+        switch rendition.kind {
+        case .video(let index):
+            return "video variant \(program.variants[index].streamInf.resolution?.description ?? "#\(index)")"
+        case .iFrame(let index):
+            return "I-frame variant \(program.iFrameVariants[index].streamInf.resolution?.description ?? "#\(index)")"
+        case .audio(let index), .subtitles(let index):
+            let media = program.renditions[index].media
+            return "\(media.type == .audio ? "audio" : "subtitles") \"\(media.name ?? "")\" (\(media.language ?? "no language"))"
         }
     }
 

@@ -1,4 +1,5 @@
 import AdCampaign
+import AdStitching
 import ArgumentParser
 import Foundation
 import HLSPlaylist
@@ -62,6 +63,14 @@ struct Validate: ParsableCommand {
         } catch {
             for issue in error.issues { Output.write(CampaignFile.format(issue) + "\n") }
             return error.issues.count
+        }
+        // The alignment of every asset in every rendition (DESIGN invariant 2) is checked when the
+        // stitch layout is built: do it here too, so validate finds what stitching would refuse.
+        do {
+            _ = try StitchLayout(campaign: campaign, uris: .absolute)
+        } catch {
+            Output.write("\(file): error: \(error.message)\n")
+            return 1
         }
         var urls: [URL] = []
         let assets = campaign.islands.map(\.asset) + campaign.ads.map(\.asset) + (campaign.slate.map { [$0] } ?? [])

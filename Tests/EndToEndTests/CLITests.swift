@@ -1,0 +1,119 @@
+import Foundation
+import HLSPlaylist
+import Testing
+
+/// The `adstitch` command line, run as a user runs it (the binary `swift build` made).
+@Suite("Command line")
+struct CLITests {
+    /// `.build/<triple>/debug/adstitch`, beside the test bundle.
+    static var binary: String {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if directory.lastPathComponent.hasSuffix(".xctest") { directory = directory.deletingLastPathComponent() }
+        return directory.appendingPathComponent("adstitch").path
+    }
+
+    func adstitch(_ arguments: String...) throws -> Tool.Result {
+        guard FileManager.default.isExecutableFile(atPath: Self.binary) else { throw Tool.Missing(name: "\(Self.binary) (run swift build)") }
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let status = Spawn.wait(try Spawn.start(Self.binary, arguments, output: log), timeout: 60)
+        return Tool.Result(status: status, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+
+    func temporary(_ name: String, _ text: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString.prefix(6))-\(name)")
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    @Test("fmt prints the canonical playlist: LF, no blank lines, a final newline, lines otherwise untouched")
+    func fmtCanonicalises() throws {
+        let file = try self.temporary("a.m3u8", "#EXTM3U\r\n#EXT-X-TARGETDURATION:10\r\n\r\n#EXTINF:10.010010,Title, with comma\r\nseg.ts\r\n#EXT-X-ENDLIST")
+        let result = try self.adstitch("fmt", file.path)
+        #expect(result.status == 0)
+        #expect(result.output == "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.010010,Title, with comma\nseg.ts\n#EXT-X-ENDLIST\n")
+    }
+
+    @Test("fmt on bad input exits 1 with the file, line and reason")
+    func fmtReportsErrors() throws {
+        let file = try self.temporary("bad.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:ten,\nseg.ts\n")
+        let result = try self.adstitch("fmt", file.path)
+        #expect(result.status == 1)
+        #expect(result.output.contains("\(file.path):3: error:"), "\(result.output)")
+    }
+
+    @Test("validate prints file:line: error for a playlist and exits 1")
+    func validatePlaylist() throws {
+        let file = try self.temporary("v.m3u8", "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-BYTERANGE:100\n#EXTINF:10,\nseg.ts\n#EXT-X-ENDLIST\n")
+        let result = try self.adstitch("validate", file.path)
+        #expect(result.status == 1)
+        #expect(result.output.contains("\(file.path):2: error:") && result.output.contains("[version]"), "\(result.output)")
+        #expect(result.output.contains("\(file.path):4: error:") && result.output.contains("[byterange-offset]"), "\(result.output)")
+    }
+
+    @Test("validate accepts the demo campaigns and refuses a broken one with file:line:column")
+    func validateCampaigns() throws {
+        let good = try self.adstitch("validate", Repository.campaign("evening-news").path, Repository.campaign("feature-fmp4").path)
+        #expect(good.status == 0, "\(good.output)")
+        #expect(good.output.contains("campaign evening-news is valid") && good.output.contains("campaign feature-fmp4 is valid"))
+        // The demo with a break after an island that does not exist, its media by absolute path.
+        let folder = Repository.campaign("evening-news").deletingLastPathComponent().path
+        let yaml = try String(contentsOf: Repository.campaign("evening-news"), encoding: .utf8)
+            .replacingOccurrences(of: "after: act-1,  duration: 12", with: "after: act-9,  duration: 12")
+            .replacingOccurrences(of: "playlist: media/", with: "playlist: \(folder)/media/")
+        let broken = try self.temporary("broken.yaml", yaml)
+        defer { try? FileManager.default.removeItem(at: broken) }
+        let result = try self.adstitch("validate", broken.path)
+        #expect(result.status == 1)
+        let line = yaml.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("act-9") }.map { $0 + 1 } ?? 0
+        #expect(result.output.contains("\(broken.path):\(line):"), "\(result.output)")
+        #expect(result.output.contains("breaks[1].after") && result.output.contains("act-9"), "\(result.output)")
+    }
+
+    @Test("stitch writes the master, one playlist per rendition and the boundary manifest, with URIs that resolve")
+    func stitchWritesASession() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("cli-session-\(UUID().uuidString.prefix(6))")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let result = try self.adstitch(
+            "stitch", Repository.campaign("feature-fmp4").path, "--out", out.path, "--session", "s-cli", "--at", "2026-11-27T19:30:00Z",
+            "--set", "locale=es")
+        #expect(result.status == 0, "\(result.output)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        #expect(files == ["a0.m3u8", "a1.m3u8", "boundaries.json", "empty.vtt", "i0.m3u8", "i1.m3u8", "master.m3u8", "s2.m3u8", "v0.m3u8", "v1.m3u8"])
+        let v0URL = out.appendingPathComponent("v0.m3u8")
+        let v0 = try PlaylistParser().parseMediaPlaylist(try String(contentsOf: v0URL, encoding: .utf8), url: v0URL)
+        for segment in v0.segments {
+            let url = try #require(v0.resolve(segment.uri))
+            #expect(FileManager.default.fileExists(atPath: url.path), "\(segment.uri) does not resolve from \(out.path)")
+        }
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("boundaries.json"))) as? [String: Any]
+        #expect(manifest?["session"] as? String == "s-cli")
+    }
+
+    @Test("preview shows the same plan as text and JSON: every break, ad and exclusion")
+    func previewExplains() throws {
+        let arguments = [
+            "preview", Repository.campaign("evening-news").path, "--session", "s-1", "--at", "2026-11-27T19:30:00+01:00", "--set", "locale=es-ES",
+        ]
+        let text = try self.adstitch(arguments[0], arguments[1], arguments[2], arguments[3], arguments[4], arguments[5], arguments[6], arguments[7])
+        #expect(text.status == 0)
+        #expect(text.output.contains("excluded by rule \"spanish-speakers\""), "\(text.output)")
+        let json = try self.adstitch(
+            arguments[0], arguments[1], arguments[2], arguments[3], arguments[4], arguments[5], arguments[6], arguments[7], "--format", "json")
+        let report = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+        let breaks = report?["breaks"] as? [[String: Any]] ?? []
+        #expect(breaks.map { $0["id"] as? String } == ["preroll", "mid-1", "postroll"])
+        for item in breaks {
+            for candidate in item["candidates"] as? [[String: Any]] ?? [] where candidate["outcome"] as? String == "chosen" {
+                #expect(text.output.contains("✓ \(candidate["ad"] as? String ?? "?")"))
+            }
+        }
+    }
+
+    @Test("bad flags get a usage error, not a crash")
+    func badFlags() throws {
+        let result = try self.adstitch("preview", Repository.campaign("evening-news").path, "--at", "yesterday")
+        #expect(result.status != 0)
+        #expect(result.output.contains("ISO 8601"), "\(result.output)")
+    }
+}
