@@ -100,13 +100,7 @@ struct SegmentBlock: Sendable {
         for index in segment.lineIndices {
             switch lines[index].content {
             case .tag(.key(let key)):
-                if key.method == .noEncryption {
-                    keys.removeAll()
-                } else if let same = keys.firstIndex(where: { $0.keyFormat == key.keyFormat }) {
-                    keys[same] = key
-                } else {
-                    keys.append(key)
-                }
+                keys.apply(key)
             case .tag(.map):
                 atMap = keys
             default:

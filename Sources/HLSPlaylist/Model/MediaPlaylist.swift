@@ -270,15 +270,8 @@ extension MediaPlaylist {
                 self.map = Int32(self.maps.count)
                 self.maps.append(value)
             case .key(let key):
-                // §4.4.4.4: a key applies until the next key with the same KEYFORMAT, or METHOD=NONE.
                 var keys = self.keySets[Int(self.keySet)]
-                if key.method == .noEncryption {
-                    keys.removeAll()
-                } else if let same = keys.firstIndex(where: { $0.keyFormat == key.keyFormat }) {
-                    keys[same] = key
-                } else {
-                    keys.append(key)
-                }
+                keys.apply(key)
                 self.keySet = Int32(self.keySets.count)
                 self.keySets.append(keys)
             case .dateRange(let value):

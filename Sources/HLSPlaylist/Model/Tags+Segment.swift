@@ -92,6 +92,20 @@ public struct Key: AttributeTag {
     public var keyFormatVersions: String? { self.attributes.string("KEYFORMATVERSIONS") }
 }
 
+extension Array where Element == Key {
+    /// The keys in force after an `EXT-X-KEY` tag (RFC 8216bis §4.4.4.4): a key applies until the
+    /// next key with the same KEYFORMAT, and METHOD=NONE ends them all.
+    public mutating func apply(_ key: Key) {
+        if key.method == .noEncryption {
+            self.removeAll()
+        } else if let same = self.firstIndex(where: { $0.keyFormat == key.keyFormat }) {
+            self[same] = key
+        } else {
+            self.append(key)
+        }
+    }
+}
+
 /// `EXT-X-MAP` (RFC 8216bis §4.4.4.5): the Media Initialization Section of the segments that follow.
 public struct Map: AttributeTag {
     public static let tagName = "EXT-X-MAP"
