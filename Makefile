@@ -16,10 +16,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# Until the HTTP server exists, `make run` builds the CLI and prints its usage.
+# Builds and serves the bundled demo campaigns on 127.0.0.1:8080 (prints the URLs to open).
 run: deps
 	$(SWIFT) build --product adstitch
-	$$($(SWIFT) build --show-bin-path)/adstitch --help
+	$$($(SWIFT) build --show-bin-path)/adstitch serve --campaigns Campaigns --host 127.0.0.1 --port 8080
 
 # Benchmarks live in their own package (package-benchmark) under Benchmarks/.
 bench: deps

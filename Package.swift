@@ -19,6 +19,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(name: "HLSPlaylist", swiftSettings: swiftSettings),
@@ -30,6 +33,16 @@ let package = Package(
         ),
         .target(name: "AdDecision", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         .target(name: "AdStitching", dependencies: ["AdDecision", "AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
+        .target(
+            name: "AdStitchServer",
+            dependencies: [
+                "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "adstitch",
             dependencies: [
@@ -37,8 +50,16 @@ let package = Package(
                 "AdCampaign",
                 "AdDecision",
                 "AdStitching",
+                "AdStitchServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AdStitchServerTests",
+            dependencies: ["AdStitchServer", "HLSPlaylist", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

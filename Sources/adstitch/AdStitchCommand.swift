@@ -2,10 +2,10 @@ import ArgumentParser
 
 /// `adstitch`: the command-line front end. Each verb lives in its own file.
 @main
-struct AdStitchCommand: ParsableCommand {
+struct AdStitchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "adstitch",
         abstract: "Dynamic ad stitching for HTTP Live Streaming.",
-        subcommands: [Stitch.self, Preview.self, Validate.self, Format.self]
+        subcommands: [Serve.self, Stitch.self, Preview.self, Validate.self, Format.self]
     )
 }

@@ -23,6 +23,10 @@ enum Tool {
 
     /// The path of an executable on PATH.
     static func path(_ name: String) throws -> String {
+        if name.contains("/") {
+            guard FileManager.default.isExecutableFile(atPath: name) else { throw Missing(name: name) }
+            return name
+        }
         for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
             let candidate = "\(directory)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }

@@ -1,0 +1,59 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+
+/// How `adstitch serve` runs the endpoint.
+public struct ServerConfiguration: Sendable {
+    public var campaigns: URL
+    public var host: String
+    public var port: Int
+    /// The HMAC key of session tokens; every replica must share it.
+    public var secret: String
+
+    public init(campaigns: URL, host: String = "127.0.0.1", port: Int = 8080, secret: String) {
+        self.campaigns = campaigns
+        self.host = host
+        self.port = port
+        self.secret = secret
+    }
+}
+
+/// Builds the HTTP application: the campaigns of the folder, the routes of DESIGN.md's API.
+public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) -> some ApplicationProtocol {
+    let store = CampaignStore(folder: configuration.campaigns, logger: logger)
+    let router = buildRouter(store: store, secret: SymmetricKey(data: Data(configuration.secret.utf8)))
+    return Application(
+        router: router, configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "AdStitch"),
+        logger: logger)
+}
+
+/// The routes, over a campaign store (tests build it directly).
+public func buildRouter(store: CampaignStore, secret: SymmetricKey) -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: ProblemMiddleware())
+    router.get("/healthz") { _, _ -> String in "ok\n" }
+    SessionController(store: store, secret: secret).register(on: router)
+    MediaController(store: store).register(on: router)
+    return router
+}
+
+/// Turns thrown ``Problem``s (and any other error) into `application/problem+json`: bad
+/// input never becomes a bare 500.
+struct ProblemMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let problem as Problem {
+            return problem.response
+        } catch let error as HTTPError {
+            let detail = error.body ?? (error.status == .notFound ? "no such resource: \(request.uri.path)" : error.status.reasonPhrase)
+            return Problem(status: error.status, title: error.status.reasonPhrase, detail: detail).response
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(error)"])
+            return Problem(status: .internalServerError, title: "Internal error", detail: "the request failed; the error is logged").response
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import AdCampaign
+import AdDecision
+import AdStitching
+import Crypto
+import Foundation
+import Hummingbird
+
+/// The per-viewer API (DESIGN.md "HTTP API"): the multivariant playlist of a new session, then
+/// the session's media playlists and boundary manifest under its signed token.
+struct SessionController: Sendable {
+    let store: CampaignStore
+    /// The token secret's bytes (`SymmetricKey` is not `Sendable`; a key is made per use).
+    let secretBytes: Data
+
+    init(store: CampaignStore, secret: SymmetricKey) {
+        self.store = store
+        self.secretBytes = secret.withUnsafeBytes { Data($0) }
+    }
+
+    var secret: SymmetricKey { SymmetricKey(data: self.secretBytes) }
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/v1/campaigns") { _, _ in self.list() }
+        router.get("/v1/campaigns/:id/master.m3u8") { request, context in try self.master(request, context) }
+        router.get("/v1/campaigns/:id/sessions/:token/:file") { request, context in try self.sessionFile(request, context) }
+        router.get("/play/:id") { _, context in try self.player(context) }
+    }
+
+    /// `GET /play/{id}`: a page that plays a new session of the campaign in a `<video>`
+    /// (Chromium and Safari play HLS natively). The preview tool builds on it.
+    func player(_ context: BasicRequestContext) throws -> Response {
+        let served = try self.campaign(context)
+        let id = served.campaign.id
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch · \(id)</title>
+            <style>body{font:16px system-ui,sans-serif;margin:2rem;max-width:60rem}video{width:100%;background:#000}</style></head>
+            <body><h1>\(Self.escapeHTML(served.campaign.title))</h1>
+            <video id="video" controls autoplay muted playsinline src="/v1/campaigns/\(id)/master.m3u8"></video>
+            <p>A new session each time the page loads: <code>/v1/campaigns/\(id)/master.m3u8</code>.</p>
+            </body></html>
+            """
+        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// `GET /v1/campaigns`: every campaign file and its load status.
+    func list() -> Response {
+        let statuses = self.store.statuses.map { status -> [String: Any] in
+            var entry: [String: Any] = ["file": status.file, "status": status.error == nil ? "loaded" : "failed"]
+            if let id = status.id { entry["id"] = id }
+            if let revision = status.revision { entry["revision"] = revision }
+            if let error = status.error { entry["error"] = error }
+            return entry
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: ["campaigns": statuses], options: [.sortedKeys, .prettyPrinted])) ?? Data()
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `GET /v1/campaigns/{id}/master.m3u8?session=…&attr=…`: plans the session now and returns
+    /// its multivariant playlist, whose URIs carry the session token.
+    func master(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+        let served = try self.campaign(context)
+        var session: String?
+        var attributes: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters {
+            let name = String(key)
+            guard !name.isEmpty, name.count <= 64, value.count <= 1024 else {
+                throw Problem.badRequest("query parameters must have names up to 64 and values up to 1024 characters")
+            }
+            if name == "session" { session = String(value) } else { attributes[name] = String(value) }
+        }
+        if attributes["locale"] == nil, let language = request.headers[.acceptLanguage] {
+            attributes["locale"] = Self.preferredLanguage(language)
+        }
+        if attributes["device"] == nil, let agent = request.headers[.userAgent] {
+            attributes["device"] = Self.device(agent)
+        }
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        let token = SessionToken(
+            campaign: served.campaign.id, revision: served.campaign.revision, session: session ?? "s-" + UUID().uuidString.lowercased(),
+            at: now, attributes: attributes)
+        let plan = Self.plan(served, token)
+        let prefix = "sessions/\(token.encoded(secret: self.secret))/"
+        let text = try self.render { try served.renderer.multivariant(plan, playlistURI: { prefix + "\($0.id).m3u8" }, boundariesURI: prefix + "boundaries.json") }
+        return Self.playlist(text, cache: "private, no-store")
+    }
+
+    /// `GET /v1/campaigns/{id}/sessions/{token}/{rendition}.m3u8 | boundaries.json | empty.vtt`.
+    func sessionFile(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+        let served = try self.campaign(context)
+        let tokenText = try context.parameters.require("token")
+        guard let token = SessionToken(decoding: tokenText, secret: self.secret), token.campaign == served.campaign.id else {
+            throw Problem.forbidden("the session token is not valid for this campaign: start a new session at /v1/campaigns/\(served.campaign.id)/master.m3u8")
+        }
+        guard token.revision == served.campaign.revision else {
+            throw Problem(
+                status: .gone, title: "Gone",
+                detail: "campaign \(served.campaign.id) changed since this session started (revision \(token.revision), now \(served.campaign.revision)); start a new session")
+        }
+        let file = try context.parameters.require("file")
+        let plan = Self.plan(served, token)
+        if file == "boundaries.json" {
+            let body = BoundaryManifest(plan).json.text()
+            return Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=86400, immutable"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        }
+        if file == "empty.vtt" {
+            return Response(status: .ok, headers: [.contentType: "text/vtt", .cacheControl: "public, max-age=86400"], body: ResponseBody(byteBuffer: ByteBuffer(string: "WEBVTT\n")))
+        }
+        guard file.hasSuffix(".m3u8"), let rendition = served.renderer.layout.renditions.first(where: { "\($0.id).m3u8" == file }) else {
+            throw Problem.notFound("no rendition \(file) in campaign \(served.campaign.id); it has \(served.renderer.layout.renditions.map { "\($0.id).m3u8" }.joined(separator: ", "))")
+        }
+        let text = try self.render { try served.renderer.mediaPlaylist(plan, rendition: rendition) }
+        return Self.playlist(text, cache: "public, max-age=86400, immutable")
+    }
+
+    private func campaign(_ context: BasicRequestContext) throws -> ServedCampaign {
+        let id = try context.parameters.require("id")
+        guard let served = self.store.campaign(id) else {
+            throw Problem.notFound("no campaign \"\(id)\" is loaded; GET /v1/campaigns lists them")
+        }
+        return served
+    }
+
+    private func render(_ body: () throws -> String) throws -> String {
+        do {
+            return try body()
+        } catch let error as StitchError {
+            throw Problem(status: .internalServerError, title: "Cannot stitch", detail: error.message)
+        }
+    }
+
+    static func plan(_ served: ServedCampaign, _ token: SessionToken) -> Plan {
+        let context = ViewerContext(session: token.session, at: Date(timeIntervalSince1970: Double(token.at) / 1000), attributes: token.attributes)
+        return Planner().plan(served.campaign, for: context)
+    }
+
+    static func playlist(_ text: String, cache: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "application/vnd.apple.mpegurl", .cacheControl: cache, .accessControlAllowOrigin: "*"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func escapeHTML(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            .replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// The first language of an Accept-Language header (`es-ES,es;q=0.9` → `es-ES`).
+    static func preferredLanguage(_ header: String) -> String {
+        String(header.split(separator: ",").first?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? "")
+    }
+
+    /// A coarse device class from a User-Agent.
+    static func device(_ agent: String) -> String {
+        let lower = agent.lowercased()
+        if ["smart-tv", "smarttv", "appletv", "tizen", "webos", "roku", "crkey", " tv"].contains(where: lower.contains) { return "tv" }
+        if lower.contains("mobile") || lower.contains("iphone") || lower.contains("android") { return "mobile" }
+        return "desktop"
+    }
+}

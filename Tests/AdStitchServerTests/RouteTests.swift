@@ -1,0 +1,199 @@
+import AdStitchServer
+import Crypto
+import Foundation
+import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+/// Every route and error of the HTTP API, through the router (DESIGN.md "HTTP API").
+@Suite("HTTP routes")
+struct RouteTests {
+    static let campaigns = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Campaigns")
+    static var secret: SymmetricKey { SymmetricKey(data: Data("test-secret".utf8)) }
+    static let store = CampaignStore(folder: campaigns, logger: Logger(label: "test"))
+
+    func app(secret: SymmetricKey = Self.secret) -> some ApplicationProtocol {
+        Application(router: buildRouter(store: Self.store, secret: secret))
+    }
+
+    /// The master of a new session and the session's path prefix (`/v1/campaigns/{id}/sessions/{token}/`).
+    func startSession(_ client: some TestClientProtocol, _ campaign: String = "evening-news", query: String = "session=s-1&locale=es-ES")
+        async throws -> (master: String, prefix: String)
+    {
+        try await client.execute(uri: "/v1/campaigns/\(campaign)/master.m3u8?\(query)", method: .get) { response in
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "application/vnd.apple.mpegurl")
+            #expect(response.headers[.cacheControl] == "private, no-store")
+            let master = String(buffer: response.body)
+            let uri = try #require(master.split(separator: "\n").first { $0.hasPrefix("sessions/") && $0.hasSuffix(".m3u8") })
+            return (master, "/v1/campaigns/\(campaign)/" + uri.split(separator: "/").prefix(2).joined(separator: "/") + "/")
+        }
+    }
+
+    @Test("healthz answers")
+    func health() async throws {
+        try await self.app().test(.router) { client in
+            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test("GET /v1/campaigns lists the demo campaigns as loaded")
+    func listsCampaigns() async throws {
+        try await self.app().test(.router) { client in
+            try await client.execute(uri: "/v1/campaigns", method: .get) { response in
+                #expect(response.status == .ok)
+                let json = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
+                let entries = json?["campaigns"] as? [[String: Any]] ?? []
+                #expect(Set(entries.compactMap { $0["id"] as? String }) == ["evening-news", "feature-fmp4"])
+                #expect(entries.allSatisfy { $0["status"] as? String == "loaded" })
+            }
+        }
+    }
+
+    @Test("a session: master, media playlists, boundary manifest and media, all under one signed token")
+    func wholeSession() async throws {
+        try await self.app().test(.router) { client in
+            let (master, prefix) = try await self.startSession(client)
+            #expect(master.contains("#EXT-X-SESSION-DATA:DATA-ID=\"com.adstitch.boundaries\",URI=\"sessions/"))
+            let media = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.accessControlAllowOrigin] == "*")
+                return String(buffer: response.body)
+            }
+            let playlist = try PlaylistParser().parseMediaPlaylist(media)
+            #expect(PlaylistLinter().lint(playlist).filter { $0.severity == .error }.isEmpty)
+            let first = try #require(playlist.segments.first)
+            #expect(first.uri.hasPrefix("/v1/campaigns/evening-news/media/"))
+            try await client.execute(uri: String(first.uri), method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "video/mp2t")
+                let path = String(first.uri.dropFirst("/v1/campaigns/evening-news/media/".count))
+                #expect(Data(response.body.readableBytesView) == FileManager.default.contents(atPath: Self.campaigns.appendingPathComponent("evening-news/\(path)").path))
+            }
+            try await client.execute(uri: prefix + "boundaries.json", method: .get) { response in
+                let manifest = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
+                #expect(manifest?["session"] as? String == "s-1")
+                #expect(ExactDecimal("\(manifest?["duration"] ?? "")") == playlist.duration)
+            }
+        }
+    }
+
+    @Test("the same token gives the same playlists on another replica with the same secret")
+    func replicasAgree() async throws {
+        let (prefix, first) = try await self.app().test(.router) { client in
+            let (_, prefix) = try await self.startSession(client)
+            return (prefix, try await client.execute(uri: prefix + "v1.m3u8", method: .get) { String(buffer: $0.body) })
+        }
+        let replica = Application(router: buildRouter(store: CampaignStore(folder: Self.campaigns, logger: Logger(label: "replica")), secret: Self.secret))
+        try await replica.test(.router) { client in
+            let second = try await client.execute(uri: prefix + "v1.m3u8", method: .get) { String(buffer: $0.body) }
+            #expect(second == first)
+        }
+    }
+
+    @Test("an edited token is refused with 403 as problem+json", arguments: ["payload", "signature", "other-secret"])
+    func tamperedToken(part: String) async throws {
+        try await self.app().test(.router) { client in
+            let (_, prefix) = try await self.startSession(client)
+            let token = prefix.split(separator: "/")[4]
+            let pieces = token.split(separator: ".")
+            var edited = String(token)
+            switch part {
+            case "payload":
+                // The session's attributes with another locale: a viewer editing their way out of an ad.
+                let json = String(decoding: Data(base64Encoded: String(pieces[0]).padded) ?? Data(), as: UTF8.self)
+                    .replacingOccurrences(of: "es-ES", with: "en-GB")
+                edited = Data(json.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-")
+                    .replacingOccurrences(of: "/", with: "_") + "." + pieces[1]
+            case "signature":
+                edited = pieces[0] + "." + String(pieces[1].reversed())
+            default:
+                let other = SessionToken(campaign: "evening-news", revision: "x", session: "s", at: 0, attributes: [:])
+                edited = other.encoded(secret: SymmetricKey(data: Data("another secret".utf8)))
+            }
+            try await client.execute(uri: "/v1/campaigns/evening-news/sessions/\(edited)/v0.m3u8", method: .get) { response in
+                #expect(response.status == .forbidden)
+                #expect(response.headers[.contentType] == "application/problem+json")
+                let problem = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
+                #expect((problem?["detail"] as? String)?.contains("start a new session") == true)
+            }
+        }
+    }
+
+    @Test("unknown campaigns and renditions are 404, bad query parameters 400, all problem+json")
+    func errors() async throws {
+        try await self.app().test(.router) { client in
+            try await client.execute(uri: "/v1/campaigns/nope/master.m3u8", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(response.headers[.contentType] == "application/problem+json")
+            }
+            let (_, prefix) = try await self.startSession(client)
+            try await client.execute(uri: prefix + "v9.m3u8", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?" + String(repeating: "x", count: 100) + "=1", method: .get) {
+                #expect($0.status == .badRequest)
+            }
+            try await client.execute(uri: "/no/such/route", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(response.headers[.contentType] == "application/problem+json")
+            }
+        }
+    }
+
+    @Test("media paths cannot leave the campaign folder, however encoded", arguments: [
+        "../campaign.yaml", "..%2Fcampaign.yaml", "%2e%2e/%2e%2e/evening-news/campaign.yaml", "media/%2e%2e/%2e%2e/campaign.yaml",
+        "..%2F..%2F..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd",
+    ])
+    func pathTraversal(path: String) async throws {
+        try await self.app().test(.router) { client in
+            try await client.execute(uri: "/v1/campaigns/evening-news/media/" + path, method: .get) { response in
+                #expect(response.status == .badRequest || response.status == .notFound, "\(path): \(response.status)")
+                #expect(!String(buffer: response.body).contains("version: 1"))
+                #expect(!String(buffer: response.body).contains("root:"))
+            }
+        }
+    }
+
+    @Test("byte ranges are answered with 206 and the exact bytes")
+    func ranges() async throws {
+        try await self.app().test(.router) { client in
+            let path = "media/ads/bravo/180p/video.mp4"
+            let file = try #require(FileManager.default.contents(atPath: Self.campaigns.appendingPathComponent("feature-fmp4/\(path)").path))
+            try await client.execute(uri: "/v1/campaigns/feature-fmp4/media/\(path)", method: .get, headers: [.range: "bytes=100-199"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(response.headers[.contentRange] == "bytes 100-199/\(file.count)")
+                #expect(Data(response.body.readableBytesView) == file[100...199])
+            }
+            try await client.execute(uri: "/v1/campaigns/feature-fmp4/media/\(path)", method: .get, headers: [.range: "bytes=\(file.count + 10)-"]) {
+                #expect($0.status == .rangeNotSatisfiable)
+            }
+        }
+    }
+
+    @Test("the viewer context comes from the query, else Accept-Language and User-Agent")
+    func contextFromHeaders() async throws {
+        try await self.app().test(.router) { client in
+            let prefix = try await client.execute(
+                uri: "/v1/campaigns/evening-news/master.m3u8?session=h-1", method: .get,
+                headers: [.acceptLanguage: "es-ES,es;q=0.9", .userAgent: "Mozilla/5.0 (SMART-TV; Tizen 6.0)"]
+            ) { response in
+                let master = String(buffer: response.body)
+                let uri = try #require(master.split(separator: "\n").first { $0.hasPrefix("sessions/") })
+                return String(uri.split(separator: "/")[1])
+            }
+            let token = try #require(SessionToken(decoding: prefix, secret: Self.secret))
+            #expect(token.attributes["locale"] == "es-ES")
+            #expect(token.attributes["device"] == "tv")
+        }
+    }
+}
+
+extension String {
+    /// Base64 padding for a base64url text.
+    fileprivate var padded: String {
+        let base = self.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        return base + String(repeating: "=", count: (4 - base.count % 4) % 4)
+    }
+}
