@@ -74,19 +74,10 @@ struct RealClientTests {
     }
 
     private func playToTheEnd(_ page: URL, in browser: WebDriver, session: StitchedSession) async throws {
-        try await browser.open(page)
-        var state: [Any] = []
-        let deadline = Date().addingTimeInterval(90)
-        while Date() < deadline {
-            try await Task.sleep(for: .seconds(1))
-            state = try await browser.execute(
-                "const v = document.getElementById('video'); return [v.ended, v.currentTime, v.duration, v.error ? v.error.message : null, window.events.join(' ')]"
-            ) as? [Any] ?? []
-            if state.first as? Bool == true || !(state.count > 3 && state[3] is NSNull) { break }
-        }
-        #expect(state.first as? Bool == true, "did not play to the end: \(state)")
-        #expect(state.count > 3 && state[3] is NSNull, "media error: \(state)")
-        if let duration = state.count > 2 ? state[2] as? Double : nil {
+        let playback = try await browser.play(page)
+        #expect(playback.ended, "did not play to the end: \(playback.description)")
+        #expect(playback.error == nil, "media error: \(playback.description)")
+        if let duration = playback.duration {
             #expect(abs(duration - session.manifest.duration.doubleValue) < 0.5, "the player's duration \(duration) vs the manifest's \(session.manifest.duration)")
         }
         #expect(try await browser.severeLogs().isEmpty)

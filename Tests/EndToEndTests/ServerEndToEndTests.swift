@@ -43,19 +43,9 @@ struct ServerEndToEndTests {
         let server = try Server()
         let browser = try await WebDriver()
         do {
-            try await browser.open(URL(string: "http://127.0.0.1:\(server.port)/play/evening-news")!)
-            _ = try await browser.execute("const v = document.getElementById('video'); v.playbackRate = 4; return true")
-            var state: [Any] = []
-            let deadline = Date().addingTimeInterval(90)
-            while Date() < deadline {
-                try await Task.sleep(for: .seconds(1))
-                state = try await browser.execute(
-                    "const v = document.getElementById('video'); v.playbackRate = 4; return [v.ended, v.currentTime, v.error ? v.error.message : null]"
-                ) as? [Any] ?? []
-                if state.first as? Bool == true || !(state.count > 2 && state[2] is NSNull) { break }
-            }
-            #expect(state.first as? Bool == true, "did not play to the end: \(state)")
-            #expect(state.count > 2 && state[2] is NSNull, "media error: \(state)")
+            let playback = try await browser.play(URL(string: "http://127.0.0.1:\(server.port)/play/evening-news")!)
+            #expect(playback.ended, "did not play to the end: \(playback.description)")
+            #expect(playback.error == nil, "media error: \(playback.description)")
             #expect(try await browser.severeLogs().isEmpty)
         } catch {
             await browser.quit()

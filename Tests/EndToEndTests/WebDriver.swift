@@ -59,6 +59,32 @@ final class WebDriver: @unchecked Sendable {
         try data.write(to: file)
     }
 
+    /// How a `<video id="video">` ended up: played to the end or not, its duration, its error.
+    struct Playback {
+        var ended: Bool
+        var duration: Double?
+        var error: String?
+        var description: String
+    }
+
+    /// Opens `page` and polls its `<video id="video">` (at 4× speed) until it ends, fails or
+    /// `timeout` passes.
+    func play(_ page: URL, timeout: TimeInterval = 90) async throws -> Playback {
+        try await self.open(page)
+        var state: [Any] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            try await Task.sleep(for: .seconds(1))
+            state = try await self.execute(
+                "const v = document.getElementById('video'); v.playbackRate = 4; return [v.ended, v.duration, v.error ? v.error.message : null, v.currentTime]"
+            ) as? [Any] ?? []
+            if state.first as? Bool == true || (state.count > 2 && !(state[2] is NSNull)) { break }
+        }
+        return Playback(
+            ended: state.first as? Bool == true, duration: state.count > 1 ? state[1] as? Double : nil,
+            error: state.count > 2 ? state[2] as? String : "no state", description: "\(state)")
+    }
+
     /// Ends the browser session and stops chromedriver.
     func quit() async {
         _ = try? await self.call("DELETE", "/session/\(self.session)", nil)
