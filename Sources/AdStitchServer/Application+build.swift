@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// How `adstitch serve` runs the endpoint.
 public struct ServerConfiguration: Sendable {
@@ -10,6 +11,8 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// The HMAC key of session tokens; every replica must share it.
     public var secret: String
+    /// How often the campaigns folder is checked for changes.
+    public var reloadInterval: Duration = .seconds(2)
 
     public init(campaigns: URL, host: String = "127.0.0.1", port: Int = 8080, secret: String) {
         self.campaigns = campaigns
@@ -23,9 +26,27 @@ public struct ServerConfiguration: Sendable {
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) -> some ApplicationProtocol {
     let store = CampaignStore(folder: configuration.campaigns, logger: logger)
     let router = buildRouter(store: store, secret: SymmetricKey(data: Data(configuration.secret.utf8)))
-    return Application(
+    var app = Application(
         router: router, configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "AdStitch"),
         logger: logger)
+    app.addServices(CampaignReloader(store: store, interval: configuration.reloadInterval, logger: logger))
+    return app
+}
+
+/// Polls the campaigns folder and reloads what changed (see ``CampaignStore/reload(logger:)``).
+struct CampaignReloader: Service {
+    let store: CampaignStore
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: self.interval)
+                self.store.reload(logger: self.logger)
+            }
+        }
+    }
 }
 
 /// The routes, over a campaign store (tests build it directly).

@@ -16,28 +16,51 @@ public struct ServedCampaign: Sendable {
 public struct CampaignStatus: Sendable {
     public let file: String
     public let id: String?
-    public let revision: String?
-    /// Nil when the campaign loaded; else every issue, one per line.
+    /// The revision of the last successful load: what new sessions get, even after a failed reload.
+    public let serving: String?
+    /// Nil when the last load succeeded; else every issue, one per line.
     public let error: String?
 }
 
 /// The campaigns of a folder: every `*/campaign.yaml` (and `*.yaml` at the top), each loaded and
-/// laid out once. Reading is lock-protected so requests see a consistent set.
+/// laid out once, and loaded again when its files change (``reload(logger:)``, polled by
+/// ``CampaignReloader``). A campaign that fails to reload keeps serving its last good revision,
+/// and older revisions stay available, so sessions started on them keep their ads.
 public final class CampaignStore: Sendable {
     public let folder: URL
-    private let state = Mutex<(campaigns: [String: ServedCampaign], statuses: [CampaignStatus])>(([:], []))
+    /// How many revisions of a campaign are kept for sessions started on them.
+    static let keptRevisions = 8
+
+    private struct Entry {
+        var fingerprint: String
+        var status: CampaignStatus
+    }
+
+    private struct State {
+        var current: [String: ServedCampaign] = [:]
+        var revisions: [String: [ServedCampaign]] = [:]
+        var entries: [String: Entry] = [:]
+    }
+
+    private let state = Mutex(State())
 
     public init(folder: URL, logger: Logger) {
         self.folder = folder.standardizedFileURL
-        self.load(logger: logger)
+        self.reload(logger: logger)
     }
 
+    /// The revision new sessions of `id` get.
     public func campaign(_ id: String) -> ServedCampaign? {
-        self.state.withLock { $0.campaigns[id] }
+        self.state.withLock { $0.current[id] }
+    }
+
+    /// A given revision of `id`, current or kept.
+    public func campaign(_ id: String, revision: String) -> ServedCampaign? {
+        self.state.withLock { state in state.revisions[id]?.last { $0.campaign.revision == revision } }
     }
 
     public var statuses: [CampaignStatus] {
-        self.state.withLock { $0.statuses }
+        self.state.withLock { $0.entries.values.map(\.status).sorted { $0.file < $1.file } }
     }
 
     /// The campaign files of the folder, sorted.
@@ -55,27 +78,80 @@ public final class CampaignStore: Sendable {
         return files.sorted { $0.path < $1.path }
     }
 
-    func load(logger: Logger) {
-        var campaigns: [String: ServedCampaign] = [:]
-        var statuses: [CampaignStatus] = []
-        for file in self.files() {
-            do {
-                let campaign = try CampaignLoader.load(file)
-                guard campaigns[campaign.id] == nil else {
-                    throw CampaignError([CampaignIssue(file: file.path, line: 0, column: 0, field: "id", "campaign id \"\(campaign.id)\" is used by another file; ids must be unique in the folder")])
-                }
-                let folder = file.deletingLastPathComponent().standardizedFileURL
-                let layout = try StitchLayout(campaign: campaign, uris: Self.mediaURIs(campaign: campaign.id, folder: folder))
-                campaigns[campaign.id] = ServedCampaign(campaign: campaign, folder: folder, renderer: SessionRenderer(layout: layout))
-                statuses.append(CampaignStatus(file: file.path, id: campaign.id, revision: campaign.revision, error: nil))
-                logger.info("campaign loaded", metadata: ["campaign": "\(campaign.id)", "revision": "\(campaign.revision)"])
-            } catch {
-                let message = (error as? CampaignError)?.description ?? (error as? StitchError)?.message ?? "\(error)"
-                statuses.append(CampaignStatus(file: file.path, id: nil, revision: nil, error: message))
-                logger.error("campaign failed to load", metadata: ["file": "\(file.path)", "error": "\(message)"])
+    /// Sizes and modification times of the campaign file and every playlist under its folder:
+    /// cheap to compute every few seconds, and it changes when anything the campaign reads does.
+    func fingerprint(_ file: URL) -> String {
+        let manager = FileManager.default
+        func stamp(_ path: String) -> String {
+            let attributes = try? manager.attributesOfItem(atPath: path)
+            let size = attributes?[.size] as? Int ?? -1
+            let date = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            return "\(path)|\(size)|\(date)"
+        }
+        var stamps = [stamp(file.path)]
+        let folder = file.deletingLastPathComponent()
+        if file.lastPathComponent == "campaign.yaml", let walker = manager.enumerator(atPath: folder.path) {
+            for case let path as String in walker where path.hasSuffix(".m3u8") {
+                stamps.append(stamp(folder.appendingPathComponent(path).path))
             }
         }
-        self.state.withLock { $0 = (campaigns, statuses) }
+        return stamps.sorted().joined(separator: "\n")
+    }
+
+    /// Loads what changed since the last call. Returns whether anything did.
+    @discardableResult
+    public func reload(logger: Logger) -> Bool {
+        let files = self.files()
+        var changed = false
+        for file in files {
+            let fingerprint = self.fingerprint(file)
+            let previous = self.state.withLock { $0.entries[file.path] }
+            guard previous?.fingerprint != fingerprint else { continue }
+            changed = true
+            self.load(file, fingerprint: fingerprint, previous: previous?.status, logger: logger)
+        }
+        let present = Set(files.map(\.path))
+        self.state.withLock { state in
+            for (path, entry) in state.entries where !present.contains(path) {
+                changed = true
+                state.entries[path] = nil
+                if let id = entry.status.id { state.current[id] = nil }  // kept revisions still serve their sessions
+                logger.info("campaign file removed", metadata: ["file": "\(path)"])
+            }
+        }
+        return changed
+    }
+
+    private func load(_ file: URL, fingerprint: String, previous: CampaignStatus?, logger: Logger) {
+        do {
+            let campaign = try CampaignLoader.load(file)
+            let folder = file.deletingLastPathComponent().standardizedFileURL
+            let layout = try StitchLayout(campaign: campaign, uris: Self.mediaURIs(campaign: campaign.id, folder: folder))
+            let served = ServedCampaign(campaign: campaign, folder: folder, renderer: SessionRenderer(layout: layout))
+            try self.state.withLock { state in
+                if let other = state.entries.first(where: { $0.key != file.path && $0.value.status.id == campaign.id }) {
+                    throw CampaignError([
+                        CampaignIssue(file: file.path, line: 0, column: 0, field: "id", "campaign id \"\(campaign.id)\" is already used by \(other.key); ids must be unique in the folder")
+                    ])
+                }
+                state.current[campaign.id] = served
+                var kept = state.revisions[campaign.id, default: []].filter { $0.campaign.revision != campaign.revision }
+                kept.append(served)
+                state.revisions[campaign.id] = Array(kept.suffix(Self.keptRevisions))
+                state.entries[file.path] = Entry(
+                    fingerprint: fingerprint, status: CampaignStatus(file: file.path, id: campaign.id, serving: campaign.revision, error: nil))
+            }
+            logger.info("campaign loaded", metadata: ["campaign": "\(campaign.id)", "revision": "\(campaign.revision)"])
+        } catch {
+            let message = (error as? CampaignError)?.description ?? (error as? StitchError)?.message ?? "\(error)"
+            // The previous revision, if any, keeps serving: a bad edit never replaces a good campaign.
+            self.state.withLock { state in
+                state.entries[file.path] = Entry(
+                    fingerprint: fingerprint,
+                    status: CampaignStatus(file: file.path, id: previous?.id, serving: previous?.serving, error: message))
+            }
+            logger.error("campaign failed to load", metadata: ["file": "\(file.path)", "error": "\(message)"])
+        }
     }
 
     /// Local media as absolute paths under `/v1/campaigns/{id}/media/`; remote URLs unchanged.

@@ -48,7 +48,7 @@ struct SessionController: Sendable {
         let statuses = self.store.statuses.map { status -> [String: Any] in
             var entry: [String: Any] = ["file": status.file, "status": status.error == nil ? "loaded" : "failed"]
             if let id = status.id { entry["id"] = id }
-            if let revision = status.revision { entry["revision"] = revision }
+            if let revision = status.serving { entry["revision"] = revision }
             if let error = status.error { entry["error"] = error }
             return entry
         }
@@ -87,15 +87,16 @@ struct SessionController: Sendable {
 
     /// `GET /v1/campaigns/{id}/sessions/{token}/{rendition}.m3u8 | boundaries.json | empty.vtt`.
     func sessionFile(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-        let served = try self.campaign(context)
+        let id = try context.parameters.require("id")
         let tokenText = try context.parameters.require("token")
-        guard let token = SessionToken(decoding: tokenText, secret: self.secret), token.campaign == served.campaign.id else {
-            throw Problem.forbidden("the session token is not valid for this campaign: start a new session at /v1/campaigns/\(served.campaign.id)/master.m3u8")
+        guard let token = SessionToken(decoding: tokenText, secret: self.secret), token.campaign == id else {
+            throw Problem.forbidden("the session token is not valid for this campaign: start a new session at /v1/campaigns/\(id)/master.m3u8")
         }
-        guard token.revision == served.campaign.revision else {
+        // The revision the session started on, so a reloaded campaign does not change its ads.
+        guard let served = self.store.campaign(id, revision: token.revision) else {
             throw Problem(
                 status: .gone, title: "Gone",
-                detail: "campaign \(served.campaign.id) changed since this session started (revision \(token.revision), now \(served.campaign.revision)); start a new session")
+                detail: "revision \(token.revision) of campaign \(id) is no longer kept on this server; start a new session at /v1/campaigns/\(id)/master.m3u8")
         }
         let file = try context.parameters.require("file")
         let plan = Self.plan(served, token)
