@@ -52,8 +52,15 @@ struct CampaignReloader: Service {
 /// The routes, over a campaign store (tests build it directly).
 public func buildRouter(store: CampaignStore, secret: SymmetricKey) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: HTTPSemanticsMiddleware())
     router.add(middleware: ProblemMiddleware())
-    router.get("/healthz") { _, _ -> String in "ok\n" }
+    router.getAndHead("/healthz") { _, _ -> String in "ok\n" }
+    // Ready once some campaign serves: a replica with none should not get traffic.
+    router.getAndHead("/readyz") { _, _ -> Response in
+        let serving = store.statuses.filter { $0.serving != nil }.count
+        guard serving > 0 else { throw Problem(status: .serviceUnavailable, title: "Not ready", detail: "no campaign is loaded; see GET /v1/campaigns") }
+        return .tagged("ready: \(serving) campaigns\n", contentType: "text/plain", cache: "no-store")
+    }
     SessionController(store: store, secret: secret).register(on: router)
     MediaController(store: store).register(on: router)
     return router

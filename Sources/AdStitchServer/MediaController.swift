@@ -9,7 +9,7 @@ struct MediaController: Sendable {
     let store: CampaignStore
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/v1/campaigns/:id/media/**") { request, context in try self.file(request, context) }
+        router.getAndHead("/v1/campaigns/:id/media/**") { request, context in try self.file(request, context) }
     }
 
     func file(_ request: Request, _ context: BasicRequestContext) throws -> Response {

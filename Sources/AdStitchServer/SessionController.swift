@@ -20,10 +20,10 @@ struct SessionController: Sendable {
     var secret: SymmetricKey { SymmetricKey(data: self.secretBytes) }
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/v1/campaigns") { _, _ in self.list() }
-        router.get("/v1/campaigns/:id/master.m3u8") { request, context in try self.master(request, context) }
-        router.get("/v1/campaigns/:id/sessions/:token/:file") { request, context in try self.sessionFile(request, context) }
-        router.get("/play/:id") { _, context in try self.player(context) }
+        router.getAndHead("/v1/campaigns") { _, _ in self.list() }
+        router.getAndHead("/v1/campaigns/:id/master.m3u8") { request, context in try self.master(request, context) }
+        router.getAndHead("/v1/campaigns/:id/sessions/:token/:file") { request, context in try self.sessionFile(request, context) }
+        router.getAndHead("/play/:id") { _, context in try self.player(context) }
     }
 
     /// `GET /play/{id}`: a page that plays a new session of the campaign in a `<video>`
@@ -101,10 +101,7 @@ struct SessionController: Sendable {
         let file = try context.parameters.require("file")
         let plan = Self.plan(served, token)
         if file == "boundaries.json" {
-            let body = BoundaryManifest(plan).json.text()
-            return Response(
-                status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=86400, immutable"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+            return .tagged(BoundaryManifest(plan).json.text(), contentType: "application/json", cache: "public, max-age=86400, immutable")
         }
         if file == "empty.vtt" {
             return Response(status: .ok, headers: [.contentType: "text/vtt", .cacheControl: "public, max-age=86400"], body: ResponseBody(byteBuffer: ByteBuffer(string: "WEBVTT\n")))
@@ -138,10 +135,7 @@ struct SessionController: Sendable {
     }
 
     static func playlist(_ text: String, cache: String) -> Response {
-        Response(
-            status: .ok,
-            headers: [.contentType: "application/vnd.apple.mpegurl", .cacheControl: cache, .accessControlAllowOrigin: "*"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        .tagged(text, contentType: "application/vnd.apple.mpegurl", cache: cache)
     }
 
     static func escapeHTML(_ text: String) -> String {

@@ -172,6 +172,33 @@ struct RouteTests {
         }
     }
 
+    @Test("ETag and conditional GET, HEAD without a body, CORS and its preflight, readiness")
+    func httpSemantics() async throws {
+        try await self.app().test(.router) { client in
+            let (_, prefix) = try await self.startSession(client)
+            let (etag, length) = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == "*")
+                return (try #require(response.headers[.eTag]), response.body.readableBytes)
+            }
+            try await client.execute(uri: prefix + "v0.m3u8", method: .get, headers: [.ifNoneMatch: etag]) { response in
+                #expect(response.status == .notModified)
+                #expect(response.body.readableBytes == 0)
+                #expect(response.headers[.eTag] == etag)
+            }
+            try await client.execute(uri: prefix + "v0.m3u8", method: .get, headers: [.ifNoneMatch: "\"other\""]) { #expect($0.status == .ok) }
+            try await client.execute(uri: prefix + "v0.m3u8", method: .head) { response in
+                #expect(response.status == .ok)
+                #expect(response.body.readableBytes == 0)
+                #expect(response.headers[.contentLength] == String(length))
+            }
+            try await client.execute(uri: prefix + "boundaries.json", method: .options) { response in
+                #expect(response.status == .noContent)
+                #expect(response.headers[.accessControlAllowMethods]?.contains("GET") == true)
+            }
+            try await client.execute(uri: "/readyz", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
     @Test("the viewer context comes from the query, else Accept-Language and User-Agent")
     func contextFromHeaders() async throws {
         try await self.app().test(.router) { client in
