@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         .target(name: "HLSPlaylist", swiftSettings: swiftSettings),
@@ -42,6 +43,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -61,7 +63,10 @@ let package = Package(
         ),
         .testTarget(
             name: "AdStitchServerTests",
-            dependencies: ["AdStitchServer", "HLSPlaylist", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: [
+                "AdStitchServer", "HLSPlaylist", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

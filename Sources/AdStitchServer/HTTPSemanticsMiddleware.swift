@@ -1,3 +1,4 @@
+import CompressNIO
 import Crypto
 import Foundation
 import HTTPTypes
@@ -38,13 +39,36 @@ struct HTTPSemanticsMiddleware: RouterMiddleware {
 }
 
 extension Response {
-    /// A complete body with its strong ETag (a digest of the bytes) and Content-Length.
-    static func tagged(_ text: String, contentType: String, cache: String) -> Response {
+    /// A complete body with its strong ETag (a digest of the bytes) and Content-Length, gzipped
+    /// when the request accepts it and the body is worth it (RFC 9110 §8.4; the gzip
+    /// representation has its own ETag, and `Vary: Accept-Encoding` tells caches).
+    static func tagged(_ text: String, contentType: String, cache: String, for request: Request? = nil) -> Response {
         let digest = SHA256.hash(data: Data(text.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
-        return Response(
-            status: .ok,
-            headers: [.contentType: contentType, .cacheControl: cache, .eTag: "\"\(digest)\"", .contentLength: String(text.utf8.count)],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        var headers: HTTPFields = [.contentType: contentType, .cacheControl: cache, .vary: "Accept-Encoding"]
+        var body = ByteBuffer(string: text)
+        if let request, text.utf8.count >= 1024, Self.acceptsGzip(request.headers[.acceptEncoding]),
+            let compressed = try? body.compress(with: .gzip())
+        {
+            body = compressed
+            headers[.contentEncoding] = "gzip"
+            headers[.eTag] = "\"\(digest)-gz\""
+        } else {
+            headers[.eTag] = "\"\(digest)\""
+        }
+        headers[.contentLength] = String(body.readableBytes)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// Whether an Accept-Encoding header allows gzip (and does not give it q=0).
+    static func acceptsGzip(_ header: String?) -> Bool {
+        guard let header else { return false }
+        for item in header.lowercased().split(separator: ",") {
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.first == "gzip" || parts.first == "*" else { continue }
+            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return quality > 0
+        }
+        return false
     }
 }
 

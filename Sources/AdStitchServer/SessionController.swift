@@ -82,7 +82,7 @@ struct SessionController: Sendable {
         let plan = Self.plan(served, token)
         let prefix = "sessions/\(token.encoded(secret: self.secret))/"
         let text = try self.render { try served.renderer.multivariant(plan, playlistURI: { prefix + "\($0.id).m3u8" }, boundariesURI: prefix + "boundaries.json") }
-        return Self.playlist(text, cache: "private, no-store")
+        return Self.playlist(text, cache: "private, no-store", for: request)
     }
 
     /// `GET /v1/campaigns/{id}/sessions/{token}/{rendition}.m3u8 | boundaries.json | empty.vtt`.
@@ -101,7 +101,7 @@ struct SessionController: Sendable {
         let file = try context.parameters.require("file")
         let plan = Self.plan(served, token)
         if file == "boundaries.json" {
-            return .tagged(BoundaryManifest(plan).json.text(), contentType: "application/json", cache: "public, max-age=86400, immutable")
+            return .tagged(BoundaryManifest(plan).json.text(), contentType: "application/json", cache: "public, max-age=86400, immutable", for: request)
         }
         if file == "empty.vtt" {
             return Response(status: .ok, headers: [.contentType: "text/vtt", .cacheControl: "public, max-age=86400"], body: ResponseBody(byteBuffer: ByteBuffer(string: "WEBVTT\n")))
@@ -110,7 +110,7 @@ struct SessionController: Sendable {
             throw Problem.notFound("no rendition \(file) in campaign \(served.campaign.id); it has \(served.renderer.layout.renditions.map { "\($0.id).m3u8" }.joined(separator: ", "))")
         }
         let text = try self.render { try served.renderer.mediaPlaylist(plan, rendition: rendition) }
-        return Self.playlist(text, cache: "public, max-age=86400, immutable")
+        return Self.playlist(text, cache: "public, max-age=86400, immutable", for: request)
     }
 
     private func campaign(_ context: BasicRequestContext) throws -> ServedCampaign {
@@ -134,8 +134,8 @@ struct SessionController: Sendable {
         return Planner().plan(served.campaign, for: context)
     }
 
-    static func playlist(_ text: String, cache: String) -> Response {
-        .tagged(text, contentType: "application/vnd.apple.mpegurl", cache: cache)
+    static func playlist(_ text: String, cache: String, for request: Request) -> Response {
+        .tagged(text, contentType: "application/vnd.apple.mpegurl", cache: cache, for: request)
     }
 
     static func escapeHTML(_ text: String) -> String {

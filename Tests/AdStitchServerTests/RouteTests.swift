@@ -1,4 +1,5 @@
 import AdStitchServer
+import CompressNIO
 import Crypto
 import Foundation
 import HLSPlaylist
@@ -196,6 +197,29 @@ struct RouteTests {
                 #expect(response.headers[.accessControlAllowMethods]?.contains("GET") == true)
             }
             try await client.execute(uri: "/readyz", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test("playlists are gzipped when the client accepts it, with their own ETag, and decompress to the same bytes")
+    func gzip() async throws {
+        try await self.app().test(.router) { client in
+            let (_, prefix) = try await self.startSession(client)
+            let (plain, plainTag) = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { response in
+                #expect(response.headers[.contentEncoding] == nil)
+                return (response.body, response.headers[.eTag])
+            }
+            try await client.execute(uri: prefix + "v0.m3u8", method: .get, headers: [.acceptEncoding: "br;q=1, gzip;q=0.8"]) { response in
+                #expect(response.headers[.contentEncoding] == "gzip")
+                #expect(response.headers[.vary] == "Accept-Encoding")
+                #expect(response.headers[.eTag] != plainTag)
+                var body = response.body
+                #expect(body.readableBytes < plain.readableBytes)
+                let decompressed = try body.decompress(with: .gzip())
+                #expect(decompressed == plain)
+            }
+            try await client.execute(uri: prefix + "v0.m3u8", method: .get, headers: [.acceptEncoding: "gzip;q=0"]) {
+                #expect($0.headers[.contentEncoding] == nil)
+            }
         }
     }
 
