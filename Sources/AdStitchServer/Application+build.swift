@@ -52,6 +52,9 @@ struct CampaignReloader: Service {
 /// The routes, over a campaign store (tests build it directly).
 public func buildRouter(store: CampaignStore, secret: SymmetricKey) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
+    // One structured line per request; Hummingbird puts the request id (hb.request.id) in the
+    // metadata of every line logged through the request's context.
+    router.add(middleware: LogRequestsMiddleware(.info))
     router.add(middleware: HTTPSemanticsMiddleware())
     router.add(middleware: ProblemMiddleware())
     router.getAndHead("/healthz") { _, _ -> String in "ok\n" }
