@@ -4,6 +4,12 @@ import Foundation
 import HLSPlaylist
 import Testing
 
+/// The suites that run real clients (GStreamer, Chromium) — one at a time, so parallel tests
+/// do not starve them of the machine's two cores.
+@Suite("Real clients, one at a time", .serialized)
+enum RealClients {}
+
+extension RealClients {
 /// The stitched demo sessions, played by real clients over HTTP (DESIGN.md "Real clients").
 @Suite("Real clients", .serialized)
 struct RealClientTests {
@@ -86,6 +92,7 @@ struct RealClientTests {
     static func frames(_ duration: ExactDecimal, fps: Int) -> Int {
         (duration * fps).roundedToInteger
     }
+}
 }
 
 /// Decodes a playlist with GStreamer into fixed-size grey frames and mono 48 kHz samples, so the

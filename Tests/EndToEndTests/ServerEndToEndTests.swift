@@ -2,6 +2,7 @@ import Foundation
 import HLSPlaylist
 import Testing
 
+extension RealClients {
 /// `adstitch serve` over real sockets, played by real clients.
 @Suite("Server, end to end", .serialized)
 struct ServerEndToEndTests {
@@ -53,4 +54,5 @@ struct ServerEndToEndTests {
         }
         await browser.quit()
     }
+}
 }
