@@ -161,11 +161,7 @@ struct Loader {
         var pools: [Pool] = []
         var adPlaylists: [String: String] = [:]
         for (key, value) in mapping {
-            guard let poolID = key.string else { continue }
-            if pools.contains(where: { $0.id == poolID }) {
-                self.reader.issue(key, "pools.\(poolID)", "pool \"\(poolID)\" is defined twice")
-                continue
-            }
+            guard let poolID = key.string else { continue }  // a pool defined twice is a repeated key: Yams refuses it
             var ads: [Ad] = []
             for (index, item) in self.reader.sequence(value, "pools.\(poolID)").enumerated() {
                 let field = "pools.\(poolID)[\(index)]"

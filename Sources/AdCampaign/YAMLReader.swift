@@ -21,7 +21,7 @@ struct YAMLReader {
         self.issues.append(CampaignIssue(file: self.file, line: mark?.line ?? 0, column: mark?.column ?? 0, field: field, message))
     }
 
-    /// The pairs of a mapping, in order; unknown and duplicate keys are issues.
+    /// The pairs of a mapping, in order; unknown keys are issues.
     mutating func mapping(_ node: Node?, _ field: String, allowed: [String]) -> [String: Node] {
         guard let node else { return [:] }
         guard case .mapping(let mapping) = node else {
@@ -35,9 +35,9 @@ struct YAMLReader {
                 continue
             }
             let path = field.isEmpty ? name : "\(field).\(name)"
-            if result[name] != nil {
-                self.issue(key, path, "appears twice; keep one")
-            } else if !allowed.contains(name) {
+            // Repeated keys never get here: Yams refuses them while composing, and the loader
+            // reports that with the key's position.
+            if !allowed.contains(name) {
                 self.issue(key, path, "unknown key; expected one of \(allowed.joined(separator: ", "))")
             } else {
                 result[name] = value
