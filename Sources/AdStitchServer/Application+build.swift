@@ -13,6 +13,8 @@ public struct ServerConfiguration: Sendable {
     public var secret: String
     /// How often the campaigns folder is checked for changes.
     public var reloadInterval: Duration = .seconds(2)
+    /// Where requests, stitching and reloads are counted; served at `/metrics`.
+    public var metrics = ServerMetrics()
 
     public init(campaigns: URL, host: String = "127.0.0.1", port: Int = 8080, secret: String) {
         self.campaigns = campaigns
@@ -24,7 +26,7 @@ public struct ServerConfiguration: Sendable {
 
 /// Builds the HTTP application: the campaigns of the folder, the routes of DESIGN.md's API.
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) -> some ApplicationProtocol {
-    let store = CampaignStore(folder: configuration.campaigns, logger: logger)
+    let store = CampaignStore(folder: configuration.campaigns, logger: logger, metrics: configuration.metrics)
     let router = buildRouter(store: store, secret: SymmetricKey(data: Data(configuration.secret.utf8)))
     var app = Application(
         router: router, configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "AdStitch"),
@@ -49,12 +51,14 @@ struct CampaignReloader: Service {
     }
 }
 
-/// The routes, over a campaign store (tests build it directly).
+/// The routes, over a campaign store (tests build it directly); metrics go to the store's.
 public func buildRouter(store: CampaignStore, secret: SymmetricKey) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     // One structured line per request; Hummingbird puts the request id (hb.request.id) in the
     // metadata of every line logged through the request's context.
     router.add(middleware: LogRequestsMiddleware(.info))
+    // Outside the others, so it counts the final status (problems, 304s).
+    router.add(middleware: RequestMetricsMiddleware(metrics: store.metrics))
     router.add(middleware: HTTPSemanticsMiddleware())
     router.add(middleware: ProblemMiddleware())
     router.getAndHead("/healthz") { _, _ -> String in "ok\n" }
@@ -63,6 +67,11 @@ public func buildRouter(store: CampaignStore, secret: SymmetricKey) -> Router<Ba
         let serving = store.statuses.filter { $0.serving != nil }.count
         guard serving > 0 else { throw Problem(status: .serviceUnavailable, title: "Not ready", detail: "no campaign is loaded; see GET /v1/campaigns") }
         return .tagged("ready: \(serving) campaigns\n", contentType: "text/plain", cache: "no-store")
+    }
+    router.getAndHead("/metrics") { _, _ -> Response in
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: store.metrics.exposition()))
     }
     SessionController(store: store, secret: secret).register(on: router)
     MediaController(store: store).register(on: router)

@@ -28,6 +28,7 @@ public struct CampaignStatus: Sendable {
 /// and older revisions stay available, so sessions started on them keep their ads.
 public final class CampaignStore: Sendable {
     public let folder: URL
+    public let metrics: ServerMetrics
     /// How many revisions of a campaign are kept for sessions started on them.
     static let keptRevisions = 8
 
@@ -44,8 +45,9 @@ public final class CampaignStore: Sendable {
 
     private let state = Mutex(State())
 
-    public init(folder: URL, logger: Logger) {
+    public init(folder: URL, logger: Logger, metrics: ServerMetrics = ServerMetrics()) {
         self.folder = folder.standardizedFileURL
+        self.metrics = metrics
         self.reload(logger: logger)
     }
 
@@ -119,6 +121,8 @@ public final class CampaignStore: Sendable {
                 logger.info("campaign file removed", metadata: ["file": "\(path)"])
             }
         }
+        let (loaded, failing) = self.state.withLock { state in (state.current.count, state.entries.values.filter { $0.status.error != nil }.count) }
+        self.metrics.campaigns(loaded: loaded, failing: failing)
         return changed
     }
 
@@ -150,8 +154,14 @@ public final class CampaignStore: Sendable {
                     fingerprint: fingerprint,
                     status: CampaignStatus(file: file.path, id: previous?.id, serving: previous?.serving, error: message))
             }
+            self.metrics.reloadFailed(campaign: previous?.id ?? Self.name(of: file))
             logger.error("campaign failed to load", metadata: ["file": "\(file.path)", "error": "\(message)"])
         }
+    }
+
+    /// What a campaign file is called before it has loaded: its folder for `*/campaign.yaml`.
+    static func name(of file: URL) -> String {
+        file.lastPathComponent == "campaign.yaml" ? file.deletingLastPathComponent().lastPathComponent : file.deletingPathExtension().lastPathComponent
     }
 
     /// Local media as absolute paths under `/v1/campaigns/{id}/media/`; remote URLs unchanged.

@@ -79,9 +79,10 @@ struct SessionController: Sendable {
         let token = SessionToken(
             campaign: served.campaign.id, revision: served.campaign.revision, session: session ?? "s-" + UUID().uuidString.lowercased(),
             at: now, attributes: attributes)
-        let plan = Self.plan(served, token)
         let prefix = "sessions/\(token.encoded(secret: self.secret))/"
-        let text = try self.render { try served.renderer.multivariant(plan, playlistURI: { prefix + "\($0.id).m3u8" }, boundariesURI: prefix + "boundaries.json") }
+        let text = try self.render("multivariant") {
+            try served.renderer.multivariant(Self.plan(served, token), playlistURI: { prefix + "\($0.id).m3u8" }, boundariesURI: prefix + "boundaries.json")
+        }
         return Self.playlist(text, cache: "private, no-store", for: request)
     }
 
@@ -99,9 +100,9 @@ struct SessionController: Sendable {
                 detail: "revision \(token.revision) of campaign \(id) is no longer kept on this server; start a new session at /v1/campaigns/\(id)/master.m3u8")
         }
         let file = try context.parameters.require("file")
-        let plan = Self.plan(served, token)
         if file == "boundaries.json" {
-            return .tagged(BoundaryManifest(plan).json.text(), contentType: "application/json", cache: "public, max-age=86400, immutable", for: request)
+            let manifest = self.store.metrics.stitch("boundaries") { BoundaryManifest(Self.plan(served, token)).json.text() }
+            return .tagged(manifest, contentType: "application/json", cache: "public, max-age=86400, immutable", for: request)
         }
         if file == "empty.vtt" {
             return Response(status: .ok, headers: [.contentType: "text/vtt", .cacheControl: "public, max-age=86400"], body: ResponseBody(byteBuffer: ByteBuffer(string: "WEBVTT\n")))
@@ -109,7 +110,7 @@ struct SessionController: Sendable {
         guard file.hasSuffix(".m3u8"), let rendition = served.renderer.layout.renditions.first(where: { "\($0.id).m3u8" == file }) else {
             throw Problem.notFound("no rendition \(file) in campaign \(served.campaign.id); it has \(served.renderer.layout.renditions.map { "\($0.id).m3u8" }.joined(separator: ", "))")
         }
-        let text = try self.render { try served.renderer.mediaPlaylist(plan, rendition: rendition) }
+        let text = try self.render("media") { try served.renderer.mediaPlaylist(Self.plan(served, token), rendition: rendition) }
         return Self.playlist(text, cache: "public, max-age=86400, immutable", for: request)
     }
 
@@ -121,9 +122,10 @@ struct SessionController: Sendable {
         return served
     }
 
-    private func render(_ body: () throws -> String) throws -> String {
+    /// Runs a plan and render, timed under `kind`; a stitch error is a 500 that says why.
+    private func render(_ kind: String, _ body: () throws -> String) throws -> String {
         do {
-            return try body()
+            return try self.store.metrics.stitch(kind, body)
         } catch let error as StitchError {
             throw Problem(status: .internalServerError, title: "Cannot stitch", detail: error.message)
         }

@@ -1,5 +1,6 @@
 import AdStitchServer
 import ArgumentParser
+import CoreMetrics
 import Foundation
 import Hummingbird
 import Logging
@@ -46,10 +47,14 @@ struct Serve: AsyncParsableCommand {
         }
         let configuration = ServerConfiguration(
             campaigns: URL(fileURLWithPath: self.campaigns, isDirectory: true), host: self.host, port: self.port, secret: secret ?? "")
+        // The one process-wide bootstrap: anything in the process using swift-metrics reports to
+        // the registry /metrics serves. (The server itself writes to it explicitly.)
+        MetricsSystem.bootstrap(configuration.metrics.factory)
         let app = buildApplication(configuration, logger: logger)
         let base = "http://\(self.host):\(self.port)"
         print("AdStitch serving \(self.campaigns) on \(base)")
         print("  campaigns:  \(base)/v1/campaigns")
+        print("  metrics:    \(base)/metrics")
         print("  play demo:  \(base)/play/evening-news   (open in Chromium or Safari)")
         print("  master:     \(base)/v1/campaigns/evening-news/master.m3u8?locale=es-ES")
         try await app.runService()

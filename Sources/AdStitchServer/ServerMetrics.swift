@@ -1,0 +1,110 @@
+import CoreMetrics
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Prometheus
+
+/// The endpoint's metrics, written with swift-metrics against an explicit factory (a Prometheus
+/// one over ``registry``) rather than the process-wide `MetricsSystem`: each application, and
+/// each test, has its own. `adstitch serve` also bootstraps `MetricsSystem` with the same
+/// factory, so anything else in the process that uses swift-metrics shows at `/metrics` too.
+///
+/// Families (see docs/http-api.md "Metrics"):
+/// - `adstitch_http_requests_total{route, method, status}` — requests answered, by route pattern
+///   (`/v1/campaigns/{id}/sessions/{token}/{file}`, never a concrete token) and status;
+/// - `adstitch_http_request_duration_seconds{route}` — time to the response head;
+/// - `adstitch_stitch_duration_seconds{kind}` — plan + render of a `multivariant` or `media`
+///   playlist or a `boundaries` manifest;
+/// - `adstitch_campaigns_loaded` / `adstitch_campaigns_failing` — campaigns serving / whose last
+///   load failed (gauges);
+/// - `adstitch_campaign_reload_failures_total{campaign}` — failed loads and reloads.
+public struct ServerMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    public let factory: PrometheusMetricsFactory
+
+    /// Stitching takes tens of microseconds; requests well under a millisecond on loopback.
+    static let stitchBuckets: [Duration] = [
+        .microseconds(25), .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500),
+        .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(50),
+    ]
+    static let requestBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2),
+    ]
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets = [
+            "adstitch_stitch_duration_seconds": Self.stitchBuckets,
+            "adstitch_http_request_duration_seconds": Self.requestBuckets,
+        ]
+        self.factory = factory
+    }
+
+    func request(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration) {
+        Counter(
+            label: "adstitch_http_requests_total",
+            dimensions: [("route", route), ("method", method.rawValue), ("status", String(status.code))], factory: self.factory
+        ).increment()
+        CoreMetrics.Timer(label: "adstitch_http_request_duration_seconds", dimensions: [("route", route)], factory: self.factory)
+            .record(duration: duration)
+    }
+
+    /// Runs `body` (a plan and render) and records how long it took under `kind`.
+    func stitch<T>(_ kind: String, _ body: () throws -> T) rethrows -> T {
+        let start = ContinuousClock.now
+        defer {
+            CoreMetrics.Timer(label: "adstitch_stitch_duration_seconds", dimensions: [("kind", kind)], factory: self.factory)
+                .record(duration: ContinuousClock.now - start)
+        }
+        return try body()
+    }
+
+    func campaigns(loaded: Int, failing: Int) {
+        Gauge(label: "adstitch_campaigns_loaded", factory: self.factory).record(loaded)
+        Gauge(label: "adstitch_campaigns_failing", factory: self.factory).record(failing)
+    }
+
+    func reloadFailed(campaign: String) {
+        Counter(label: "adstitch_campaign_reload_failures_total", dimensions: [("campaign", campaign)], factory: self.factory).increment()
+    }
+
+    /// The Prometheus text exposition of every family.
+    func exposition() -> ByteBuffer {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(8192)
+        self.registry.emit(into: &bytes)
+        return ByteBuffer(bytes: bytes)
+    }
+}
+
+extension CoreMetrics.Timer {
+    func record(duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// Counts every answered request by its route pattern and final status (after errors became
+/// problem documents and conditional GETs became 304s), and times it.
+struct RequestMetricsMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        // No route matched (Hummingbird says "NotFound"): one label for all, so unknown paths
+        // cannot grow the label set.
+        let route = context.endpointPath.flatMap { $0.hasPrefix("/") ? Self.prometheusRoute($0) : nil } ?? "unmatched"
+        self.metrics.request(route: route, method: request.method, status: response.status, duration: ContinuousClock.now - start)
+        return response
+    }
+
+    /// Hummingbird's `/v1/campaigns/:id/…` as `/v1/campaigns/{id}/…`.
+    static func prometheusRoute(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false).map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+            .joined(separator: "/")
+    }
+}
