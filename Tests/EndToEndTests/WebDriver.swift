@@ -108,6 +108,11 @@ final class WebDriver: @unchecked Sendable {
 /// chromedriver's responses here ("Failed writing header"), and the tests need nothing more.
 enum LoopbackHTTP {
     static func request(_ method: String, port: Int, path: String, body: Data) throws -> Data {
+        try self.exchange(method, port: port, path: path, body: body).body
+    }
+
+    /// One request on a new connection: the status code, the response head and the body.
+    static func exchange(_ method: String, port: Int, path: String, body: Data = Data()) throws -> (status: Int, head: String, body: Data) {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw WebDriver.Failure(description: "socket() failed") }
         defer { close(socket) }
@@ -150,7 +155,8 @@ enum LoopbackHTTP {
         let head = String(decoding: response[..<separator.lowerBound], as: UTF8.self)
         var content = Data(response[separator.upperBound...])
         if head.lowercased().contains("transfer-encoding: chunked") { content = Self.dechunk(content) }
-        return content
+        let status = head.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, head, content)
     }
 
     private static func dechunk(_ data: Data) -> Data {
