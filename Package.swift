@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(
             name: "AdStitchServerTests",
             dependencies: [
-                "AdStitchServer", "HLSPlaylist", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "AdStitchServer", "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: swiftSettings

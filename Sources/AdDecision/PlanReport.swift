@@ -148,7 +148,8 @@ public struct PlanReport: Sendable {
         return parts.joined(separator: " ")
     }
 
-    private static func kind(_ piece: Piece) -> String {
+    /// `island`, `ad` or `slate`: the report's (and the preview page's) word for a piece.
+    public static func kind(_ piece: Piece) -> String {
         switch piece.kind {
         case .island: "island"
         case .ad: "ad"

@@ -73,7 +73,9 @@ public func buildRouter(store: CampaignStore, secret: SymmetricKey) -> Router<Ba
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: store.metrics.exposition()))
     }
-    SessionController(store: store, secret: secret).register(on: router)
+    let sessions = SessionController(store: store, secret: secret)
+    sessions.register(on: router)
+    PreviewController(store: store, sessions: sessions).register(on: router)
     MediaController(store: store).register(on: router)
     return router
 }

@@ -27,7 +27,7 @@ struct SessionController: Sendable {
     }
 
     /// `GET /play/{id}`: a page that plays a new session of the campaign in a `<video>`
-    /// (Chromium and Safari play HLS natively). The preview tool builds on it.
+    /// (Chromium and Safari play HLS natively). `/preview/{id}` shows what a given viewer gets.
     func player(_ context: BasicRequestContext) throws -> Response {
         let served = try self.campaign(context)
         let id = served.campaign.id
@@ -37,7 +37,8 @@ struct SessionController: Sendable {
             <style>body{font:16px system-ui,sans-serif;margin:2rem;max-width:60rem}video{width:100%;background:#000}</style></head>
             <body><h1>\(Self.escapeHTML(served.campaign.title))</h1>
             <video id="video" controls autoplay muted playsinline src="/v1/campaigns/\(id)/master.m3u8"></video>
-            <p>A new session each time the page loads: <code>/v1/campaigns/\(id)/master.m3u8</code>.</p>
+            <p>A new session each time the page loads: <code>/v1/campaigns/\(id)/master.m3u8</code>.
+            <a href="/preview/\(id)">Preview</a> what a given viewer gets, and why.</p>
             </body></html>
             """
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
@@ -79,9 +80,15 @@ struct SessionController: Sendable {
         let token = SessionToken(
             campaign: served.campaign.id, revision: served.campaign.revision, session: session ?? "s-" + UUID().uuidString.lowercased(),
             at: now, attributes: attributes)
-        let prefix = "sessions/\(token.encoded(secret: self.secret))/"
+        return try self.masterResponse(served, token: token, prefix: "", for: request)
+    }
+
+    /// The multivariant playlist of the session `token` describes; its URIs are
+    /// `{prefix}sessions/{token}/…` (`prefix` empty: relative to `/v1/campaigns/{id}/`).
+    func masterResponse(_ served: ServedCampaign, token: SessionToken, prefix: String, for request: Request) throws -> Response {
+        let base = prefix + "sessions/\(token.encoded(secret: self.secret))/"
         let text = try self.render("multivariant") {
-            try served.renderer.multivariant(Self.plan(served, token), playlistURI: { prefix + "\($0.id).m3u8" }, boundariesURI: prefix + "boundaries.json")
+            try served.renderer.multivariant(Self.plan(served, token), playlistURI: { base + "\($0.id).m3u8" }, boundariesURI: base + "boundaries.json")
         }
         return Self.playlist(text, cache: "private, no-store", for: request)
     }

@@ -55,6 +55,7 @@ struct Serve: AsyncParsableCommand {
         print("AdStitch serving \(self.campaigns) on \(base)")
         print("  campaigns:  \(base)/v1/campaigns")
         print("  metrics:    \(base)/metrics")
+        print("  preview:    \(base)/preview               (campaign preview tool: plan, reasons, player)")
         print("  play demo:  \(base)/play/evening-news   (open in Chromium or Safari)")
         print("  master:     \(base)/v1/campaigns/evening-news/master.m3u8?locale=es-ES")
         try await app.runService()

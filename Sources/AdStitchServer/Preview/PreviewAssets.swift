@@ -1,0 +1,126 @@
+/// The preview tool's stylesheet and script, served by the app (`/preview/assets/…`): the
+/// machines it runs on may be offline, so nothing comes from elsewhere. Kept in Swift rather
+/// than as package resources so the `adstitch` binary is self-contained.
+enum PreviewAssets {
+    static let stylesheet = #"""
+        :root { --ink: #1d2330; --muted: #5b6475; --line: #d8dce4; --island: #b8c0cc; --slate: #8d96a5; --now: #e8590c; }
+        body { font: 15px/1.45 system-ui, sans-serif; color: var(--ink); margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; }
+        h1 small, h2 small { color: var(--muted); font-weight: normal; font-size: 60%; }
+        a { color: #1c5fd4; }
+        code { font-size: 90%; }
+        table { border-collapse: collapse; width: 100%; margin: .5rem 0 1rem; }
+        th, td { border-bottom: 1px solid var(--line); padding: .25rem .5rem; text-align: left; vertical-align: top; }
+        td.file { color: var(--muted); font-size: 85%; }
+        .ok { color: #2b8a3e; } .failed { color: #c92a2a; font-weight: bold; }
+        .error-row pre, pre.json { background: #f6f7f9; padding: .5rem; overflow: auto; max-height: 24rem; font-size: 85%; }
+        form.context { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; background: #f6f7f9; padding: .75rem; border-radius: 6px; }
+        form.context label { display: flex; flex-direction: column; font-size: 85%; color: var(--muted); }
+        form.context label.wide { flex: 1 1 16rem; }
+        form.context input, form.context textarea { font: inherit; color: var(--ink); padding: .2rem .35rem; width: 9rem; }
+        form.context textarea { width: 100%; box-sizing: border-box; }
+        form.context input[name=at] { width: 13rem; }
+        .errors { background: #fff0f0; border: 1px solid #c92a2a; padding: .25rem 1rem; margin: 1rem 0; }
+        section.player { position: sticky; top: 0; background: #fff; padding: .5rem 0; z-index: 1; border-bottom: 1px solid var(--line); }
+        section.player h2 { margin: .25rem 0; }
+        video { display: block; width: 100%; height: 16rem; background: #000; }
+        .now { min-height: 1.5em; font-weight: 600; }
+        #notice { color: var(--now); margin-left: 1rem; }
+        .hint { color: var(--muted); font-size: 85%; }
+        svg.timeline { width: 100%; height: 4.5rem; display: block; }
+        svg.timeline .piece rect { stroke: #fff; stroke-width: 1; vector-effect: non-scaling-stroke; }
+        svg.timeline .island rect { fill: var(--island); }
+        svg.timeline .slate rect { fill: var(--slate); }
+        svg.timeline .ad-0 rect { fill: #4263eb; } svg.timeline .ad-1 rect { fill: #0ca678; } svg.timeline .ad-2 rect { fill: #ae3ec9; }
+        svg.timeline .ad-3 rect { fill: #f08c00; } svg.timeline .ad-4 rect { fill: #1098ad; } svg.timeline .ad-5 rect { fill: #d6336c; }
+        svg.timeline .break rect { fill: #ced4da; }
+        svg.timeline .break.restricted rect { fill: #fa5252; }
+        svg.timeline text { font-size: 11px; fill: #fff; text-anchor: middle; pointer-events: none; }
+        svg.timeline text.tick { fill: var(--muted); text-anchor: start; } svg.timeline text.tick.end { text-anchor: end; }
+        svg.timeline .current rect { stroke: var(--now); stroke-width: 3; }
+        svg.timeline #playhead { stroke: var(--now); stroke-width: 2; vector-effect: non-scaling-stroke; }
+        tr.current, .break-reasons.current { background: #fff4e6; }
+        tr.current td:first-child { box-shadow: inset 4px 0 var(--now); }
+        .restrict { color: #c92a2a; font-size: 80%; font-weight: normal; margin-left: .5rem; }
+        tr.excluded { color: var(--muted); }
+        ol.variants li.startup { font-weight: bold; }
+        table.compare svg.timeline { height: 2.5rem; }
+        """#
+
+    /// The reference client of the boundary manifest (the seeds' boundary-time observer, in the
+    /// browser): highlights the piece and break that play, and snaps seeks back to the start of a
+    /// break whose `restrict` holds `skip` or `jump`, unless that break has played through.
+    static let script = #"""
+        "use strict";
+        (function () {
+          const video = document.getElementById("video");
+          const manifestNode = document.getElementById("boundary-manifest");
+          if (!video || !manifestNode) return;
+          const manifest = JSON.parse(manifestNode.textContent);
+          const duration = Number(manifest.duration);
+          const breaks = manifest.breaks.map(function (b) {
+            return { id: b.id, start: Number(b.start), end: Number(b.end), restrict: b.restrict, watched: false };
+          });
+          const timed = Array.from(document.querySelectorAll("[data-start][data-end]"));
+          const playhead = document.getElementById("playhead");
+          const now = document.getElementById("now");
+          const notice = document.getElementById("notice");
+          // The last position reached by playing (or an allowed seek): where a seek starts from.
+          let position = 0;
+
+          function restricted(b) {
+            return !b.watched && (b.restrict.indexOf("skip") >= 0 || b.restrict.indexOf("jump") >= 0);
+          }
+
+          function show(t) {
+            for (const node of timed) {
+              node.classList.toggle("current", t >= Number(node.dataset.start) && t < Number(node.dataset.end));
+            }
+            if (playhead && duration > 0) {
+              const x = String(Math.min(t / duration, 1) * 1000);
+              playhead.setAttribute("x1", x);
+              playhead.setAttribute("x2", x);
+            }
+            const current = breaks.find(function (b) { return t >= b.start && t < b.end; });
+            now.textContent = current
+              ? "Break " + current.id + ": " + (current.end - t).toFixed(1) + " s left" + (current.restrict.length ? " (restrict: " + current.restrict.join(", ") + ")" : "")
+              : "Programme at " + t.toFixed(1) + " s";
+          }
+
+          // A seek forward that enters or crosses a restricted break that has not played through
+          // goes back to the break's start (or, from inside the break, to where the viewer was).
+          video.addEventListener("seeking", function () {
+            const target = video.currentTime;
+            if (target <= position) return;
+            const blocking = breaks.find(function (b) {
+              return restricted(b) && target > b.start + 0.001 && position < b.end;
+            });
+            if (!blocking) return;
+            const back = position >= blocking.start ? position : blocking.start;
+            notice.textContent = "Break " + blocking.id + " cannot be skipped (restrict: " + blocking.restrict.join(", ") + ")";
+            video.currentTime = back;
+          });
+
+          video.addEventListener("seeked", function () {
+            position = video.currentTime;
+            show(position);
+          });
+
+          video.addEventListener("timeupdate", function () {
+            if (video.seeking) return;
+            const t = video.currentTime;
+            // Played (not sought) across a break's end: that break has been watched.
+            for (const b of breaks) {
+              if (position < b.end && t >= b.end - 0.05 && t - position < 3 * Math.max(1, video.playbackRate)) b.watched = true;
+            }
+            position = t;
+            show(t);
+          });
+
+          video.addEventListener("ended", function () {
+            for (const b of breaks) if (b.end >= duration - 0.05) b.watched = true;
+          });
+
+          show(0);
+        })();
+        """#
+}

@@ -1,0 +1,131 @@
+import AdDecision
+import Foundation
+import HLSPlaylist
+import Hummingbird
+
+/// The viewer context of a preview page, from its query string: `session`, `at` (ISO 8601)
+/// and attributes — the form's `locale`, `device`, `market`, `seen`, `bandwidth`, any other
+/// parameter, and `more` (one `key=value` per line). Empty fields are not attributes, so
+/// submitting the form untouched previews a viewer with none.
+struct PreviewContext: Sendable {
+    /// The attributes the form has a field for, in form order.
+    static let fields = ["locale", "device", "market", "seen", "bandwidth"]
+    /// Parameters that are not attributes.
+    static let reserved: Set<String> = ["session", "at", "more", "count"]
+
+    var session: String
+    /// Whole milliseconds since the epoch: what a session token carries, so the page and the
+    /// player plan with the same instant.
+    var at: Int64
+    var attributes: [String: String]
+    /// What was wrong with the query, one message per problem; the page shows them.
+    var errors: [String] = []
+
+    var viewer: ViewerContext {
+        ViewerContext(session: self.session, at: Date(timeIntervalSince1970: Double(self.at) / 1000), attributes: self.attributes)
+    }
+
+    /// `at` as the form and the CLI write it (UTC, milliseconds only when there are some).
+    var atText: String { Self.iso8601(milliseconds: self.at) }
+
+    init(session: String, at: Int64, attributes: [String: String]) {
+        self.session = session
+        self.at = at
+        self.attributes = attributes
+    }
+
+    /// Reads the query; a missing session is `preview-1`, a missing `at` is `now`.
+    init(query: [(key: String, value: String)], now: Date = Date()) {
+        self.session = "preview-1"
+        self.at = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        self.attributes = [:]
+        for (key, value) in query {
+            guard key.count <= 64, value.count <= 1024 else {
+                self.errors.append("query parameters must have names up to 64 and values up to 1024 characters")
+                continue
+            }
+            let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            switch key {
+            case "session":
+                if !trimmed.isEmpty { self.session = trimmed }
+            case "at":
+                guard !trimmed.isEmpty else { continue }
+                if let date = DateTime(trimmed) {
+                    let milliseconds = date.secondsSinceEpoch * 1000
+                    self.at = Int64(milliseconds.roundedToInteger)
+                    if milliseconds != ExactDecimal(Int(self.at)) { self.errors.append("at: \(trimmed) has more precision than milliseconds") }
+                } else {
+                    self.errors.append("at: \(trimmed) is not an ISO 8601 date-time such as 2026-11-27T19:30:00Z")
+                }
+            case "more":
+                for line in trimmed.split(whereSeparator: \.isNewline) where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                    let parts = line.split(separator: "=", maxSplits: 1)
+                    let name = parts.first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                    guard parts.count == 2, !name.isEmpty else {
+                        self.errors.append("more attributes: \"\(line)\" must be key=value")
+                        continue
+                    }
+                    self.attributes[name] = parts[1].trimmingCharacters(in: .whitespaces)
+                }
+            case "count":
+                continue
+            default:
+                if !key.isEmpty, !trimmed.isEmpty { self.attributes[key] = trimmed }
+            }
+        }
+    }
+
+    /// The context as a query string (sorted, percent-encoded): links to the page, the compare
+    /// view and the preview master carry it.
+    var query: String {
+        var items = [("session", self.session), ("at", self.atText)]
+        items += self.attributes.keys.sorted().map { ($0, self.attributes[$0] ?? "") }
+        return items.map { "\(Self.encode($0))=\(Self.encode($1))" }.joined(separator: "&")
+    }
+
+    /// The same context for another session (the compare view's rows).
+    func with(session: String) -> PreviewContext {
+        var copy = self
+        copy.session = session
+        return copy
+    }
+
+    /// A query string as HTML forms write it (`application/x-www-form-urlencoded`: `+` is a
+    /// space), names and values percent-decoded; undecodable pairs are kept as written.
+    static func pairs(_ query: String?) -> [(key: String, value: String)] {
+        guard let query, !query.isEmpty else { return [] }
+        return query.split(separator: "&").map { item in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) -> String {
+                let spaced = part.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+
+    static func encode(_ text: String) -> String {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+?#")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    static func iso8601(milliseconds: Int64) -> String {
+        let seconds = milliseconds.quotientAndRemainderFlooring(dividingBy: 1000)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: Double(seconds.quotient)))
+        func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
+        var text = String(format: "%04d", parts.year ?? 0) + "-\(two(parts.month))-\(two(parts.day))T\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
+        if seconds.remainder != 0 { text += "." + String(format: "%03d", seconds.remainder) }
+        return text + "Z"
+    }
+}
+
+extension Int64 {
+    /// Division rounding toward negative infinity, with a non-negative remainder.
+    func quotientAndRemainderFlooring(dividingBy divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let (quotient, remainder) = self.quotientAndRemainder(dividingBy: divisor)
+        return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
+    }
+}

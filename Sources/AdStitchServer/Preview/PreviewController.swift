@@ -1,0 +1,108 @@
+import AdCampaign
+import AdDecision
+import AdStitching
+import Foundation
+import Hummingbird
+
+/// The campaign preview tool (docs/preview.md): what a given viewer at a given time gets, and
+/// why, with a player that plays exactly that plan.
+///
+/// - `GET /preview`: the campaigns and their load status;
+/// - `GET /preview/{id}?session=…&at=…&locale=…`: the form, the timeline, the reasons, startup
+///   and variant order, the boundary manifest and the player;
+/// - `GET /preview/{id}/compare?count=N&…`: N sessions of the same context side by side;
+/// - `GET /preview/{id}/report.json?…`: the plan report (what `adstitch preview --format json` prints);
+/// - `GET /preview/{id}/master.m3u8?…`: a session's master that honours `at` (the public
+///   endpoint decides with the server's clock); its media playlists are the public
+///   token-scoped ones;
+/// - `GET /preview/assets/preview.css|preview.js`.
+struct PreviewController: Sendable {
+    static let maxCompared = 24
+
+    let store: CampaignStore
+    let sessions: SessionController
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.getAndHead("/preview") { _, _ in
+            Self.html(PreviewPage.list(self.store.statuses, served: self.store.campaign))
+        }
+        router.getAndHead("/preview/assets/preview.css") { _, _ in
+            Response.tagged(PreviewAssets.stylesheet, contentType: "text/css; charset=utf-8", cache: "public, max-age=300")
+        }
+        router.getAndHead("/preview/assets/preview.js") { _, _ in
+            Response.tagged(PreviewAssets.script, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=300")
+        }
+        router.getAndHead("/preview/:id") { request, context in try self.page(request, context) }
+        router.getAndHead("/preview/:id/compare") { request, context in try self.compare(request, context) }
+        router.getAndHead("/preview/:id/report.json") { request, context in try self.report(request, context) }
+        router.getAndHead("/preview/:id/master.m3u8") { request, context in try self.master(request, context) }
+    }
+
+    func page(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+        let served = try self.campaign(context)
+        let viewer = Self.context(request)
+        let plan = viewer.errors.isEmpty ? self.store.metrics.stitch("plan") { Planner().plan(served.campaign, for: viewer.viewer) } : nil
+        return Self.html(PreviewPage.campaign(served, context: viewer, plan: plan), status: plan == nil ? .badRequest : .ok)
+    }
+
+    func compare(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+        let served = try self.campaign(context)
+        var viewer = Self.context(request)
+        let countText = PreviewContext.pairs(request.uri.query).last { $0.key == "count" }?.value ?? "6"
+        var count = 6
+        if let value = Int(countText), (1...Self.maxCompared).contains(value) {
+            count = value
+        } else {
+            viewer.errors.append("count: \(countText) must be a whole number from 1 to \(Self.maxCompared)")
+        }
+        // Sessions `{session}-1` … `{session}-N`: the same viewer context, N draws.
+        let plans =
+            viewer.errors.isEmpty
+            ? (1...count).map { Planner().plan(served.campaign, for: viewer.with(session: "\(viewer.session)-\($0)").viewer) } : []
+        return Self.html(PreviewPage.compare(served, context: viewer, plans: plans, count: count), status: plans.isEmpty ? .badRequest : .ok)
+    }
+
+    func report(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+        let served = try self.campaign(context)
+        let viewer = try Self.validContext(request)
+        let plan = Planner().plan(served.campaign, for: viewer.viewer)
+        return .tagged(PlanReport(plan).json.text(), contentType: "application/json", cache: "no-store", for: request)
+    }
+
+    /// A new session's master for the form's context, `at` included, so the player plays the
+    /// plan the page shows.
+    func master(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+        let served = try self.campaign(context)
+        let viewer = try Self.validContext(request)
+        let token = SessionToken(
+            campaign: served.campaign.id, revision: served.campaign.revision, session: viewer.session, at: viewer.at, attributes: viewer.attributes)
+        // Relative URIs under /v1/campaigns/{id}/ so the media playlists are the public ones.
+        return try self.sessions.masterResponse(served, token: token, prefix: "/v1/campaigns/\(served.campaign.id)/", for: request)
+    }
+
+    private func campaign(_ context: BasicRequestContext) throws -> ServedCampaign {
+        let id = try context.parameters.require("id")
+        guard let served = self.store.campaign(id) else {
+            throw Problem.notFound("no campaign \"\(id)\" is loaded; /preview lists them")
+        }
+        return served
+    }
+
+    static func context(_ request: Request) -> PreviewContext {
+        PreviewContext(query: PreviewContext.pairs(request.uri.query))
+    }
+
+    static func validContext(_ request: Request) throws -> PreviewContext {
+        let viewer = Self.context(request)
+        guard viewer.errors.isEmpty else { throw Problem.badRequest(viewer.errors.joined(separator: "; ")) }
+        return viewer
+    }
+
+    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        var response = Response.tagged(text, contentType: "text/html; charset=utf-8", cache: "no-store")
+        response.status = status
+        // Everything the page needs comes from this server; media may be remote.
+        response.headers[.contentSecurityPolicy] = "default-src 'self'; media-src * blob: data:; img-src 'self' data:; object-src 'none'; base-uri 'none'"
+        return response
+    }
+}

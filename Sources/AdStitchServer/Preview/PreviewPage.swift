@@ -1,0 +1,296 @@
+import AdCampaign
+import AdDecision
+import AdStitching
+import Foundation
+import HLSPlaylist
+
+/// The HTML of the campaign preview tool (docs/preview.md): server-rendered, no external assets,
+/// one small script (``PreviewAssets/script``) that makes the player follow the boundary manifest.
+/// Every piece of the timeline carries `data-start`/`data-end` (exact stream times) so the script
+/// can highlight what plays, and the page embeds the plan report and the boundary manifest as
+/// JSON (`#plan-report`, `#boundary-manifest`) — the same report `adstitch preview --format json`
+/// prints.
+enum PreviewPage {
+    // MARK: - Campaign list
+
+    static func list(_ statuses: [CampaignStatus], served: (String) -> ServedCampaign?) -> String {
+        var rows = ""
+        for status in statuses {
+            let name = status.id ?? status.file
+            let title = status.id.flatMap(served)?.campaign.title
+            let link = status.id.map { "<a href=\"/preview/\(escape($0))\">\(escape(title ?? $0))</a>" } ?? escape(name)
+            let state =
+                status.error == nil
+                ? "<span class=\"ok\">loaded</span>"
+                : "<span class=\"failed\">failed</span>" + (status.serving == nil ? "" : " (the last good revision serves)")
+            rows += "<tr><td>\(link)</td><td><code>\(escape(status.id ?? "—"))</code></td><td>\(state)</td>"
+            rows += "<td><code>\(escape(status.serving ?? "—"))</code></td><td class=\"file\">\(escape(status.file))</td></tr>\n"
+            if let error = status.error { rows += "<tr class=\"error-row\"><td colspan=\"5\"><pre>\(escape(error))</pre></td></tr>\n" }
+        }
+        if statuses.isEmpty { rows = "<tr><td colspan=\"5\">No campaign files in the folder.</td></tr>" }
+        return document(
+            title: "Campaigns",
+            body: """
+                <h1>Campaign preview</h1>
+                <p>What a viewer will get, and why. Pick a campaign.</p>
+                <table class="campaigns"><thead><tr><th>Campaign</th><th>Id</th><th>Status</th><th>Revision</th><th>File</th></tr></thead>
+                <tbody>
+                \(rows)</tbody></table>
+                """)
+    }
+
+    // MARK: - One viewer
+
+    static func campaign(_ served: ServedCampaign, context: PreviewContext, plan: Plan?) -> String {
+        let campaign = served.campaign
+        var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a></p>\n"
+        body += "<h1>\(escape(campaign.title)) <small><code>\(escape(campaign.id))</code> revision <code>\(escape(campaign.revision))</code></small></h1>\n"
+        body += self.form(campaign, context: context, action: "/preview/\(campaign.id)")
+        body += self.errors(context.errors)
+        guard let plan else { return document(title: campaign.title, body: body) }
+        let report = PlanReport(plan)
+        let manifest = BoundaryManifest(plan)
+        let query = context.query
+        body += """
+            <section class="player">
+            <video id="video" controls muted playsinline preload="metadata" src="/preview/\(escape(campaign.id))/master.m3u8?\(escape(query))"></video>
+            <p class="now"><span id="now">Press play: the timeline and the break list follow the video.</span> <span id="notice" role="status"></span></p>
+            <p class="hint">This player's master honours the form's <code>at</code>; the public endpoint always decides with the server's clock.
+            <a href="/preview/\(escape(campaign.id))/master.m3u8?\(escape(query))">master.m3u8</a></p>
+            <h2>Timeline <small>\(plan.duration) s, \(plan.breaks.count) breaks</small></h2>
+            \(self.timeline(plan, id: "timeline"))
+            </section>
+            <section><h2>Pieces</h2>
+            \(self.pieces(plan))
+            </section>
+            <section><h2>Why these ads</h2>
+            <p>Rules applied: \(plan.appliedRules.isEmpty ? "none" : plan.appliedRules.map { "<code>\(escape($0))</code>" }.joined(separator: ", ")).</p>
+            \(plan.breaks.map(self.reasons).joined(separator: "\n"))
+            </section>
+            <section><h2>Startup and variant order</h2>
+            \(self.startup(plan))
+            </section>
+            <section><h2>Boundary manifest</h2>
+            <p>What the player's boundary-time observer gets (schema: <code>docs/boundary-manifest.schema.json</code>).</p>
+            <pre class="json">\(escape(manifest.json.text()))</pre>
+            </section>
+            <p><a href="/preview/\(escape(campaign.id))/compare?\(escape(query))&amp;count=6">Compare six sessions with this context</a>
+            · <a href="/preview/\(escape(campaign.id))/report.json?\(escape(query))">plan report (JSON)</a></p>
+            <script type="application/json" id="plan-report">\(self.scriptJSON(report.json.text()))</script>
+            <script type="application/json" id="boundary-manifest">\(self.scriptJSON(manifest.json.text()))</script>
+            <script src="/preview/assets/preview.js"></script>
+            """
+        return document(title: campaign.title, body: body)
+    }
+
+    // MARK: - Compare
+
+    static func compare(_ served: ServedCampaign, context: PreviewContext, plans: [Plan], count: Int) -> String {
+        let campaign = served.campaign
+        var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a> › <a href=\"/preview/\(escape(campaign.id))?\(escape(context.query))\">\(escape(campaign.title))</a></p>\n"
+        body += "<h1>\(escape(campaign.title)): \(plans.count) sessions side by side</h1>\n"
+        body += self.form(campaign, context: context, action: "/preview/\(campaign.id)/compare", count: count)
+        body += self.errors(context.errors)
+        guard !plans.isEmpty else { return document(title: campaign.title, body: body) }
+        let longest = plans.map(\.duration).max() ?? .zero
+        body += "<table class=\"compare\"><thead><tr><th>Session</th><th>Timeline (same scale)</th><th>Ads</th></tr></thead><tbody>\n"
+        for plan in plans {
+            let ads = plan.pieces.compactMap { piece -> String? in
+                if case .ad = piece.kind { return piece.id }
+                return nil
+            }
+            let session = context.with(session: plan.context.session)
+            body += "<tr data-session=\"\(escape(plan.context.session))\"><td><a href=\"/preview/\(escape(campaign.id))?\(escape(session.query))\">\(escape(plan.context.session))</a></td>"
+            body += "<td>\(self.timeline(plan, id: nil, scale: longest))</td><td>\(escape(ads.joined(separator: ", ")))</td></tr>\n"
+        }
+        body += "</tbody></table>\n"
+        // How often each ad played across the sessions: rotation at a glance.
+        var plays: [String: Int] = [:]
+        var sessions: [String: Int] = [:]
+        for plan in plans {
+            var seen = Set<String>()
+            for piece in plan.pieces {
+                guard case .ad = piece.kind else { continue }
+                plays[piece.id, default: 0] += 1
+                if seen.insert(piece.id).inserted { sessions[piece.id, default: 0] += 1 }
+            }
+        }
+        body += "<h2>Rotation</h2><table class=\"rotation\"><thead><tr><th>Ad</th><th>Plays</th><th>Sessions</th></tr></thead><tbody>\n"
+        for ad in plays.keys.sorted(by: { (plays[$0] ?? 0, $1) > (plays[$1] ?? 0, $0) }) {
+            body += "<tr><td><code>\(escape(ad))</code></td><td>\(plays[ad] ?? 0)</td><td>\(sessions[ad] ?? 0) of \(plans.count)</td></tr>\n"
+        }
+        body += "</tbody></table>\n"
+        return document(title: campaign.title, body: body)
+    }
+
+    // MARK: - Parts
+
+    /// The viewer-context form. GET, so every preview is a link that can be shared.
+    static func form(_ campaign: Campaign, context: PreviewContext, action: String, count: Int? = nil) -> String {
+        var fields = "<label>Session <input name=\"session\" value=\"\(escape(context.session))\"></label>\n"
+        fields += "<label>At (ISO 8601) <input name=\"at\" value=\"\(escape(context.atText))\"></label>\n"
+        for name in PreviewContext.fields {
+            fields += "<label>\(name.prefix(1).uppercased() + name.dropFirst()) <input name=\"\(name)\" value=\"\(escape(context.attributes[name] ?? ""))\"></label>\n"
+        }
+        let more = context.attributes.keys.filter { !PreviewContext.fields.contains($0) }.sorted().map { "\($0)=\(context.attributes[$0] ?? "")" }
+        fields += "<label class=\"wide\">More attributes (key=value per line) <textarea name=\"more\" rows=\"1\">\(escape(more.joined(separator: "\n")))</textarea></label>\n"
+        if let count { fields += "<label>Sessions <input name=\"count\" type=\"number\" min=\"1\" max=\"\(PreviewController.maxCompared)\" value=\"\(count)\"></label>\n" }
+        return """
+            <form class="context" method="get" action="\(escape(action))">
+            \(fields)<button type="submit">Preview</button>
+            </form>
+
+            """
+    }
+
+    static func errors(_ errors: [String]) -> String {
+        guard !errors.isEmpty else { return "" }
+        return "<div class=\"errors\" role=\"alert\"><p>Fix the form:</p><ul>\(errors.map { "<li>\(escape($0))</li>" }.joined())</ul></div>\n"
+    }
+
+    /// The plan to scale as SVG (1000 units wide): islands light grey, ads coloured by id, slate dark grey,
+    /// breaks bracketed above with their restrictions; a playhead the script moves.
+    static func timeline(_ plan: Plan, id: String?, scale: ExactDecimal? = nil) -> String {
+        let total = max((scale ?? plan.duration).doubleValue, 0.001)
+        func x(_ time: ExactDecimal) -> String { format(time.doubleValue / total * 1000) }
+        var svg = "<svg class=\"timeline\"\(id.map { " id=\"\(escape($0))\"" } ?? "") viewBox=\"0 0 1000 64\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"timeline\">\n"
+        for planned in plan.breaks {
+            let restricted = !planned.adBreak.restrict.isEmpty
+            svg += "<g class=\"break\(restricted ? " restricted" : "")\" data-break=\"\(escape(planned.adBreak.id))\" data-start=\"\(planned.start)\" data-end=\"\(planned.end)\">"
+            svg += "<rect x=\"\(x(planned.start))\" y=\"2\" width=\"\(x(planned.duration))\" height=\"10\"/>"
+            svg += "<title>break \(escape(planned.adBreak.id)): \(planned.start)–\(planned.end) s\(restricted ? ", restrict " + planned.adBreak.restrict.joined(separator: ", ") : "")</title></g>\n"
+        }
+        for piece in plan.pieces {
+            let kind = PlanReport.kind(piece)
+            let end = piece.start + piece.duration
+            svg += "<g class=\"piece \(kind)\(kind == "ad" ? " ad-\(self.colour(piece.id))" : "")\" data-kind=\"\(kind)\" data-id=\"\(escape(piece.id))\""
+            if let breakID = piece.breakID { svg += " data-break=\"\(escape(breakID))\"" }
+            svg += " data-start=\"\(piece.start)\" data-end=\"\(end)\">"
+            svg += "<rect x=\"\(x(piece.start))\" y=\"16\" width=\"\(x(piece.duration))\" height=\"30\"/>"
+            if piece.duration.doubleValue / total > 0.05 {
+                svg += "<text x=\"\(format((piece.start.doubleValue + piece.duration.doubleValue / 2) / total * 1000))\" y=\"36\">\(escape(piece.id))</text>"
+            }
+            svg += "<title>\(kind == "slate" ? "slate" : "\(kind) \(escape(piece.id))"): \(piece.start)–\(end) s</title></g>\n"
+        }
+        if id != nil { svg += "<line id=\"playhead\" x1=\"0\" x2=\"0\" y1=\"0\" y2=\"64\"/>\n" }
+        svg += "<text class=\"tick\" x=\"2\" y=\"60\">0 s</text><text class=\"tick end\" x=\"998\" y=\"60\">\(scale ?? plan.duration) s</text>\n"
+        return svg + "</svg>"
+    }
+
+    /// The pieces as a table with exact stream times (the rows highlight as they play).
+    static func pieces(_ plan: Plan) -> String {
+        var rows = ""
+        for piece in plan.pieces {
+            let kind = PlanReport.kind(piece)
+            rows += "<tr class=\"\(kind)\" data-kind=\"\(kind)\" data-id=\"\(escape(piece.id))\" data-start=\"\(piece.start)\" data-end=\"\(piece.start + piece.duration)\">"
+            rows += "<td>\(piece.start)</td><td>\(piece.start + piece.duration)</td><td>\(piece.duration)</td><td>\(kind)</td>"
+            rows += "<td><code>\(escape(piece.id))</code></td><td>\(escape(piece.breakID ?? ""))</td></tr>\n"
+        }
+        return """
+            <table class="pieces"><thead><tr><th>Start (s)</th><th>End (s)</th><th>Duration (s)</th><th>Kind</th><th>Id</th><th>Break</th></tr></thead>
+            <tbody>
+            \(rows)</tbody></table>
+            """
+    }
+
+    /// One break: how it was filled, and for each ad of its pools why it was chosen or not.
+    static func reasons(_ planned: PlannedBreak) -> String {
+        var summary = "\(planned.start)–\(planned.end) s: \(planned.duration) of \(planned.adBreak.duration) s from \(planned.pools.joined(separator: ", "))"
+        if planned.slates > 0 { summary += "; slate ×\(planned.slates)" }
+        if planned.unfilled > .zero { summary += "; \(planned.unfilled) s unfilled" }
+        let restrict = planned.adBreak.restrict.isEmpty ? "" : " <span class=\"restrict\">restrict: \(escape(planned.adBreak.restrict.joined(separator: ", ")))</span>"
+        var rows = ""
+        for candidate in planned.candidates {
+            let boosts = candidate.boosts.map { " × \(format($0.factor)) (<code>\(escape($0.rule))</code>)" }.joined()
+            switch candidate.outcome {
+            case .chosen(let position):
+                rows += "<tr class=\"chosen\" data-ad=\"\(escape(candidate.ad.id))\"><td>✓</td><td><code>\(escape(candidate.ad.id))</code></td><td>\(candidate.ad.asset.duration) s</td>"
+                rows += "<td>chosen #\(position + 1), weight \(format(candidate.ad.weight))\(boosts)</td></tr>\n"
+            case .excluded(let rule, let reason):
+                rows += "<tr class=\"excluded\" data-ad=\"\(escape(candidate.ad.id))\"><td>✗</td><td><code>\(escape(candidate.ad.id))</code></td><td>\(candidate.ad.asset.duration) s</td>"
+                rows += "<td>excluded by rule <code>\(escape(rule))</code>: \(escape(reason))</td></tr>\n"
+            case .notChosen(let reason):
+                rows += "<tr class=\"not-chosen\" data-ad=\"\(escape(candidate.ad.id))\"><td>·</td><td><code>\(escape(candidate.ad.id))</code></td><td>\(candidate.ad.asset.duration) s</td>"
+                rows += "<td>not chosen: \(escape(reason))\(boosts)</td></tr>\n"
+            }
+        }
+        return """
+            <div class="break-reasons" data-break="\(escape(planned.adBreak.id))" data-start="\(planned.start)" data-end="\(planned.end)">
+            <h3>Break <code>\(escape(planned.adBreak.id))</code>\(restrict)</h3>
+            <p>\(escape(summary))</p>
+            <table class="reasons"><tbody>
+            \(rows)</tbody></table>
+            </div>
+            """
+    }
+
+    static func startup(_ plan: Plan) -> String {
+        let variants = plan.campaign.islands.first?.asset.variants.map(\.streamInf) ?? []
+        func describe(_ index: Int) -> String {
+            guard variants.indices.contains(index) else { return "v\(index)" }
+            let variant = variants[index]
+            var parts: [String] = []
+            if let resolution = variant.resolution { parts.append(resolution.description) }
+            if let bandwidth = variant.bandwidth { parts.append("\(bandwidth) b/s") }
+            parts.append(variant.codecs.joined(separator: ","))
+            parts.append(variant.videoRange ?? "SDR")
+            return parts.joined(separator: " · ")
+        }
+        let entry = plan.startup.rule.map { " (startup entry \($0 + 1))" } ?? ""
+        var out = "<p>Startup variant: <strong>v\(plan.startup.variant)</strong> \(escape(describe(plan.startup.variant))): \(escape(plan.startup.reason))\(entry).</p>\n"
+        out += "<ol class=\"variants\">\n"
+        for index in plan.startup.order {
+            out += "<li\(index == plan.startup.variant ? " class=\"startup\"" : "")><code>v\(index)</code> \(escape(describe(index)))</li>\n"
+        }
+        return out + "</ol>"
+    }
+
+    // MARK: - Helpers
+
+    static func document(title: String, body: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <link rel="icon" href="data:,"><link rel="stylesheet" href="/preview/assets/preview.css">
+        <title>\(escape(title)) · AdStitch preview</title></head>
+        <body>
+        \(body)
+        </body></html>
+
+        """
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// JSON inside `<script type="application/json">`: `<` as `\u003c`, so no `</script>` or
+    /// `<!--` in a string can end the element (JSON parsers read it back unchanged).
+    static func scriptJSON(_ json: String) -> String {
+        json.replacingOccurrences(of: "<", with: "\\u003c")
+    }
+
+    /// One of six colours per ad id, the same on every page (FNV-1a of the id).
+    static func colour(_ id: String) -> Int {
+        var hash: UInt32 = 2_166_136_261
+        for byte in id.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return Int(hash % 6)
+    }
+
+    static func format(_ value: Double) -> String {
+        let rounded = (value * 100).rounded() / 100
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+}

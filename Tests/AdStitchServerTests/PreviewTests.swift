@@ -1,0 +1,161 @@
+import AdCampaign
+import AdDecision
+import AdStitchServer
+import AdStitching
+import Foundation
+import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The campaign preview tool through the router: the pages show the plan the planner makes for
+/// the form's context, and the preview master plays exactly that plan.
+@Suite("Preview tool")
+struct PreviewTests {
+    static let at = "2026-11-27T19:30:00Z"
+    static let query = "session=p-1&at=2026-11-27T19:30:00Z&locale=es-ES&device=tv"
+
+    /// What the planner decides for the page's context (the expectation the pages must match).
+    static func plan(session: String = "p-1", attributes: [String: String] = ["locale": "es-ES", "device": "tv"]) throws -> Plan {
+        let served = try #require(RouteTests.store.campaign("evening-news"))
+        let at = Date(timeIntervalSince1970: try #require(DateTime(Self.at)).secondsSinceEpoch.doubleValue)
+        return Planner().plan(served.campaign, for: ViewerContext(session: session, at: at, attributes: attributes))
+    }
+
+    /// The text of the `<script type="application/json" id="…">` element of a page.
+    static func embeddedJSON(_ id: String, in html: String) throws -> String {
+        let open = "<script type=\"application/json\" id=\"\(id)\">"
+        let start = try #require(html.range(of: open)).upperBound
+        let end = try #require(html.range(of: "</script>", range: start..<html.endIndex)).lowerBound
+        return String(html[start..<end]).replacingOccurrences(of: "\\u003c", with: "<")
+    }
+
+    @Test("/preview lists every campaign with its status and a link")
+    func list() async throws {
+        try await RouteTests().app().test(.router) { client in
+            try await client.execute(uri: "/preview", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                let html = String(buffer: response.body)
+                #expect(html.contains("<a href=\"/preview/evening-news\">Evening News</a>"))
+                #expect(html.contains("<a href=\"/preview/feature-fmp4\">"))
+                #expect(html.components(separatedBy: "<span class=\"ok\">loaded</span>").count == 3)
+            }
+        }
+    }
+
+    @Test("the page shows every piece with its stream times, every candidate's reason, startup, order and manifest")
+    func page() async throws {
+        let plan = try Self.plan()
+        try await RouteTests().app().test(.router) { client in
+            let html = try await client.execute(uri: "/preview/evening-news?\(Self.query)", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'self'") == true)
+                return String(buffer: response.body)
+            }
+            for piece in plan.pieces {
+                let attributes = "data-kind=\"\(PlanReport.kind(piece))\" data-id=\"\(piece.id)\""
+                #expect(html.contains("\(attributes)\(piece.breakID.map { " data-break=\"\($0)\"" } ?? "") data-start=\"\(piece.start)\" data-end=\"\(piece.start + piece.duration)\""))
+            }
+            for planned in plan.breaks {
+                #expect(html.contains("<div class=\"break-reasons\" data-break=\"\(planned.adBreak.id)\" data-start=\"\(planned.start)\" data-end=\"\(planned.end)\">"))
+            }
+            // Spanish speakers never get bravo: the page names the rule.
+            #expect(html.contains("<tr class=\"excluded\" data-ad=\"bravo\">"))
+            #expect(html.contains("excluded by rule <code>spanish-speakers</code>"))
+            // A TV gets the startup rule's pick, and the variant list starts with it.
+            #expect(html.contains("Startup variant: <strong>v\(plan.startup.variant)</strong>"))
+            #expect(html.contains("<li class=\"startup\"><code>v\(plan.startup.order[0])</code>"))
+            // The embedded report and manifest are the library's, byte for byte.
+            #expect(try Self.embeddedJSON("plan-report", in: html) == PlanReport(plan).json.text())
+            #expect(try Self.embeddedJSON("boundary-manifest", in: html) == BoundaryManifest(plan).json.text())
+            #expect(html.contains("src=\"/preview/evening-news/master.m3u8?"))
+            #expect(html.contains("<script src=\"/preview/assets/preview.js\"></script>"))
+            try await client.execute(uri: "/preview/assets/preview.js", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("addEventListener(\"seeking\""))
+            }
+            try await client.execute(uri: "/preview/assets/preview.css", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/preview/evening-news/report.json?\(Self.query)", method: .get) { response in
+                #expect(String(buffer: response.body) == PlanReport(plan).json.text())
+            }
+        }
+    }
+
+    @Test("the preview master honours at: its boundary manifest is the plan the page shows")
+    func masterHonoursAt() async throws {
+        let plan = try Self.plan()
+        try await RouteTests().app().test(.router) { client in
+            let master = try await client.execute(uri: "/preview/evening-news/master.m3u8?\(Self.query)", method: .get) { response in
+                #expect(response.status == .ok)
+                return String(buffer: response.body)
+            }
+            let playlist = try PlaylistParser().parseMultivariantPlaylist(master)
+            let manifestURI = try #require(playlist.sessionData.first { $0.value.dataID == "com.adstitch.boundaries" }?.value.uri)
+            #expect(manifestURI.hasPrefix("/v1/campaigns/evening-news/sessions/"))
+            try await client.execute(uri: manifestURI, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == BoundaryManifest(plan).json.text())
+            }
+            let first = try #require(playlist.variants.first?.uri)
+            try await client.execute(uri: String(first), method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test("form input: + is a space, more attributes are key=value lines, every value is escaped")
+    func formInput() async throws {
+        let plan = try Self.plan(session: "<b>x</b>", attributes: ["seen": "alpha, delta", "market": "uk", "tier": "gold"])
+        try await RouteTests().app().test(.router) { client in
+            let query = "session=%3Cb%3Ex%3C%2Fb%3E&at=\(Self.at)&seen=alpha%2C+delta&locale=&more=market%3Duk%0D%0Atier+%3D+gold"
+            try await client.execute(uri: "/preview/evening-news?\(query)", method: .get) { response in
+                #expect(response.status == .ok)
+                let html = String(buffer: response.body)
+                #expect(!html.contains("<b>x</b>"))
+                #expect(html.contains("value=\"&lt;b&gt;x&lt;/b&gt;\""))
+                let report = try Self.embeddedJSON("plan-report", in: html)
+                #expect(report == PlanReport(plan).json.text())
+            }
+        }
+    }
+
+    @Test("a bad time or count is shown on the page with a 400; unknown campaigns are 404")
+    func errors() async throws {
+        try await RouteTests().app().test(.router) { client in
+            try await client.execute(uri: "/preview/evening-news?at=tomorrow", method: .get) { response in
+                #expect(response.status == .badRequest)
+                let html = String(buffer: response.body)
+                #expect(html.contains("at: tomorrow is not an ISO 8601 date-time"))
+                #expect(html.contains("<form class=\"context\""))
+                #expect(!html.contains("id=\"plan-report\""))
+            }
+            try await client.execute(uri: "/preview/evening-news/compare?count=500", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("count: 500 must be a whole number from 1 to 24"))
+            }
+            try await client.execute(uri: "/preview/evening-news/master.m3u8?at=nope", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.headers[.contentType] == "application/problem+json")
+            }
+            try await client.execute(uri: "/preview/nope", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+
+    @Test("compare shows N sessions of one context on one scale, and how often each ad played")
+    func compare() async throws {
+        let plans = try (1...4).map { try Self.plan(session: "p-1-\($0)") }
+        try await RouteTests().app().test(.router) { client in
+            try await client.execute(uri: "/preview/evening-news/compare?\(Self.query)&count=4", method: .get) { response in
+                #expect(response.status == .ok)
+                let html = String(buffer: response.body)
+                for plan in plans {
+                    let ads = plan.pieces.filter { if case .ad = $0.kind { true } else { false } }.map(\.id)
+                    #expect(html.contains("<tr data-session=\"\(plan.context.session)\">"))
+                    #expect(html.contains("<td>\(ads.joined(separator: ", "))</td></tr>"))
+                }
+                #expect(!html.contains("data-session=\"p-1-5\""))
+                let plays = plans.flatMap(\.pieces).filter { $0.id == "delta" }.count
+                #expect(html.contains("<tr><td><code>delta</code></td><td>\(plays)</td>"))
+            }
+        }
+    }
+}
