@@ -13,6 +13,8 @@ public struct ServerConfiguration: Sendable {
     public var secret: String
     /// How often the campaigns folder is checked for changes.
     public var reloadInterval: Duration = .seconds(2)
+    /// The byte budget of the cache of token-scoped answers (0 turns it off).
+    public var responseCacheBytes = ResponseCache.defaultBudget
     /// Where requests, stitching and reloads are counted; served at `/metrics`.
     public var metrics = ServerMetrics()
 
@@ -27,7 +29,7 @@ public struct ServerConfiguration: Sendable {
 /// Builds the HTTP application: the campaigns of the folder, the routes of DESIGN.md's API.
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) -> some ApplicationProtocol {
     let store = CampaignStore(folder: configuration.campaigns, logger: logger, metrics: configuration.metrics)
-    let router = buildRouter(store: store, secret: SymmetricKey(data: Data(configuration.secret.utf8)))
+    let router = buildRouter(store: store, secret: SymmetricKey(data: Data(configuration.secret.utf8)), responseCacheBytes: configuration.responseCacheBytes)
     var app = Application(
         router: router, configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "AdStitch"),
         logger: logger)
@@ -52,7 +54,7 @@ struct CampaignReloader: Service {
 }
 
 /// The routes, over a campaign store (tests build it directly); metrics go to the store's.
-public func buildRouter(store: CampaignStore, secret: SymmetricKey) -> Router<BasicRequestContext> {
+public func buildRouter(store: CampaignStore, secret: SymmetricKey, responseCacheBytes: Int = 8 << 20) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     // One structured line per request; Hummingbird puts the request id (hb.request.id) in the
     // metadata of every line logged through the request's context.
@@ -73,7 +75,7 @@ public func buildRouter(store: CampaignStore, secret: SymmetricKey) -> Router<Ba
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: store.metrics.exposition()))
     }
-    let sessions = SessionController(store: store, secret: secret)
+    let sessions = SessionController(store: store, secret: secret, cacheBytes: responseCacheBytes)
     sessions.register(on: router)
     PreviewController(store: store, sessions: sessions).register(on: router)
     MediaController(store: store).register(on: router)

@@ -42,8 +42,16 @@ extension Response {
     /// A complete body with its strong ETag (a digest of the bytes) and Content-Length, gzipped
     /// when the request accepts it and the body is worth it (RFC 9110 §8.4; the gzip
     /// representation has its own ETag, and `Vary: Accept-Encoding` tells caches).
-    static func tagged(_ text: String, contentType: String, cache: String, for request: Request? = nil) -> Response {
-        let digest = SHA256.hash(data: Data(text.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+    /// `etag` (without quotes) names the bytes when the caller knows them by something cheaper
+    /// than hashing them (a token-scoped answer by its token and file); else the body's digest.
+    static func tagged(_ text: String, contentType: String, cache: String, for request: Request? = nil, etag: String? = nil) -> Response {
+        let (headers, body) = Self.taggedParts(text, contentType: contentType, cache: cache, for: request, etag: etag)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// The headers and body of ``tagged(_:contentType:cache:for:etag:)``, for callers that keep them.
+    static func taggedParts(_ text: String, contentType: String, cache: String, for request: Request?, etag: String?) -> (HTTPFields, ByteBuffer) {
+        let digest = etag ?? Self.digest(text.utf8)
         var headers: HTTPFields = [.contentType: contentType, .cacheControl: cache, .vary: "Accept-Encoding"]
         var body = ByteBuffer(string: text)
         if let request, text.utf8.count >= 1024, Self.acceptsGzip(request.headers[.acceptEncoding]),
@@ -56,7 +64,21 @@ extension Response {
             headers[.eTag] = "\"\(digest)\""
         }
         headers[.contentLength] = String(body.readableBytes)
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+        return (headers, body)
+    }
+
+    /// The first 12 bytes of the SHA-256 of `bytes`, in hex.
+    static func digest(_ bytes: some Sequence<UInt8>) -> String {
+        var hasher = SHA256()
+        bytes.withContiguousStorageIfAvailable { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) } ?? hasher.update(data: Array(bytes))
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        for byte in hasher.finalize().prefix(12) {
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0xf)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Whether an Accept-Encoding header allows gzip (and does not give it q=0).

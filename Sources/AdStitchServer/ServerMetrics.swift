@@ -17,7 +17,9 @@ import Prometheus
 ///   playlist or a `boundaries` manifest;
 /// - `adstitch_campaigns_loaded` / `adstitch_campaigns_failing` — campaigns serving / whose last
 ///   load failed (gauges);
-/// - `adstitch_campaign_reload_failures_total{campaign}` — failed loads and reloads.
+/// - `adstitch_campaign_reload_failures_total{campaign}` — failed loads and reloads;
+/// - `adstitch_response_cache_requests_total{result}` — token-scoped answers served from the
+///   response cache (`hit`) or stitched (`miss`).
 public struct ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     public let factory: PrometheusMetricsFactory
@@ -61,6 +63,10 @@ public struct ServerMetrics: Sendable {
         return try body()
     }
 
+    func responseCache(hit: Bool) {
+        Counter(label: "adstitch_response_cache_requests_total", dimensions: [("result", hit ? "hit" : "miss")], factory: self.factory).increment()
+    }
+
     func campaigns(loaded: Int, failing: Int) {
         Gauge(label: "adstitch_campaigns_loaded", factory: self.factory).record(loaded)
         Gauge(label: "adstitch_campaigns_failing", factory: self.factory).record(failing)
@@ -95,16 +101,10 @@ struct RequestMetricsMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let response = try await next(request, context)
-        // No route matched (Hummingbird says "NotFound"): one label for all, so unknown paths
-        // cannot grow the label set.
-        let route = context.endpointPath.flatMap { $0.hasPrefix("/") ? Self.prometheusRoute($0) : nil } ?? "unmatched"
+        // The registered pattern (`/v1/campaigns/{id}/…`); no route matched (Hummingbird says
+        // "NotFound"): one label for all, so unknown paths cannot grow the label set.
+        let route = context.endpointPath.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "unmatched"
         self.metrics.request(route: route, method: request.method, status: response.status, duration: ContinuousClock.now - start)
         return response
-    }
-
-    /// Hummingbird's `/v1/campaigns/:id/…` as `/v1/campaigns/{id}/…`.
-    static func prometheusRoute(_ path: String) -> String {
-        path.split(separator: "/", omittingEmptySubsequences: false).map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
-            .joined(separator: "/")
     }
 }

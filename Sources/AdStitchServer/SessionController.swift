@@ -12,9 +12,13 @@ struct SessionController: Sendable {
     /// The token secret's bytes (`SymmetricKey` is not `Sendable`; a key is made per use).
     let secretBytes: Data
 
-    init(store: CampaignStore, secret: SymmetricKey) {
+    /// Recent token-scoped answers (immutable, so they can be served again as they are).
+    let cache: ResponseCache
+
+    init(store: CampaignStore, secret: SymmetricKey, cacheBytes: Int = ResponseCache.defaultBudget) {
         self.store = store
         self.secretBytes = secret.withUnsafeBytes { Data($0) }
+        self.cache = ResponseCache(budget: cacheBytes)
     }
 
     var secret: SymmetricKey { SymmetricKey(data: self.secretBytes) }
@@ -97,6 +101,14 @@ struct SessionController: Sendable {
     func sessionFile(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         let id = try context.parameters.require("id")
         let tokenText = try context.parameters.require("token")
+        let file = try context.parameters.require("file")
+        // Only answers to tokens that passed the checks below are cached, under their campaign,
+        // token and file: a hit needs no second look at the token.
+        let key = ResponseCache.Key(campaign: id, token: tokenText, file: file, gzip: Response.acceptsGzip(request.headers[.acceptEncoding]))
+        if let cached = self.cache.get(key) {
+            self.store.metrics.responseCache(hit: true)
+            return Response(status: .ok, headers: cached.headers, body: ResponseBody(byteBuffer: cached.body))
+        }
         guard let token = SessionToken(decoding: tokenText, secret: self.secret), token.campaign == id else {
             throw Problem.forbidden("the session token is not valid for this campaign: start a new session at /v1/campaigns/\(id)/master.m3u8")
         }
@@ -106,19 +118,27 @@ struct SessionController: Sendable {
                 status: .gone, title: "Gone",
                 detail: "revision \(token.revision) of campaign \(id) is no longer kept on this server; start a new session at /v1/campaigns/\(id)/master.m3u8")
         }
-        let file = try context.parameters.require("file")
-        if file == "boundaries.json" {
-            let manifest = self.store.metrics.stitch("boundaries") { BoundaryManifest(Self.plan(served, token)).json.text() }
-            return .tagged(manifest, contentType: "application/json", cache: "public, max-age=86400, immutable", for: request)
-        }
         if file == "empty.vtt" {
             return Response(status: .ok, headers: [.contentType: "text/vtt", .cacheControl: "public, max-age=86400"], body: ResponseBody(byteBuffer: ByteBuffer(string: "WEBVTT\n")))
         }
-        guard file.hasSuffix(".m3u8"), let rendition = served.renderer.layout.renditions.first(where: { "\($0.id).m3u8" == file }) else {
-            throw Problem.notFound("no rendition \(file) in campaign \(served.campaign.id); it has \(served.renderer.layout.renditions.map { "\($0.id).m3u8" }.joined(separator: ", "))")
+        // The bytes are a function of the token and the file, so they are named by them.
+        let etag = Response.digest((tokenText + "/" + file).utf8)
+        let text: String
+        let contentType: String
+        if file == "boundaries.json" {
+            text = self.store.metrics.stitch("boundaries") { BoundaryManifest(Self.plan(served, token)).json.text() }
+            contentType = "application/json"
+        } else {
+            guard file.hasSuffix(".m3u8"), let rendition = served.renderer.layout.renditions.first(where: { "\($0.id).m3u8" == file }) else {
+                throw Problem.notFound("no rendition \(file) in campaign \(served.campaign.id); it has \(served.renderer.layout.renditions.map { "\($0.id).m3u8" }.joined(separator: ", "))")
+            }
+            text = try self.render("media") { try served.renderer.mediaPlaylist(Self.plan(served, token), rendition: rendition) }
+            contentType = "application/vnd.apple.mpegurl"
         }
-        let text = try self.render("media") { try served.renderer.mediaPlaylist(Self.plan(served, token), rendition: rendition) }
-        return Self.playlist(text, cache: "public, max-age=86400, immutable", for: request)
+        self.store.metrics.responseCache(hit: false)
+        let (headers, body) = Response.taggedParts(text, contentType: contentType, cache: "public, max-age=86400, immutable", for: request, etag: etag)
+        self.cache.put(key, headers: headers, body: body)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 
     private func campaign(_ context: BasicRequestContext) throws -> ServedCampaign {

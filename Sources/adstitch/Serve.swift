@@ -28,8 +28,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The HMAC secret of session tokens (default: $ADSTITCH_SECRET).")
     var secret: String?
 
+    @Option(help: "Memory for recent token-scoped playlists and manifests, served again without stitching (0: off).")
+    var responseCacheMib = 8
+
     func validate() throws {
         guard (1...65_535).contains(self.port) else { throw ValidationError("--port must be between 1 and 65535") }
+        guard (0...4096).contains(self.responseCacheMib) else { throw ValidationError("--response-cache-mib must be between 0 and 4096") }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: self.campaigns, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("--campaigns \(self.campaigns) is not a folder")
@@ -45,8 +49,9 @@ struct Serve: AsyncParsableCommand {
             secret = (0..<4).map { _ in UUID().uuidString }.joined()
             logger.warning("no --secret or ADSTITCH_SECRET: using a random one; sessions will not survive a restart or work across replicas")
         }
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             campaigns: URL(fileURLWithPath: self.campaigns, isDirectory: true), host: self.host, port: self.port, secret: secret ?? "")
+        configuration.responseCacheBytes = self.responseCacheMib << 20
         // The one process-wide bootstrap: anything in the process using swift-metrics reports to
         // the registry /metrics serves. (The server itself writes to it explicitly.)
         MetricsSystem.bootstrap(configuration.metrics.factory)

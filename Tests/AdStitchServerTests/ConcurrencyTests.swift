@@ -3,6 +3,7 @@ import Foundation
 import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 
 /// Many sessions at once stay consistent: each session's playlists agree with its boundary
@@ -35,6 +36,67 @@ struct ConcurrencyTests {
                     }
                 }
                 try await group.waitForAll()
+            }
+        }
+    }
+}
+
+/// The cache of token-scoped answers: a repeated request gets the same bytes and headers
+/// without stitching; it holds no more than its budget; a budget of zero turns it off.
+@Suite("Response cache")
+struct ResponseCacheTests {
+    func fetch(_ client: some TestClientProtocol, _ uri: String, gzip: Bool = false) async throws -> (headers: String, body: Data) {
+        try await client.execute(uri: uri, method: .get, headers: gzip ? [.acceptEncoding: "gzip"] : [:]) { response in
+            #expect(response.status == .ok)
+            let headers = [response.headers[.eTag], response.headers[.contentLength], response.headers[.contentEncoding], response.headers[.cacheControl]]
+            return ("\(headers)", Data(response.body.readableBytesView))
+        }
+    }
+
+    /// How many media playlists were stitched, from `/metrics`.
+    func stitched(_ client: some TestClientProtocol) async throws -> Int {
+        let samples = try await client.execute(uri: "/metrics", method: .get) { MetricsTests.samples(String(buffer: $0.body)) }
+        return Int(samples[#"adstitch_stitch_duration_seconds_count{kind="media"}"#] ?? 0)
+    }
+
+    @Test("a repeated request is answered from the cache with identical bytes and headers, per encoding")
+    func hits() async throws {
+        let store = CampaignStore(folder: RouteTests.campaigns, logger: Logger(label: "test"), metrics: ServerMetrics())
+        let app = Application(router: buildRouter(store: store, secret: RouteTests.secret))
+        try await app.test(.router) { client in
+            let (_, prefix) = try await RouteTests().startSession(client)
+            let first = try await self.fetch(client, prefix + "v0.m3u8")
+            let again = try await self.fetch(client, prefix + "v0.m3u8")
+            #expect(first.headers == again.headers && first.body == again.body)
+            #expect(try await self.stitched(client) == 1)
+            let gzipped = try await self.fetch(client, prefix + "v0.m3u8", gzip: true)
+            #expect(gzipped.headers.contains("gzip") && gzipped.body != first.body)
+            #expect(try await self.fetch(client, prefix + "v0.m3u8", gzip: true).body == gzipped.body)
+            #expect(try await self.stitched(client) == 2)
+        }
+    }
+
+    @Test("the cache holds no more than its budget, and with none every request stitches")
+    func budget() async throws {
+        for budget in [0, 20 << 10] {
+            let store = CampaignStore(folder: RouteTests.campaigns, logger: Logger(label: "test"), metrics: ServerMetrics())
+            let app = Application(router: buildRouter(store: store, secret: RouteTests.secret, responseCacheBytes: budget))
+            try await app.test(.router) { client in
+                var prefixes: [String] = []
+                for index in 0..<12 {
+                    prefixes.append(try await RouteTests().startSession(client, query: "session=budget-\(index)").prefix)
+                }
+                var bodies: [Data] = []
+                for prefix in prefixes { bodies.append(try await self.fetch(client, prefix + "v1.m3u8").body) }
+                // Again, newest first: the newest few are still held, the oldest were evicted.
+                for (prefix, body) in zip(prefixes, bodies).reversed() { #expect(try await self.fetch(client, prefix + "v1.m3u8").body == body) }
+                let stitched = try await self.stitched(client)
+                if budget == 0 {
+                    #expect(stitched == 24)
+                } else {
+                    #expect(bodies.allSatisfy { $0.count + 600 < budget / 4 } && bodies.map(\.count).reduce(0, +) > budget * 3 / 2, "the playlists do not fit the test")
+                    #expect((14...21).contains(stitched), "\(stitched) stitched")
+                }
             }
         }
     }
