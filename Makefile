@@ -1,7 +1,7 @@
 # AdStitch — see README.md. `make test` and `make run` work on a fresh Debian machine.
 SWIFT ?= swift
 
-.PHONY: all deps build test run bench fuzz clean
+.PHONY: all deps build test run bench bench-http fuzz clean
 
 all: build
 
@@ -24,6 +24,12 @@ run: deps
 # Benchmarks live in their own package (package-benchmark) under Benchmarks/.
 bench: deps
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark
+
+# wrk against a token-scoped playlist of a two-hour campaign, beside nginx serving the same
+# bytes (release build; BENCH_SECONDS per run, default 15). Figures go in docs/performance.md.
+BENCH_SECONDS ?= 15
+bench-http: deps
+	scripts/bench-http.sh $(BENCH_SECONDS)
 
 # libFuzzer over the playlist parser; RUNS=N limits the executions (default 1,000,000).
 RUNS ?= 1000000

@@ -10,6 +10,8 @@ let package = Package(
         .package(name: "AdStitch", path: "../"),
     ],
     targets: [
+        .target(name: "BenchmarkCampaigns", path: "Benchmarks/BenchmarkCampaigns"),
+        .executableTarget(name: "write-two-hour-campaign", dependencies: ["BenchmarkCampaigns"], path: "Benchmarks/write-two-hour-campaign"),
         .executableTarget(
             name: "PlaylistBenchmarks",
             dependencies: [
@@ -26,6 +28,7 @@ let package = Package(
                 .product(name: "AdCampaign", package: "AdStitch"),
                 .product(name: "AdDecision", package: "AdStitch"),
                 .product(name: "AdStitching", package: "AdStitch"),
+                "BenchmarkCampaigns",
             ],
             path: "Benchmarks/StitchingBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]

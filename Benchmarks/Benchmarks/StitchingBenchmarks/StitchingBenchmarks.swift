@@ -2,6 +2,7 @@ import AdCampaign
 import AdDecision
 import AdStitching
 import Benchmark
+import BenchmarkCampaigns
 import Foundation
 
 /// Plan and render from an already loaded campaign (the per-request work of the server): a
@@ -16,7 +17,7 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 20_000
     )
 
-    let campaign = try! CampaignLoader.load(TwoHourCampaign.write())
+    let campaign = try! CampaignLoader.load(TwoHourCampaign.write(into: TwoHourCampaign.temporaryFolder()))
     let layout = try! StitchLayout(campaign: campaign, uris: .absolute)
     let renderer = SessionRenderer(layout: layout)
     let rendition = layout.renditions[3]
@@ -48,62 +49,5 @@ let benchmarks: @Sendable () -> Void = {
             let campaign = try! CampaignLoader.load(file)
             blackHole(try! StitchLayout(campaign: campaign, uris: .absolute))
         }
-    }
-}
-
-/// Writes the benchmark campaign (YAML and playlists; no media) into a temporary folder.
-enum TwoHourCampaign {
-    static let ladder = [(416, 234, 145_000), (640, 360, 365_000), (768, 432, 730_000), (960, 540, 2_000_000), (1280, 720, 3_000_000), (1920, 1080, 6_000_000)]
-
-    static func write() -> URL {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("adstitch-bench-\(UUID().uuidString.prefix(8))")
-        for island in 1...3 { self.asset(root, "program/act-\(island)", segments: 400, length: "6.000000", scale: 1.0) }
-        for (index, ad) in ["alpha", "bravo", "charlie", "delta", "echo"].enumerated() {
-            self.asset(root, "ads/\(ad)", segments: index % 2 == 0 ? 5 : 3, length: "5.000000", scale: 0.9)
-        }
-        self.asset(root, "slate", segments: 1, length: "2.000000", scale: 0.8)
-        let yaml = """
-            version: 1
-            id: two-hours
-            program:
-              islands:
-                - { id: act-1, playlist: program/act-1/master.m3u8 }
-                - { id: act-2, playlist: program/act-2/master.m3u8 }
-                - { id: act-3, playlist: program/act-3/master.m3u8 }
-            breaks:
-              - { id: preroll, before: act-1, duration: 30, pools: [all] }
-              - { id: mid-1, after: act-1, duration: 60, pools: [all] }
-              - { id: mid-2, after: act-2, duration: 60, pools: [all] }
-            slate: { playlist: slate/master.m3u8 }
-            pools:
-              all:
-                - { id: alpha, playlist: ads/alpha/master.m3u8, weight: 2 }
-                - { id: bravo, playlist: ads/bravo/master.m3u8 }
-                - { id: charlie, playlist: ads/charlie/master.m3u8 }
-                - { id: delta, playlist: ads/delta/master.m3u8 }
-                - { id: echo, playlist: ads/echo/master.m3u8 }
-            rules:
-              - { name: uk, when: { attributes: { locale: '^en-GB$' } }, then: { boost: { bravo: 2 } } }
-            startup:
-              - pick: { max_bandwidth: 2000000 }
-            markers: [daterange]
-            """
-        try! Data(yaml.utf8).write(to: root.appendingPathComponent("campaign.yaml"))
-        return root.appendingPathComponent("campaign.yaml")
-    }
-
-    private static func asset(_ root: URL, _ path: String, segments: Int, length: String, scale: Double) {
-        let directory = root.appendingPathComponent(path)
-        var master = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-INDEPENDENT-SEGMENTS\n"
-        for (index, (width, height, bandwidth)) in self.ladder.enumerated() {
-            let variant = directory.appendingPathComponent("v\(index)")
-            try! FileManager.default.createDirectory(at: variant, withIntermediateDirectories: true)
-            var playlist = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:6\n#EXT-X-PLAYLIST-TYPE:VOD\n"
-            for segment in 0..<segments { playlist += "#EXTINF:\(length),\nsegment_\(segment).ts\n" }
-            playlist += "#EXT-X-ENDLIST\n"
-            try! Data(playlist.utf8).write(to: variant.appendingPathComponent("index.m3u8"))
-            master += "#EXT-X-STREAM-INF:BANDWIDTH=\(Int(Double(bandwidth) * scale)),CODECS=\"avc1.640028,mp4a.40.2\",RESOLUTION=\(width)x\(height)\nv\(index)/index.m3u8\n"
-        }
-        try! Data(master.utf8).write(to: directory.appendingPathComponent("master.m3u8"))
     }
 }

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# `make bench-http`: wrk on loopback against one token-scoped media playlist of a two-hour
+# campaign (1,200 programme segments per variant, three breaks) served by `adstitch serve`
+# (release build), beside nginx serving the same bytes from disk on the same machine.
+# Prints a Markdown table (also written to .build/bench-http.md) for docs/performance.md.
+#
+# Usage: scripts/bench-http.sh [SECONDS per run, default 15]
+# Environment: CONNECTIONS (default "32 64"), THREADS (wrk threads, default 2).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+seconds=${1:-15}
+connections=${CONNECTIONS:-32 64}
+threads=${THREADS:-2}
+scripts/install-deps.sh wrk nginx curl
+
+work=$(mktemp -d /tmp/adstitch-bench-http.XXXXXX)
+server_pid=""
+nginx_pid=""
+cleanup() {
+    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+    [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "bench-http: building (release)…" >&2
+swift build -c release --product adstitch >&2
+(cd Benchmarks && swift build -c release --product write-two-hour-campaign >&2)
+binary=$(swift build -c release --show-bin-path)/adstitch
+writer=$(cd Benchmarks && swift build -c release --show-bin-path)/write-two-hour-campaign
+
+mkdir -p "$work/campaigns/two-hours" "$work/www"
+chmod 755 "$work" "$work/www"  # nginx's workers run as another user when started by root
+"$writer" "$work/campaigns/two-hours" >/dev/null
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+app_port=$(free_port)
+nginx_port=$(free_port)
+
+"$binary" serve --campaigns "$work/campaigns" --port "$app_port" --secret bench >"$work/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$app_port/readyz" >/dev/null && break; sleep 0.1; done
+curl -sf "http://127.0.0.1:$app_port/readyz" >/dev/null || { cat "$work/server.log" >&2; echo "bench-http: the server did not start" >&2; exit 1; }
+
+# One viewer's session; its 960x540 media playlist is what wrk asks for.
+master=$(curl -sf "http://127.0.0.1:$app_port/v1/campaigns/two-hours/master.m3u8?session=bench-1&locale=en-GB")
+uri=$(printf '%s\n' "$master" | grep '^sessions/.*/v3\.m3u8$')
+path="/v1/campaigns/two-hours/$uri"
+curl -sf "http://127.0.0.1:$app_port$path" -o "$work/www/playlist.m3u8"
+bytes=$(wc -c <"$work/www/playlist.m3u8")
+segments=$(grep -c '^#EXTINF' "$work/www/playlist.m3u8")
+
+cat >"$work/nginx.conf" <<EOF
+worker_processes auto;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log warn;
+daemon off;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    types { application/vnd.apple.mpegurl m3u8; }
+    server {
+        listen 127.0.0.1:$nginx_port;
+        root $work/www;
+        etag on;
+    }
+}
+EOF
+nginx -c "$work/nginx.conf" -p "$work" &
+nginx_pid=$!
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$nginx_port/playlist.m3u8" >/dev/null && break; sleep 0.1; done
+curl -sf "http://127.0.0.1:$nginx_port/playlist.m3u8" | cmp - "$work/www/playlist.m3u8" || {
+    cat "$work/nginx-error.log" >&2
+    echo "bench-http: nginx does not serve the playlist" >&2
+    exit 1
+}
+
+# The stitching path: 2,000 sessions, asked in turn, so (with the response cache holding some
+# eighty such playlists) every request plans and renders.
+python3 - "$app_port" "$work/sessions.lua" <<'PY'
+import http.client, sys
+port, out = int(sys.argv[1]), sys.argv[2]
+connection = http.client.HTTPConnection("127.0.0.1", port)
+paths = []
+for index in range(2000):
+    connection.request("GET", f"/v1/campaigns/two-hours/master.m3u8?session=bench-many-{index}&locale=en-GB")
+    master = connection.getresponse().read().decode()
+    paths += ["/v1/campaigns/two-hours/" + line for line in master.splitlines() if line.endswith("/v3.m3u8")]
+with open(out, "w") as lua:
+    lua.write("paths = {\n" + ",\n".join(f'  "{p}"' for p in paths) + "\n}\n")
+    lua.write("counter = 0\nrequest = function()\n  counter = counter % #paths + 1\n  return wrk.format(\"GET\", paths[counter])\nend\n")
+PY
+
+# Warm both up, then measure. wrk --latency prints p50/p75/p90/p99.
+run() { # name url connections [wrk options…]
+    wrk -t"$threads" -c"$3" -d"${seconds}s" --latency "${@:4}" "$2" >"$work/wrk-$1-$3.txt"
+    local rps p50 p99
+    rps=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk-$1-$3.txt")
+    p50=$(awk '$1 == "50%" {print $2}' "$work/wrk-$1-$3.txt")
+    p99=$(awk '$1 == "99%" {print $2}' "$work/wrk-$1-$3.txt")
+    errors=$(awk '/Non-2xx|Socket errors/ {print}' "$work/wrk-$1-$3.txt" | tr '\n' ' ')
+    printf '%s %s %s %s %s\n' "$1" "$3" "$rps" "$p50" "$p99" >>"$work/results"
+    [ -z "$errors" ] || echo "bench-http: $1 -c$3: $errors" >&2
+}
+wrk -t"$threads" -c32 -d3s "http://127.0.0.1:$app_port$path" >/dev/null
+wrk -t"$threads" -c32 -d3s "http://127.0.0.1:$nginx_port/playlist.m3u8" >/dev/null
+for c in $connections; do
+    run nginx "http://127.0.0.1:$nginx_port/playlist.m3u8" "$c"
+    run adstitch-one-session "http://127.0.0.1:$app_port$path" "$c"
+    run adstitch-2000-sessions "http://127.0.0.1:$app_port" "$c" -s "$work/sessions.lua"
+done
+rss_kib=$(awk '/^VmHWM:/ {print $2}' "/proc/$server_pid/status")
+metrics=$(curl -sf "http://127.0.0.1:$app_port/metrics")
+stitched=$(printf '%s\n' "$metrics" | awk '/^adstitch_stitch_duration_seconds_count\{kind="media"\}/ {print $2}')
+hits=$(printf '%s\n' "$metrics" | awk '/^adstitch_response_cache_requests_total\{result="hit"\}/ {print $2}')
+
+cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+{
+    echo "Machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(swift --version 2>&1 | head -1 | sed 's/ (.*//'); $(nginx -v 2>&1 | sed 's/.*: //'); wrk -t$threads, ${seconds} s per run; server, nginx and wrk share the machine."
+    echo
+    echo "Playlist: $segments segments, $bytes bytes (\`v3.m3u8\` of a session of the two-hour campaign). *one-session*: wrk asks for one token's playlist, which after the first request comes from the response cache (token-scoped answers are immutable). *2000-sessions*: wrk cycles through 2,000 sessions' playlists, so every request plans and renders; nginx serves one file from disk."
+    echo
+    echo "| Server | Connections | Requests/s | p50 | p99 | vs nginx |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+    awk '
+        $1 == "nginx" { base[$2] = $3 }
+        { rows[NR] = $0 }
+        END {
+            for (i = 1; i <= NR; i++) {
+                split(rows[i], f, " ")
+                ratio = (f[1] != "nginx" && base[f[2]] > 0) ? sprintf("%.2f×", f[3] / base[f[2]]) : ""
+                printf "| %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3], f[4], f[5], ratio
+            }
+        }' "$work/results"
+    echo
+    echo "adstitch peak RSS (VmHWM): $((rss_kib / 1024)) MiB; media playlists stitched: ${stitched:-?}; answered from the response cache: ${hits:-?}."
+} | tee .build/bench-http.md
