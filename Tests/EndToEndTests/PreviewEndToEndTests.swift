@@ -76,6 +76,8 @@ struct PreviewEndToEndTests {
                   const start = c ? c.dataset.start : null;
                   if (window.seenPieces[window.seenPieces.length - 1] !== start) window.seenPieces.push(start);
                   if (!c || v.currentTime < Number(c.dataset.start) || v.currentTime >= Number(c.dataset.end)) window.badHighlights.push(v.currentTime);
+                  const row = document.querySelector('.break-reasons tr.current');
+                  if (c && c.dataset.kind === 'ad' && (!row || row.dataset.ad !== c.dataset.id)) window.badHighlights.push('reason row at ' + v.currentTime);
                   const b = document.querySelector('.break-reasons.current');
                   const id = b ? b.dataset.break : null;
                   if (window.seenBreaks[window.seenBreaks.length - 1] !== id) window.seenBreaks.push(id);

@@ -72,8 +72,15 @@ enum PreviewAssets {
           }
 
           function show(t) {
+            let ad = null;
             for (const node of timed) {
-              node.classList.toggle("current", t >= Number(node.dataset.start) && t < Number(node.dataset.end));
+              const on = t >= Number(node.dataset.start) && t < Number(node.dataset.end);
+              node.classList.toggle("current", on);
+              if (on && node.dataset.kind === "ad") ad = node.dataset.id;
+            }
+            // The playing ad's row in its break's reasons.
+            for (const row of document.querySelectorAll(".break-reasons tr[data-ad]")) {
+              row.classList.toggle("current", ad !== null && row.dataset.ad === ad && row.closest(".break-reasons").classList.contains("current"));
             }
             if (playhead && duration > 0) {
               const x = String(Math.min(t / duration, 1) * 1000);
