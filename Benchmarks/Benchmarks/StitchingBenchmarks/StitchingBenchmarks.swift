@@ -44,7 +44,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("Load the campaign and build its stitch layout") { benchmark in
-        let file = TwoHourCampaign.write()
+        let file = TwoHourCampaign.write(into: TwoHourCampaign.temporaryFolder())
         for _ in benchmark.scaledIterations {
             let campaign = try! CampaignLoader.load(file)
             blackHole(try! StitchLayout(campaign: campaign, uris: .absolute))
