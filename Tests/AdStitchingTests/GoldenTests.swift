@@ -20,7 +20,7 @@ struct GoldenTests {
 
     /// An English-speaking TV viewer on a Friday evening in Madrid (alpha boosted, startup capped at
     /// 3 Mb/s, so the 360p variant is listed first).
-    static let context = viewer(["locale": "en-GB", "device": "Living-Room TV"], session: "golden-2", at: "2026-11-27T19:30:00+01:00")
+    static let context = viewer(["locale": "en-GB", "device": "Living-Room TV"], session: "golden-6", at: "2026-11-27T19:30:00+01:00")
 
     /// The files compared for each demo: the multivariant playlist, the first video variant, the
     /// boundary manifest, and for fMP4 the Spanish audio (bravo has none: its DEFAULT plays), the
