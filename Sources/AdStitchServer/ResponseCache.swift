@@ -32,8 +32,6 @@ final class ResponseCache: Sendable {
         var head = -1
         var tail = -1
         var bytes = 0
-        var hits = 0
-        var misses = 0
 
         mutating func unlink(_ slot: Int) {
             let (before, after) = (self.previous[slot], self.next[slot])
@@ -73,11 +71,7 @@ final class ResponseCache: Sendable {
     func get(_ key: Key) -> Entry? {
         guard self.budget > 0 else { return nil }
         return self.state.withLock { state in
-            guard let slot = state.index[key] else {
-                state.misses += 1
-                return nil
-            }
-            state.hits += 1
+            guard let slot = state.index[key] else { return nil }
             state.unlink(slot)
             state.pushFront(slot)
             return state.slots[slot]
@@ -108,10 +102,5 @@ final class ResponseCache: Sendable {
             state.bytes += entry.cost
             state.pushFront(slot)
         }
-    }
-
-    /// Entries, bytes held, hits and misses (for tests and `/metrics`).
-    var statistics: (entries: Int, bytes: Int, hits: Int, misses: Int) {
-        self.state.withLock { ($0.index.count, $0.bytes, $0.hits, $0.misses) }
     }
 }

@@ -10,8 +10,6 @@ import Hummingbird
 struct PreviewContext: Sendable {
     /// The attributes the form has a field for, in form order.
     static let fields = ["locale", "device", "market", "seen", "bandwidth"]
-    /// Parameters that are not attributes.
-    static let reserved: Set<String> = ["session", "at", "more", "count"]
 
     var session: String
     /// Whole milliseconds since the epoch: what a session token carries, so the page and the
@@ -67,7 +65,7 @@ struct PreviewContext: Sendable {
                     }
                     self.attributes[name] = parts[1].trimmingCharacters(in: .whitespaces)
                 }
-            case "count":
+            case "count":  // the compare view's, not an attribute
                 continue
             default:
                 if !key.isEmpty, !trimmed.isEmpty { self.attributes[key] = trimmed }

@@ -41,7 +41,7 @@ struct PreviewController: Sendable {
     func page(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         let served = try self.campaign(context)
         let viewer = Self.context(request)
-        let plan = viewer.errors.isEmpty ? self.store.metrics.stitch("plan") { Planner().plan(served.campaign, for: viewer.viewer) } : nil
+        let plan = viewer.errors.isEmpty ? Planner().plan(served.campaign, for: viewer.viewer) : nil
         return Self.html(PreviewPage.campaign(served, context: viewer, plan: plan), status: plan == nil ? .badRequest : .ok)
     }
 
