@@ -14,7 +14,9 @@ public struct ServerConfiguration: Sendable {
     /// How often the campaigns folder is checked for changes.
     public var reloadInterval: Duration = .seconds(2)
     /// The byte budget of the cache of token-scoped answers (0 turns it off).
-    public var responseCacheBytes = ResponseCache.defaultBudget
+    public var responseCacheBytes = Self.defaultResponseCacheBytes
+    /// 8 MiB: some eighty two-hour media playlists, the last few dozen sessions' answers.
+    public static let defaultResponseCacheBytes = 8 << 20
     /// Where requests, stitching and reloads are counted; served at `/metrics`.
     public var metrics = ServerMetrics()
 
@@ -54,7 +56,7 @@ struct CampaignReloader: Service {
 }
 
 /// The routes, over a campaign store (tests build it directly); metrics go to the store's.
-public func buildRouter(store: CampaignStore, secret: SymmetricKey, responseCacheBytes: Int = 8 << 20) -> Router<BasicRequestContext> {
+public func buildRouter(store: CampaignStore, secret: SymmetricKey, responseCacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     // One structured line per request; Hummingbird puts the request id (hb.request.id) in the
     // metadata of every line logged through the request's context.

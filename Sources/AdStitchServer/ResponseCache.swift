@@ -58,9 +58,6 @@ final class ResponseCache: Sendable {
         }
     }
 
-    /// 8 MiB: some eighty two-hour media playlists, the last few dozen sessions' answers.
-    static let defaultBudget = 8 << 20
-
     let budget: Int
     private let state = Mutex(State())
 

@@ -15,7 +15,7 @@ struct SessionController: Sendable {
     /// Recent token-scoped answers (immutable, so they can be served again as they are).
     let cache: ResponseCache
 
-    init(store: CampaignStore, secret: SymmetricKey, cacheBytes: Int = ResponseCache.defaultBudget) {
+    init(store: CampaignStore, secret: SymmetricKey, cacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes) {
         self.store = store
         self.secretBytes = secret.withUnsafeBytes { Data($0) }
         self.cache = ResponseCache(budget: cacheBytes)
