@@ -90,9 +90,10 @@ for index in range(2000):
     connection.request("GET", f"/v1/campaigns/two-hours/master.m3u8?session=bench-many-{index}&locale=en-GB")
     master = connection.getresponse().read().decode()
     paths += ["/v1/campaigns/two-hours/" + line for line in master.splitlines() if line.endswith("/v3.m3u8")]
-with open(out, "w") as lua:
-    lua.write("paths = {\n" + ",\n".join(f'  "{p}"' for p in paths) + "\n}\n")
-    lua.write("counter = 0\nrequest = function()\n  counter = counter % #paths + 1\n  return wrk.format(\"GET\", paths[counter])\nend\n")
+for name, headers in ((out, "nil"), (out.replace(".lua", "-gzip.lua"), '{["Accept-Encoding"] = "gzip"}')):
+    with open(name, "w") as lua:
+        lua.write("paths = {\n" + ",\n".join(f'  "{p}"' for p in paths) + "\n}\n")
+        lua.write(f"counter = 0\nrequest = function()\n  counter = counter % #paths + 1\n  return wrk.format(\"GET\", paths[counter], {headers})\nend\n")
 PY
 
 # Warm both up, then measure. wrk --latency prints p50/p75/p90/p99.
@@ -112,6 +113,7 @@ for c in $connections; do
     run nginx "http://127.0.0.1:$nginx_port/playlist.m3u8" "$c"
     run adstitch-one-session "http://127.0.0.1:$app_port$path" "$c"
     run adstitch-2000-sessions "http://127.0.0.1:$app_port" "$c" -s "$work/sessions.lua"
+    run adstitch-2000-sessions-gzip "http://127.0.0.1:$app_port" "$c" -s "$work/sessions-gzip.lua"
 done
 rss_kib=$(awk '/^VmHWM:/ {print $2}' "/proc/$server_pid/status")
 metrics=$(curl -sf "http://127.0.0.1:$app_port/metrics")
@@ -122,7 +124,7 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
     echo "Machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(swift --version 2>&1 | head -1 | sed 's/ (.*//'); $(nginx -v 2>&1 | sed 's/.*: //'); wrk -t$threads, ${seconds} s per run; server, nginx and wrk share the machine."
     echo
-    echo "Playlist: $segments segments, $bytes bytes (\`v3.m3u8\` of a session of the two-hour campaign). *one-session*: wrk asks for one token's playlist, which after the first request comes from the response cache (token-scoped answers are immutable). *2000-sessions*: wrk cycles through 2,000 sessions' playlists, so every request plans and renders; nginx serves one file from disk."
+    echo "Playlist: $segments segments, $bytes bytes (\`v3.m3u8\` of a session of the two-hour campaign). *one-session*: wrk asks for one token's playlist, which after the first request comes from the response cache (token-scoped answers are immutable). *2000-sessions*: wrk cycles through 2,000 sessions' playlists, so every request plans and renders (*-gzip*: with \`Accept-Encoding: gzip\`, as players send it; ~4.8 KB on the wire); nginx serves one file from disk."
     echo
     echo "| Server | Connections | Requests/s | p50 | p99 | vs nginx |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: |"

