@@ -138,14 +138,20 @@ public struct PlanReport: Sendable {
     }
 
     private static func describe(_ variants: [StreamInf], _ index: Int) -> String {
-        guard variants.indices.contains(index) else { return "v\(index)" }
+        (["v\(index)"] + Self.variantTraits(variants, index)).joined(separator: " ")
+    }
+
+    /// A variant of the ladder as a person reads it: resolution, bandwidth, codecs, video range
+    /// (when given); empty for an index outside the ladder. The CLI and the preview page share it.
+    public static func variantTraits(_ variants: [StreamInf], _ index: Int) -> [String] {
+        guard variants.indices.contains(index) else { return [] }
         let variant = variants[index]
-        var parts = ["v\(index)"]
+        var parts: [String] = []
         if let resolution = variant.resolution { parts.append(resolution.description) }
         if let bandwidth = variant.bandwidth { parts.append("\(bandwidth) b/s") }
         parts.append(variant.codecs.joined(separator: ","))
         if let range = variant.videoRange { parts.append(range) }
-        return parts.joined(separator: " ")
+        return parts
     }
 
     /// `island`, `ad` or `slate`: the report's (and the preview page's) word for a piece.

@@ -226,16 +226,7 @@ enum PreviewPage {
 
     static func startup(_ plan: Plan) -> String {
         let variants = plan.campaign.islands.first?.asset.variants.map(\.streamInf) ?? []
-        func describe(_ index: Int) -> String {
-            guard variants.indices.contains(index) else { return "v\(index)" }
-            let variant = variants[index]
-            var parts: [String] = []
-            if let resolution = variant.resolution { parts.append(resolution.description) }
-            if let bandwidth = variant.bandwidth { parts.append("\(bandwidth) b/s") }
-            parts.append(variant.codecs.joined(separator: ","))
-            parts.append(variant.videoRange ?? "SDR")
-            return parts.joined(separator: " · ")
-        }
+        func describe(_ index: Int) -> String { PlanReport.variantTraits(variants, index).joined(separator: " · ") }
         let entry = plan.startup.rule.map { " (startup entry \($0 + 1))" } ?? ""
         var out = "<p>Startup variant: <strong>v\(plan.startup.variant)</strong> \(escape(describe(plan.startup.variant))): \(escape(plan.startup.reason))\(entry).</p>\n"
         out += "<ol class=\"variants\">\n"
