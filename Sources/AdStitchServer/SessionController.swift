@@ -39,7 +39,7 @@ struct SessionController: Sendable {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch · \(id)</title>
             <style>body{font:16px system-ui,sans-serif;margin:2rem;max-width:60rem}video{width:100%;background:#000}</style></head>
-            <body><h1>\(Self.escapeHTML(served.campaign.title))</h1>
+            <body><h1>\(PreviewPage.escape(served.campaign.title))</h1>
             <video id="video" controls autoplay muted playsinline src="/v1/campaigns/\(id)/master.m3u8"></video>
             <p>A new session each time the page loads: <code>/v1/campaigns/\(id)/master.m3u8</code>.
             <a href="/preview/\(id)">Preview</a> what a given viewer gets, and why.</p>
@@ -165,11 +165,6 @@ struct SessionController: Sendable {
 
     static func playlist(_ text: String, cache: String, for request: Request) -> Response {
         .tagged(text, contentType: "application/vnd.apple.mpegurl", cache: cache, for: request)
-    }
-
-    static func escapeHTML(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-            .replacingOccurrences(of: "\"", with: "&quot;")
     }
 
     /// The first language of an Accept-Language header (`es-ES,es;q=0.9` → `es-ES`).

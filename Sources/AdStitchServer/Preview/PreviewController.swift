@@ -26,12 +26,11 @@ struct PreviewController: Sendable {
         router.getAndHead("/preview") { _, _ in
             Self.html(PreviewPage.list(self.store.statuses, served: self.store.campaign))
         }
-        router.getAndHead("/preview/assets/preview.css") { _, _ in
-            Response.tagged(PreviewAssets.stylesheet, contentType: "text/css; charset=utf-8", cache: "public, max-age=300")
-        }
-        router.getAndHead("/preview/assets/preview.js") { _, _ in
-            Response.tagged(PreviewAssets.script, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=300")
-        }
+        // Static: tagged once, not per request.
+        let stylesheet = Response.tagged(PreviewAssets.stylesheet, contentType: "text/css; charset=utf-8", cache: "public, max-age=300")
+        let script = Response.tagged(PreviewAssets.script, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=300")
+        router.getAndHead("/preview/assets/preview.css") { _, _ in stylesheet }
+        router.getAndHead("/preview/assets/preview.js") { _, _ in script }
         router.getAndHead("/preview/:id") { request, context in try self.page(request, context) }
         router.getAndHead("/preview/:id/compare") { request, context in try self.compare(request, context) }
         router.getAndHead("/preview/:id/report.json") { request, context in try self.report(request, context) }
