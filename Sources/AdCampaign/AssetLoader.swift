@@ -9,11 +9,22 @@ import HLSPlaylist
 /// playlist from several places), variables resolved, lint errors reported against the playlist's
 /// own file and line. Feeds every byte read into the campaign's revision digest.
 struct AssetLoader {
+    /// The campaign's folder with symlinks resolved and a trailing `/`: no local file outside it is read or referenced.
+    let root: String
     private var assets: [URL: Asset] = [:]
     private var multivariants: [URL: MultivariantPlaylist] = [:]
     private var mediaPlaylists: [URL: MediaPlaylist] = [:]
-    private(set) var issues: [CampaignIssue] = []
+    var issues: [CampaignIssue] = []
     private(set) var digest = Digest()
+    /// Every local file the assets read or reference.
+    var files = CampaignFiles()
+    /// Folders (standardised) and where they are once symlinks are resolved, with a trailing `/`.
+    var resolvedFolders: [String: String] = [:]
+
+    init(folder: URL) {
+        let path = folder.standardizedFileURL.resolvingSymlinksInPath().path
+        self.root = path.hasSuffix("/") ? path : path + "/"
+    }
 
     mutating func feed(_ bytes: some Sequence<UInt8>) {
         self.digest.feed(bytes)
@@ -29,10 +40,18 @@ struct AssetLoader {
                     "only local playlists are supported for now; \(url.absoluteString) is remote — copy the asset next to the campaign"))
             return nil
         }
+        guard self.isInside(url) else {
+            self.issues.append(
+                CampaignIssue(
+                    file: campaignFile, line: line, column: column, field: field,
+                    "\(url.path) is outside the campaign's folder \(self.root); keep the campaign and its media in one folder"))
+            return nil
+        }
         guard let multivariant = self.multivariant(at: url, field: field, campaignFile: campaignFile, line: line, column: column) else {
             return nil
         }
         let before = self.issues.count
+        self.checkLimits(multivariant, file: url.path)
         var variants: [Asset.Variant] = []
         for variant in multivariant.variants {
             guard let variantURL = multivariant.resolve(variant.uri), let playlist = self.media(at: variantURL, from: url, line: variant.uriLine)
@@ -93,6 +112,13 @@ struct AssetLoader {
                 CampaignIssue(file: masterURL.path, line: line, column: 0, field: "", "\(url.absoluteString) is remote; only local media playlists are supported for now"))
             return nil
         }
+        guard self.isInside(url) else {
+            self.issues.append(
+                CampaignIssue(
+                    file: masterURL.path, line: line, column: 0, field: "uri",
+                    "\(url.path) is outside the campaign's folder \(self.root); keep the campaign and its media in one folder"))
+            return nil
+        }
         guard let playlist = self.parse(url, referencedFrom: masterURL.path, line: line, column: 0, field: "") else { return nil }
         guard case .media(let media) = playlist else {
             self.issues.append(CampaignIssue(file: masterURL.path, line: line, column: 0, field: "", "\(url.path) is not a media playlist"))
@@ -108,6 +134,7 @@ struct AssetLoader {
                         "the media playlist has no EXT-X-ENDLIST; stitching needs finished (VOD) playlists"))
                 return nil
             }
+            guard self.checkLimits(resolved, at: url) else { return nil }
             self.mediaPlaylists[url] = resolved
             return resolved
         } catch {
@@ -121,6 +148,7 @@ struct AssetLoader {
         let data: Data
         do {
             data = try Data(contentsOf: url)
+            self.files.playlists.insert(url)
         } catch {
             self.issues.append(
                 CampaignIssue(
@@ -131,6 +159,13 @@ struct AssetLoader {
         // Not the path: it depends on where this copy of the campaign lives, and every replica must
         // compute the same revision (plans are seeded with it). The YAML and the multivariant
         // playlists, fed too, already name every file; the length keeps files apart in the digest.
+        guard data.count <= CampaignLimits.maxPlaylistBytes else {
+            self.issues.append(
+                CampaignIssue(
+                    file: file, line: line, column: column, field: field,
+                    "\(url.path) is \(data.count) bytes; playlists may be at most \(CampaignLimits.maxPlaylistBytes) bytes"))
+            return nil
+        }
         self.digest.feed(Array("\(data.count)\n".utf8))
         self.digest.feed(data)
         do {

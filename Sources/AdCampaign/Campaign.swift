@@ -25,6 +25,16 @@ public struct Campaign: Sendable {
     public let rules: [Rule]
     public let startup: [StartupRule]
     public let markers: Set<Marker>
+    /// Viewer attributes a viewer could claim for themselves to dodge ads (`seen`): a public
+    /// session start honours them only when an app backend signed it (`serve --start-key`).
+    public let trustedAttributes: [String]
+    /// The local files the campaign is made of (playlists, segments, keys, init sections).
+    public let files: CampaignFiles
+    /// Findings that do not stop the campaign from loading (`adstitch validate` prints them).
+    public internal(set) var warnings: [CampaignIssue]
+
+    /// `trusted_attributes` when a campaign does not say.
+    public static let defaultTrustedAttributes = ["seen"]
 
     public func pool(_ id: String) -> Pool? { self.pools.first { $0.id == id } }
 

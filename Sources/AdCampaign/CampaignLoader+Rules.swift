@@ -98,25 +98,25 @@ extension Loader {
 
     private mutating func instant(_ node: Node?, _ field: String, zone: String) -> ExactDecimal? {
         guard let text = self.reader.string(node, field) else { return nil }
-        if let dateTime = DateTime(text) {
-            guard !dateTime.hasTimeZone, let timeZone = TimeZone(identifier: zone) else { return dateTime.secondsSinceEpoch }
-            // Without an offset the date-time is wall-clock time in the flight's zone, as a bare date
-            // is (DateTime read it as UTC). The offset is the zone's at that instant, so DST counts.
-            let wallClock = dateTime.secondsSinceEpoch
-            let guess = Date(timeIntervalSince1970: wallClock.doubleValue)
-            let offset = timeZone.secondsFromGMT(for: guess.addingTimeInterval(-Double(timeZone.secondsFromGMT(for: guess))))
-            return wallClock - ExactDecimal(offset)
+        // A bare date is midnight at the start of that day in the flight's zone. DateTime checks
+        // the calendar (no 31 November, no 29 February 2027) instead of normalising it.
+        let isDate = text.utf8.count == 10
+        guard let dateTime = DateTime(isDate ? text + "T00:00:00" : text),
+            CampaignLimits.years.contains(Int(text.prefix(4)) ?? 0)
+        else {
+            self.reader.issue(
+                node, field,
+                "\"\(text)\" is not a date (2026-12-01) or an ISO 8601 date-time (2026-12-01T18:00:00Z) of a real day in the years "
+                    + "\(CampaignLimits.years.lowerBound)–\(CampaignLimits.years.upperBound)")
+            return nil
         }
-        // A bare date: midnight at the start of that day in the flight's zone.
-        let parts = text.split(separator: "-")
-        if parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-            let timeZone = TimeZone(identifier: zone),
-            let date = Calendar(identifier: .gregorian).date(from: DateComponents(timeZone: timeZone, year: year, month: month, day: day))
-        {
-            return ExactDecimal(Int(date.timeIntervalSince1970))
-        }
-        self.reader.issue(node, field, "expected a date (2026-12-01) or an ISO 8601 date-time (2026-12-01T18:00:00Z)")
-        return nil
+        guard !dateTime.hasTimeZone, let timeZone = TimeZone(identifier: zone) else { return dateTime.secondsSinceEpoch }
+        // Without an offset the date-time is wall-clock time in the flight's zone (DateTime read it
+        // as UTC). The offset is the zone's at that instant, so DST counts.
+        let wallClock = dateTime.secondsSinceEpoch
+        let guess = Date(timeIntervalSince1970: wallClock.doubleValue)
+        let offset = timeZone.secondsFromGMT(for: guess.addingTimeInterval(-Double(timeZone.secondsFromGMT(for: guess))))
+        return wallClock - ExactDecimal(offset)
     }
 
     private mutating func action(_ node: Node?, _ field: String, breaks: [String], pools: [String]) -> Action {
@@ -133,7 +133,10 @@ extension Loader {
             if case .mapping(let mapping) = boost {
                 for (key, value) in mapping {
                     guard let ad = key.string, let factor = self.reader.number(value, "\(field).boost.\(ad)") else { continue }
-                    if factor < 0 { self.reader.issue(value, "\(field).boost.\(ad)", "a weight multiplier cannot be negative") }
+                    if factor < 0 || factor > CampaignLimits.maxWeight {
+                        self.reader.issue(
+                            value, "\(field).boost.\(ad)", "a weight multiplier must be from 0 to \(Int(CampaignLimits.maxWeight)) (0 stops the ad, 2 doubles its weight)")
+                    }
                     if self.adNodes[ad] == nil { self.reader.issue(key, "\(field).boost.\(ad)", "names ad \"\(ad)\", which is in no pool") }
                     action.boost[ad] = factor
                 }
@@ -174,6 +177,9 @@ extension Loader {
             var pick = StartupPick()
             pick.lowest = self.reader.bool(pickFields["lowest"], "\(field).pick.lowest") ?? false
             pick.maxBandwidth = self.reader.integer(pickFields["max_bandwidth"], "\(field).pick.max_bandwidth")
+            if let maximum = pick.maxBandwidth, !(1...CampaignLimits.maxBandwidth).contains(maximum) {
+                self.reader.issue(pickFields["max_bandwidth"], "\(field).pick.max_bandwidth", "must be bits/s from 1 to \(CampaignLimits.maxBandwidth), e.g. 3000000")
+            }
             if let text = self.reader.string(pickFields["max_resolution"], "\(field).pick.max_resolution") {
                 pick.maxResolution = Resolution(text)
                 if pick.maxResolution == nil { self.reader.issue(pickFields["max_resolution"], "\(field).pick.max_resolution", "expected WIDTHxHEIGHT, e.g. 1280x720") }

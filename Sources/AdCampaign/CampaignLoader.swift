@@ -11,7 +11,14 @@ public enum CampaignLoader {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw CampaignError([CampaignIssue(file: file.path, line: 0, column: 0, field: "", "cannot read the campaign file")])
+            throw CampaignError([CampaignIssue(file: file.path, line: 0, column: 0, field: "", "cannot read the campaign file: it is missing or unreadable")])
+        }
+        guard data.count <= CampaignLimits.maxCampaignFileBytes else {
+            throw CampaignError([
+                CampaignIssue(
+                    file: file.path, line: 0, column: 0, field: "",
+                    "the campaign file is \(data.count) bytes; a campaign may be at most \(CampaignLimits.maxCampaignFileBytes) bytes — split it into several campaigns")
+            ])
         }
         guard let yaml = String(validating: data, as: UTF8.self) else {
             throw CampaignError([CampaignIssue(file: file.path, line: 0, column: 0, field: "", "the campaign file is not UTF-8")])
@@ -32,12 +39,52 @@ public enum CampaignLoader {
         guard let root else {
             throw CampaignError([CampaignIssue(file: file.path, line: 0, column: 0, field: "", "the campaign file is empty")])
         }
+        if let issue = Self.checkSize(root, file: file.path) { throw CampaignError([issue]) }
         let campaign = loader.campaign(root)
         let issues = loader.reader.issues + loader.assets.issues + loader.validationIssues
         guard let campaign, issues.isEmpty else {
             throw CampaignError(issues.isEmpty ? [CampaignIssue(file: file.path, line: 0, column: 0, field: "", "the campaign is incomplete")] : issues)
         }
         return campaign
+    }
+
+    /// YAML aliases share nodes, so a small file can expand to millions of them (1,000 pools each
+    /// aliasing one 1,000-ad list): count the expanded tree, stopping at the bound, before walking it.
+    private static func checkSize(_ root: Node, file: String) -> CampaignIssue? {
+        var nodes = 0
+        var adEntries = 0
+        var stack: [(node: Node, depth: Int, inPools: Bool)] = [(root, 0, false)]
+        while let (node, depth, inPools) = stack.popLast() {
+            nodes += 1
+            guard nodes <= CampaignLimits.maxNodes else {
+                return CampaignIssue(
+                    file: file, line: node.mark?.line ?? 0, column: node.mark?.column ?? 0, field: "",
+                    "the campaign expands to more than \(CampaignLimits.maxNodes) YAML nodes (aliases count once per use); "
+                        + "write lists out or split the campaign")
+            }
+            switch node {
+            case .mapping(let mapping):
+                for (key, value) in mapping {
+                    // The ads of each pool: the mapping under the top-level `pools`.
+                    if depth == 1, inPools, case .sequence(let ads) = value {
+                        adEntries += ads.count
+                        if adEntries > CampaignLimits.maxAdEntries {
+                            return CampaignIssue(
+                                file: file, line: value.mark?.line ?? 0, column: value.mark?.column ?? 0, field: "pools.\(key.string ?? "")",
+                                "the pools hold more than \(CampaignLimits.maxAdEntries) ad entries in all (aliases count once per use); "
+                                    + "keep each ad in the pools that need it")
+                        }
+                    }
+                    stack.append((key, depth + 1, false))
+                    stack.append((value, depth + 1, depth == 0 && key.string == "pools"))
+                }
+            case .sequence(let sequence):
+                for item in sequence { stack.append((item, depth + 1, false)) }
+            default:
+                continue
+            }
+        }
+        return nil
     }
 
     private static func syntaxIssue(_ error: any Error, file: String) -> CampaignIssue {
@@ -70,8 +117,9 @@ public enum CampaignLoader {
 struct Loader {
     let file: URL
     var reader: YAMLReader
-    var assets = AssetLoader()
+    var assets: AssetLoader
     var validationIssues: [CampaignIssue] = []
+    var warnings: [CampaignIssue] = []
     /// Where each ad and break was declared, for validation messages.
     var adNodes: [String: (node: Node, field: String)] = [:]
     var breakNodes: [String: (node: Node, field: String)] = [:]
@@ -80,9 +128,10 @@ struct Loader {
     init(file: URL) {
         self.file = file
         self.reader = YAMLReader(file: file.path)
+        self.assets = AssetLoader(folder: file.deletingLastPathComponent())
     }
 
-    static let topLevelKeys = ["version", "id", "title", "program", "breaks", "slate", "pools", "rules", "startup", "markers"]
+    static let topLevelKeys = ["version", "id", "title", "program", "breaks", "slate", "pools", "rules", "startup", "markers", "trusted_attributes"]
 
     mutating func campaign(_ root: Node) -> Campaign? {
         let fields = self.reader.mapping(root, "", allowed: Self.topLevelKeys)
@@ -104,16 +153,26 @@ struct Loader {
         let rules = self.rules(fields["rules"], breaks: breaks.map(\.id), pools: pools.map(\.id))
         let startup = self.startup(fields["startup"])
         let markers = self.markers(fields["markers"])
+        let trusted = fields["trusted_attributes"].map { self.reader.strings($0, "trusted_attributes") } ?? Campaign.defaultTrustedAttributes
         guard self.reader.issues.isEmpty, self.assets.issues.isEmpty else { return nil }
-        let campaign = Campaign(
+        var campaign = Campaign(
             id: id, title: title, file: self.file, revision: self.assets.digest.hex, islands: islands, breaks: breaks, slate: slate,
-            pools: pools, rules: rules, startup: startup, markers: markers)
+            pools: pools, rules: rules, startup: startup, markers: markers, trustedAttributes: trusted, files: self.assets.files, warnings: [])
         self.validate(campaign)
+        campaign.warnings = self.warnings
         return campaign
     }
 
     private mutating func asset(_ node: Node?, _ field: String, parent: Node) -> Asset? {
         guard let path = self.reader.string(node, field, required: true, parent: parent) else { return nil }
+        guard !path.trimmingCharacters(in: .whitespaces).isEmpty, !path.contains("\0") else {
+            self.reader.issue(
+                node, field,
+                path.contains("\0")
+                    ? "contains a NUL byte; write the path of the asset's multivariant playlist, relative to the campaign file"
+                    : "is empty; write the path of the asset's multivariant playlist, relative to the campaign file (media/ad/master.m3u8)")
+            return nil
+        }
         let url = URL(string: path).flatMap { $0.scheme == "http" || $0.scheme == "https" ? $0 : nil }
             ?? URL(fileURLWithPath: path, relativeTo: self.file.deletingLastPathComponent()).standardizedFileURL
         let mark = node?.mark
@@ -181,7 +240,10 @@ struct Loader {
                 }
                 adPlaylists[id] = playlist
                 let weight = self.reader.number(fields["weight"], "\(field).weight") ?? 1
-                if weight <= 0 { self.reader.issue(fields["weight"], "\(field).weight", "must be above 0") }
+                if weight <= 0 || weight > CampaignLimits.maxWeight {
+                    self.reader.issue(
+                        fields["weight"], "\(field).weight", "must be above 0 and at most \(Int(CampaignLimits.maxWeight)) (weights are relative: 2 plays twice as often as 1)")
+                }
                 let tracking = self.tracking(fields["tracking"], "\(field).tracking")
                 if self.adNodes[id] == nil { self.adNodes[id] = (item, field) }
                 if let asset = self.asset(fields["playlist"], "\(field).playlist", parent: item) {
@@ -236,6 +298,11 @@ struct Loader {
             }
             let duration = self.reader.decimal(fields["duration"], "\(field).duration", required: true, parent: item)
             if let duration, duration <= .zero { self.reader.issue(fields["duration"], "\(field).duration", "must be above 0") }
+            if let duration, duration > CampaignLimits.maxBreakDuration {
+                self.reader.issue(
+                    fields["duration"], "\(field).duration",
+                    "\(duration) s is longer than a break may run (\(CampaignLimits.maxBreakDuration) s); split it into several breaks")
+            }
             let breakPools = self.reader.strings(fields["pools"], "\(field).pools")
             if breakPools.isEmpty, fields["pools"] == nil { self.reader.issue(item, "\(field).pools", "is required: the pools that fill this break") }
             for pool in breakPools where !pools.contains(pool) {

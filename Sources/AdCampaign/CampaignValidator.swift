@@ -20,8 +20,41 @@ extension Loader {
             if let longest = campaign.breaks.map(\.duration).max(), slate.duration > longest {
                 self.issue(self.slateNode, "slate.playlist", "the slate runs \(slate.duration) s, longer than every break (\(longest) s at most); it could never play")
             }
+            if let longest = campaign.breaks.map(\.duration).max(),
+                slate.duration <= .zero || longest.scaledValue / slate.duration.scaledValue > Int128(CampaignLimits.maxSlateRepeats)
+            {
+                self.issue(
+                    self.slateNode, "slate.playlist",
+                    "the slate runs \(slate.duration) s: the longest break (\(longest) s) would repeat it more than "
+                        + "\(CampaignLimits.maxSlateRepeats) times; use a slate of at least \(ExactDecimal(scaledValue: longest.scaledValue / Int128(CampaignLimits.maxSlateRepeats))) s")
+            }
         }
+        self.checkTotals(campaign)
         self.checkAdsFitBreaks(campaign)
+    }
+
+    /// The programme within a week and the breaks within a day in all (``CampaignLimits``), so a
+    /// stitched session's times and programme date-times stay in range.
+    private mutating func checkTotals(_ campaign: Campaign) {
+        let programme = campaign.islands.map(\.asset.duration).sum()
+        if programme > CampaignLimits.maxProgramDuration {
+            self.issue(
+                nil, "program.islands",
+                "the islands run \(programme) s together; a programme may run at most \(CampaignLimits.maxProgramDuration) s (7 days)")
+        }
+        let breaks = campaign.breaks.map(\.duration).sum()
+        if breaks > CampaignLimits.maxTotalBreakDuration {
+            self.issue(
+                nil, "breaks", "the breaks add up to \(breaks) s; a campaign's breaks may run at most \(CampaignLimits.maxTotalBreakDuration) s in all")
+        }
+        if campaign.breaks.isEmpty {
+            self.warn(nil, "breaks", "the campaign has no breaks: every session is the programme alone")
+        }
+    }
+
+    private mutating func warn(_ node: Node?, _ field: String, _ message: String) {
+        let mark = node?.mark
+        self.warnings.append(CampaignIssue(file: self.file.path, line: mark?.line ?? 0, column: mark?.column ?? 0, field: field, message))
     }
 
     private mutating func issue(_ node: Node?, _ field: String, _ message: String) {
@@ -87,8 +120,14 @@ extension Loader {
                     adBreak.pools.contains(pool) || campaign.rules.contains { $0.action.pools[adBreak.id]?.contains(pool) == true }
                 }
             }
-            guard let longest = breaks.map(\.duration).max(), ad.asset.duration > longest else { continue }
             let (node, field) = self.adNodes[ad.id] ?? (nil, "pools")
+            guard let longest = breaks.map(\.duration).max() else {
+                if !campaign.breaks.isEmpty {
+                    self.warn(node, field, "ad \"\(ad.id)\" is in no pool that a break (or a rule's pools override) fills from; it never plays")
+                }
+                continue
+            }
+            guard ad.asset.duration > longest else { continue }
             self.issue(
                 node, field,
                 "ad \"\(ad.id)\" runs \(ad.asset.duration) s, longer than every break that may play it "

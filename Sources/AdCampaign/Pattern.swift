@@ -1,14 +1,40 @@
 import CPCRE2
+import Synchronization
 
 /// A PCRE2 pattern, compiled (and JIT-compiled where the platform allows) once when a campaign
 /// loads and matched for every viewer.
 ///
 /// Matching is thread-safe: the compiled code is immutable and each match gets its own match
 /// data, so one `Pattern` serves every request at once.
+/// Every match runs under explicit limits (``matchLimit``, ``depthLimit``): a pattern that
+/// backtracks catastrophically on some viewer's value stops there instead of freezing a worker.
+/// Such a match counts as no match and is counted in ``limitHits``; patterns that hit the
+/// limits on simple probe values are refused at load (``hitsLimits``).
 public final class Pattern: @unchecked Sendable, CustomStringConvertible {
     /// The pattern as written in the campaign.
     public let source: String
     private let code: OpaquePointer
+
+    /// At most this many internal match steps per match (PCRE2's default is 10,000,000): far
+    /// more than any sane pattern needs on a 1,024-character attribute value.
+    public static let matchLimit: UInt32 = 1_000_000
+    /// At most this much backtracking depth per match (the interpreter's; JIT has its own stack).
+    public static let depthLimit: UInt32 = 10_000
+
+    /// Matches stopped by a limit since the process started (the server exports it as a metric).
+    public static var limitHits: Int { Self.limitHitCount.load(ordering: .relaxed) }
+    private static let limitHitCount = Atomic<Int>(0)
+
+    /// The match context with the limits: written once here, then only read by pcre2_match,
+    /// which is safe from any thread.
+    nonisolated(unsafe) private static let context: OpaquePointer? = {
+        let context = pcre2_match_context_create_8(nil)
+        if let context {
+            pcre2_set_match_limit_8(context, Pattern.matchLimit)
+            pcre2_set_depth_limit_8(context, Pattern.depthLimit)
+        }
+        return context
+    }()
 
     /// Compiles `source` with UTF-8 and Unicode properties enabled. Throws PCRE2's own message
     /// and the offset where it stopped.
@@ -34,13 +60,41 @@ public final class Pattern: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Whether the pattern matches anywhere in `subject` (anchor with `^…$` to match whole).
+    /// A match stopped by a limit is no match, and counted in ``limitHits``.
     public func matches(_ subject: String) -> Bool {
-        guard let matchData = pcre2_match_data_create_from_pattern_8(self.code, nil) else { return false }
+        switch self.match(subject) {
+        case .match: return true
+        case .noMatch: return false
+        case .limitHit:
+            Self.limitHitCount.add(1, ordering: .relaxed)
+            return false
+        }
+    }
+
+    enum Outcome { case match, noMatch, limitHit }
+
+    func match(_ subject: String) -> Outcome {
+        guard let matchData = pcre2_match_data_create_from_pattern_8(self.code, nil) else { return .noMatch }
         defer { pcre2_match_data_free_8(matchData) }
         var subject = subject
-        return subject.withUTF8 { bytes in
+        let result = subject.withUTF8 { bytes in
             let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
-            return pcre2_match_8(self.code, base, bytes.count, 0, 0, matchData, nil) >= 0
+            return pcre2_match_8(self.code, base, bytes.count, 0, 0, matchData, Self.context)
+        }
+        if result >= 0 { return .match }
+        return cpcre2_is_limit_error(result) != 0 ? .limitHit : .noMatch
+    }
+
+    /// Whether matching hits the limits on a probe value: 1,024 repeats of a character the
+    /// pattern names (or a common one) and then one it does not expect — the shape that makes
+    /// nested quantifiers such as `(a+)+$` backtrack exponentially. Checked at load.
+    public var hitsLimits: Bool {
+        var characters: [Character] = ["a", "0", " ", "-", ".", "_"]
+        for character in self.source where character.isASCII && (character.isLetter || character.isNumber) && !characters.contains(character) {
+            characters.append(character)
+        }
+        return characters.contains { character in
+            self.match(String(repeating: character, count: 1024) + "\u{1}") == .limitHit
         }
     }
 

@@ -117,7 +117,15 @@ struct YAMLReader {
     mutating func pattern(_ node: Node?, _ field: String) -> Pattern? {
         guard let source = self.string(node, field) else { return nil }
         do {
-            return try Pattern(source)
+            let pattern = try Pattern(source)
+            guard !pattern.hitsLimits else {
+                self.issue(
+                    node, field,
+                    "pattern '\(source)' backtracks past PCRE2's match limits on a 1,024-character value, so it would stop matching "
+                        + "(and cost a replica time) for some viewers; avoid nested quantifiers such as (a+)+ or (.*)*")
+                return nil
+            }
+            return pattern
         } catch {
             self.issue(node, field, "\(error.message) at offset \(error.offset) in pattern '\(source)'")
             return nil

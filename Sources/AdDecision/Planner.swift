@@ -10,6 +10,9 @@ import HLSPlaylist
 /// slate plays whole as many times as still fits. A pool too small to fill the break leaves the
 /// rest to the slate, and without a slate the break is simply shorter — never is an asset cut.
 public struct Planner: Sendable {
+    /// The largest weight an ad can reach through boosts: 10⁶ × 10⁶.
+    static let maxEffectiveWeight = CampaignLimits.maxWeight * CampaignLimits.maxWeight
+
     public init() {}
 
     public func plan(_ campaign: Campaign, for context: ViewerContext) -> Plan {
@@ -65,7 +68,9 @@ public struct Planner: Sendable {
                     exclusions[index] = Exclusion(rule: rule.name, pattern: nil)
                 }
                 if let factor = rule.action.boost[ad.id] {
-                    weights[index] *= factor
+                    // Each factor is at most 10⁶ (CampaignLimits); the product is capped so that
+                    // many boosting rules cannot overflow it to infinity.
+                    weights[index] = min(weights[index] * factor, Self.maxEffectiveWeight)
                     boosts[index].append(Boost(rule: rule.name, factor: factor))
                 }
             }
@@ -100,11 +105,10 @@ public struct Planner: Sendable {
             remaining -= ads[pick].asset.duration
         }
         var slates = 0
-        if let slate = campaign.slate, slate.duration > .zero {
-            while slate.duration <= remaining {
-                slates += 1
-                remaining -= slate.duration
-            }
+        if let slate = campaign.slate, slate.duration > .zero, slate.duration <= remaining {
+            // As many whole repeats as fit; validation bounds them (CampaignLimits.maxSlateRepeats).
+            slates = Int(remaining.scaledValue / slate.duration.scaledValue)
+            remaining -= slate.duration * slates
         }
         return PlannedBreak(
             adBreak: adBreak, pools: pools, start: start, ads: chosen, slates: slates, unfilled: remaining,

@@ -42,6 +42,7 @@ public struct StartupSelector: Sendable {
         }
         var ceiling = pick.maxBandwidth
         if let safety = pick.bandwidthSafety, let measured = context.bandwidth {
+            // `measured` is below 2⁵³ (ViewerContext) and `safety` in (0, 1]: the product fits an Int.
             let hint = Int(Double(measured) * safety)
             ceiling = min(ceiling ?? hint, hint)
             why.append("the viewer's \(measured) b/s × \(safety)")

@@ -1,3 +1,4 @@
+import AdCampaign
 import Foundation
 
 /// Who is watching, and when: what rules decide on (DESIGN.md "Viewer context").
@@ -21,8 +22,10 @@ public struct ViewerContext: Sendable, Hashable {
         self.attributes["seen"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } ?? []
     }
 
-    /// The bandwidth the client measured last time, in bits/s.
+    /// The bandwidth the client measured last time, in bits/s: a whole number from 1 to 2⁵³ − 1
+    /// (``CampaignLimits/maxBandwidth``), else nil — no value a viewer sends can overflow a
+    /// startup decision.
     public var bandwidth: Int? {
-        self.attributes["bandwidth"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+        self.attributes["bandwidth"].flatMap { Int($0) }.flatMap { (1...CampaignLimits.maxBandwidth).contains($0) ? $0 : nil }
     }
 }

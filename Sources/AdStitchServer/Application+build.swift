@@ -1,7 +1,8 @@
-import Crypto
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// How `adstitch serve` runs the endpoint.
@@ -9,31 +10,45 @@ public struct ServerConfiguration: Sendable {
     public var campaigns: URL
     public var host: String
     public var port: Int
-    /// The HMAC key of session tokens; every replica must share it.
-    public var secret: String
+    /// Session tokens, session starts and the preview (``SessionPolicy``); every replica must share its keys.
+    public var policy: SessionPolicy
     /// How often the campaigns folder is checked for changes.
     public var reloadInterval: Duration = .seconds(2)
     /// The byte budget of the cache of token-scoped answers (0 turns it off).
     public var responseCacheBytes = Self.defaultResponseCacheBytes
     /// 8 MiB: some eighty two-hour media playlists, the last few dozen sessions' answers.
     public static let defaultResponseCacheBytes = 8 << 20
+    /// A connection with no request in flight is closed after this long.
+    public var idleTimeout: Duration = .seconds(60)
+    /// A request's head must arrive whole within this long of the connection opening (or of the
+    /// previous response): a client sending its headers a byte at a time holds nothing for long.
+    public var headerTimeout: Duration = .seconds(10)
+    /// At most this many connections at once; more wait in the listen backlog.
+    public var maxConnections = 10_000
     /// Where requests, stitching and reloads are counted; served at `/metrics`.
     public var metrics = ServerMetrics()
 
-    public init(campaigns: URL, host: String = "127.0.0.1", port: Int = 8080, secret: String) {
+    public init(campaigns: URL, host: String = "127.0.0.1", port: Int = 8080, policy: SessionPolicy) {
         self.campaigns = campaigns
         self.host = host
         self.port = port
-        self.secret = secret
+        self.policy = policy
     }
 }
 
-/// Builds the HTTP application: the campaigns of the folder, the routes of DESIGN.md's API.
+/// Builds the HTTP application: the campaigns of the folder, the routes of the API.
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) -> some ApplicationProtocol {
     let store = CampaignStore(folder: configuration.campaigns, logger: logger, metrics: configuration.metrics)
-    let router = buildRouter(store: store, secret: SymmetricKey(data: Data(configuration.secret.utf8)), responseCacheBytes: configuration.responseCacheBytes)
+    let router = buildRouter(store: store, policy: configuration.policy, responseCacheBytes: configuration.responseCacheBytes)
+    let headerTimeout = TimeAmount(configuration.headerTimeout)
     var app = Application(
-        router: router, configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "AdStitch"),
+        router: router,
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: [RequestHeadTimeoutHandler(timeout: headerTimeout)], idleTimeout: TimeAmount(configuration.idleTimeout))),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "AdStitch",
+            availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)),
         logger: logger)
     app.addServices(CampaignReloader(store: store, interval: configuration.reloadInterval, logger: logger))
     return app
@@ -56,7 +71,9 @@ struct CampaignReloader: Service {
 }
 
 /// The routes, over a campaign store (tests build it directly); metrics go to the store's.
-public func buildRouter(store: CampaignStore, secret: SymmetricKey, responseCacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes) -> Router<BasicRequestContext> {
+public func buildRouter(
+    store: CampaignStore, policy: SessionPolicy, responseCacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes
+) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     // One structured line per request; Hummingbird puts the request id (hb.request.id) in the
     // metadata of every line logged through the request's context.
@@ -77,9 +94,11 @@ public func buildRouter(store: CampaignStore, secret: SymmetricKey, responseCach
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: store.metrics.exposition()))
     }
-    let sessions = SessionController(store: store, secret: secret, cacheBytes: responseCacheBytes)
+    let sessions = SessionController(store: store, policy: policy, cacheBytes: responseCacheBytes)
     sessions.register(on: router)
-    PreviewController(store: store, sessions: sessions).register(on: router)
+    if policy.preview {
+        PreviewController(store: store, sessions: sessions).register(on: router)
+    }
     MediaController(store: store).register(on: router)
     return router
 }

@@ -26,6 +26,10 @@ public struct CampaignStatus: Sendable {
 /// laid out once, and loaded again when its files change (``reload(logger:)``, polled by
 /// ``CampaignReloader``). A campaign that fails to reload keeps serving its last good revision,
 /// and older revisions stay available, so sessions started on them keep their ads.
+///
+/// A changed file is loaded only once it is stable: unchanged (sizes and modification times of
+/// the campaign file and everything it references) across two polls, so a half-written file is
+/// never loaded. Publish a campaign by writing a new folder and renaming it into place.
 public final class CampaignStore: Sendable {
     public let folder: URL
     public let metrics: ServerMetrics
@@ -35,12 +39,18 @@ public final class CampaignStore: Sendable {
     private struct Entry {
         var fingerprint: String
         var status: CampaignStatus
+        /// The local files of the last successful load: watched for changes.
+        var files: CampaignFiles
     }
 
     private struct State {
         var current: [String: ServedCampaign] = [:]
         var revisions: [String: [ServedCampaign]] = [:]
         var entries: [String: Entry] = [:]
+        /// Changed files seen on the last poll and their fingerprint then: loaded when the next
+        /// poll sees the same.
+        var pending: [String: String] = [:]
+        var patternLimitHits = 0
     }
 
     private let state = Mutex(State())
@@ -48,7 +58,8 @@ public final class CampaignStore: Sendable {
     public init(folder: URL, logger: Logger, metrics: ServerMetrics = ServerMetrics()) {
         self.folder = folder.standardizedFileURL
         self.metrics = metrics
-        self.reload(logger: logger)
+        // At start-up there is no earlier poll to compare with: load what is there.
+        self.reload(logger: logger, settle: false)
     }
 
     /// The revision new sessions of `id` get.
@@ -65,11 +76,11 @@ public final class CampaignStore: Sendable {
         self.state.withLock { $0.entries.values.map(\.status).sorted { $0.file < $1.file } }
     }
 
-    /// The campaign files of the folder, sorted.
-    func files() -> [URL] {
+    /// The campaign files of the folder, sorted; throws when the folder cannot be listed.
+    func files() throws -> [URL] {
         let manager = FileManager.default
         var files: [URL] = []
-        for name in (try? manager.contentsOfDirectory(atPath: self.folder.path)) ?? [] {
+        for name in try manager.contentsOfDirectory(atPath: self.folder.path) {
             let url = self.folder.appendingPathComponent(name)
             if name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
                 files.append(url)
@@ -80,9 +91,11 @@ public final class CampaignStore: Sendable {
         return files.sorted { $0.path < $1.path }
     }
 
-    /// Sizes and modification times of the campaign file and every playlist under its folder:
-    /// cheap to compute every few seconds, and it changes when anything the campaign reads does.
-    func fingerprint(_ file: URL) -> String {
+    /// Sizes and modification times of the campaign file, every playlist under its folder and
+    /// every file its last good load referenced (segments, keys, init sections): cheap to
+    /// compute every few seconds, and it changes when anything the campaign reads does — a
+    /// deleted segment included.
+    func fingerprint(_ file: URL, files: CampaignFiles?) -> String {
         let manager = FileManager.default
         func stamp(_ path: String) -> String {
             let attributes = try? manager.attributesOfItem(atPath: path)
@@ -90,27 +103,52 @@ public final class CampaignStore: Sendable {
             let date = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
             return "\(path)|\(size)|\(date)"
         }
-        var stamps = [stamp(file.path)]
+        var paths = Set([file.path])
         let folder = file.deletingLastPathComponent()
         if file.lastPathComponent == "campaign.yaml", let walker = manager.enumerator(atPath: folder.path) {
             for case let path as String in walker where path.hasSuffix(".m3u8") {
-                stamps.append(stamp(folder.appendingPathComponent(path).path))
+                paths.insert(folder.appendingPathComponent(path).path)
             }
         }
-        return stamps.sorted().joined(separator: "\n")
+        if let files {
+            for url in files.playlists { paths.insert(url.path) }
+            for url in files.media.keys { paths.insert(url.path) }
+        }
+        return paths.sorted().map(stamp).joined(separator: "\n")
     }
 
-    /// Loads what changed since the last call. Returns whether anything did.
+    /// Loads what changed and has stayed unchanged since the previous call (with `settle`
+    /// false: what changed, at once). Returns whether any campaign was loaded, failed or removed.
     @discardableResult
-    public func reload(logger: Logger) -> Bool {
-        let files = self.files()
+    public func reload(logger: Logger, settle: Bool = true) -> Bool {
+        let files: [URL]
+        do {
+            files = try self.files()
+        } catch {
+            // EMFILE under a flood of connections, a network file system hiccup: transient. What
+            // is loaded keeps serving; the next poll tries again.
+            self.metrics.folderListingFailed()
+            logger.error("cannot list the campaigns folder; keeping what is loaded", metadata: ["folder": "\(self.folder.path)", "error": "\(error)"])
+            return false
+        }
         var changed = false
         for file in files {
-            let fingerprint = self.fingerprint(file)
             let previous = self.state.withLock { $0.entries[file.path] }
-            guard previous?.fingerprint != fingerprint else { continue }
+            let fingerprint = self.fingerprint(file, files: previous?.files)
+            guard previous?.fingerprint != fingerprint else {
+                self.state.withLock { _ = $0.pending.removeValue(forKey: file.path) }
+                continue
+            }
+            if settle {
+                let stable = self.state.withLock { state in
+                    defer { state.pending[file.path] = fingerprint }
+                    return state.pending[file.path] == fingerprint
+                }
+                guard stable else { continue }  // changed since the last poll: wait for the next
+            }
+            self.state.withLock { _ = $0.pending.removeValue(forKey: file.path) }
             changed = true
-            self.load(file, fingerprint: fingerprint, previous: previous?.status, logger: logger)
+            self.load(file, fingerprint: fingerprint, previous: previous, logger: logger)
         }
         let present = Set(files.map(\.path))
         self.state.withLock { state in
@@ -120,22 +158,31 @@ public final class CampaignStore: Sendable {
                 if let id = entry.status.id { state.current[id] = nil }  // kept revisions still serve their sessions
                 logger.info("campaign file removed", metadata: ["file": "\(path)"])
             }
+            state.pending = state.pending.filter { present.contains($0.key) }
         }
         let (loaded, failing) = self.state.withLock { state in (state.current.count, state.entries.values.filter { $0.status.error != nil }.count) }
         self.metrics.campaigns(loaded: loaded, failing: failing)
+        self.reportPatternLimitHits(logger: logger)
         return changed
     }
 
-    private func load(_ file: URL, fingerprint: String, previous: CampaignStatus?, logger: Logger) {
+    private func load(_ file: URL, fingerprint: String, previous: Entry?, logger: Logger) {
+        let relativeFile = self.relative(file.path)
         do {
             let campaign = try CampaignLoader.load(file)
+            // A segment, key or init section the playlists name but the folder lacks would fail
+            // in every player: refuse the revision, keep the last good one.
+            let missing = campaign.missingMedia()
+            guard missing.isEmpty else { throw CampaignError(missing) }
             let folder = file.deletingLastPathComponent().standardizedFileURL
             let layout = try StitchLayout(campaign: campaign, uris: Self.mediaURIs(campaign: campaign.id, folder: folder))
             let served = ServedCampaign(campaign: campaign, folder: folder, renderer: SessionRenderer(layout: layout))
             try self.state.withLock { state in
                 if let other = state.entries.first(where: { $0.key != file.path && $0.value.status.id == campaign.id }) {
                     throw CampaignError([
-                        CampaignIssue(file: file.path, line: 0, column: 0, field: "id", "campaign id \"\(campaign.id)\" is already used by \(other.key); ids must be unique in the folder")
+                        CampaignIssue(
+                            file: file.path, line: 0, column: 0, field: "id",
+                            "campaign id \"\(campaign.id)\" is already used by \(self.relative(other.key)); ids must be unique in the folder")
                     ])
                 }
                 state.current[campaign.id] = served
@@ -143,20 +190,60 @@ public final class CampaignStore: Sendable {
                 kept.append(served)
                 state.revisions[campaign.id] = Array(kept.suffix(Self.keptRevisions))
                 state.entries[file.path] = Entry(
-                    fingerprint: fingerprint, status: CampaignStatus(file: file.path, id: campaign.id, serving: campaign.revision, error: nil))
+                    fingerprint: fingerprint, status: CampaignStatus(file: relativeFile, id: campaign.id, serving: campaign.revision, error: nil),
+                    files: campaign.files)
             }
             logger.info("campaign loaded", metadata: ["campaign": "\(campaign.id)", "revision": "\(campaign.revision)"])
         } catch {
-            let message = (error as? CampaignError)?.description ?? (error as? StitchError)?.message ?? "\(error)"
+            let message = self.describe(error)
             // The previous revision, if any, keeps serving: a bad edit never replaces a good campaign.
             self.state.withLock { state in
                 state.entries[file.path] = Entry(
                     fingerprint: fingerprint,
-                    status: CampaignStatus(file: file.path, id: previous?.id, serving: previous?.serving, error: message))
+                    status: CampaignStatus(file: relativeFile, id: previous?.status.id, serving: previous?.status.serving, error: message),
+                    files: previous?.files ?? CampaignFiles())
             }
-            self.metrics.reloadFailed(campaign: previous?.id ?? Self.name(of: file))
+            self.metrics.reloadFailed(campaign: previous?.status.id ?? Self.name(of: file))
             logger.error("campaign failed to load", metadata: ["file": "\(file.path)", "error": "\(message)"])
         }
+    }
+
+    /// A load error as `GET /v1/campaigns` shows it: paths relative to the campaigns folder, so
+    /// the API does not disclose where the server keeps its files.
+    private func describe(_ error: any Error) -> String {
+        if let error = error as? CampaignError {
+            return CampaignError(error.issues.map { issue in
+                var issue = issue
+                issue.file = self.relative(issue.file)
+                issue.message = self.relativePaths(in: issue.message)
+                return issue
+            }).description
+        }
+        return self.relativePaths(in: (error as? StitchError)?.message ?? "\(error)")
+    }
+
+    private var root: String { self.folder.path.hasSuffix("/") ? self.folder.path : self.folder.path + "/" }
+
+    private func relative(_ path: String) -> String {
+        path.hasPrefix(self.root) ? String(path.dropFirst(self.root.count)) : path
+    }
+
+    private func relativePaths(in text: String) -> String {
+        let resolved = self.folder.resolvingSymlinksInPath().path + "/"
+        return text.replacingOccurrences(of: self.root, with: "").replacingOccurrences(of: resolved, with: "")
+    }
+
+    /// Logs pattern matches stopped by PCRE2's limits since the last poll (the metric counts them).
+    private func reportPatternLimitHits(logger: Logger) {
+        let hits = Pattern.limitHits
+        let new = self.state.withLock { state in
+            defer { state.patternLimitHits = hits }
+            return hits - state.patternLimitHits
+        }
+        guard new > 0 else { return }
+        logger.warning(
+            "rule patterns hit PCRE2's match limits and counted as no match",
+            metadata: ["matches": "\(new)", "limit": "\(Pattern.matchLimit) steps, depth \(Pattern.depthLimit)"])
     }
 
     /// What a campaign file is called before it has loaded: its folder for `*/campaign.yaml`.

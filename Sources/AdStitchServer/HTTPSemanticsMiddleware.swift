@@ -23,9 +23,8 @@ struct HTTPSemanticsMiddleware: RouterMiddleware {
         var response = try await next(request, context)
         response.headers[.accessControlAllowOrigin] = "*"
         response.headers[.accessControlExposeHeaders] = "Content-Length, Content-Range, ETag"
-        if let etag = response.headers[.eTag], response.status == .ok,
-            let condition = request.headers[.ifNoneMatch],
-            condition == "*" || condition.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag })
+        if let etag = response.headers[.eTag], response.status == .ok, let condition = request.headers[.ifNoneMatch],
+            Self.matches(condition, etag: etag)
         {
             var headers = response.headers
             headers[.contentLength] = nil
@@ -35,6 +34,20 @@ struct HTTPSemanticsMiddleware: RouterMiddleware {
             return Response(status: response.status, headers: response.headers)
         }
         return response
+    }
+}
+
+extension HTTPSemanticsMiddleware {
+    /// RFC 9110 §13.1.2: If-None-Match uses the weak comparison — `W/"x"` matches `"x"` and
+    /// `W/"x"` — and `*` matches any current representation.
+    static func matches(_ condition: String, etag: String) -> Bool {
+        func opaque(_ tag: some StringProtocol) -> Substring {
+            let trimmed = Substring(tag.trimmingCharacters(in: .whitespaces))
+            return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
+        }
+        if condition.trimmingCharacters(in: .whitespaces) == "*" { return true }
+        let current = opaque(etag)
+        return condition.split(separator: ",").contains { opaque($0) == current }
     }
 }
 
@@ -100,11 +113,19 @@ extension Response {
 }
 
 extension Router<BasicRequestContext> {
-    /// Registers `handler` for GET and HEAD (the middleware drops the body of HEAD answers).
+    /// Registers `handler` for GET and HEAD (the middleware drops the body of HEAD answers); the
+    /// other methods get 405 with `Allow` (RFC 9110 §15.5.6), since every resource here is read-only.
     func getAndHead(
         _ path: RouterPath, use handler: @Sendable @escaping (Request, BasicRequestContext) async throws -> some ResponseGenerator
     ) {
         self.get(path, use: handler)
         self.head(path, use: handler)
+        for method in [HTTPRequest.Method.post, .put, .delete, .patch, .trace, .connect] {
+            self.on(path, method: method) { _, _ -> Response in
+                var response = Problem(status: .methodNotAllowed, title: "Method not allowed", detail: "this resource answers GET, HEAD and OPTIONS only").response
+                response.headers[.allow] = "GET, HEAD, OPTIONS"
+                return response
+            }
+        }
     }
 }

@@ -1,10 +1,12 @@
+import AdCampaign
 import Foundation
 import HTTPTypes
 import Hummingbird
 
 /// `GET /v1/campaigns/{id}/media/**`: the media of local campaigns, so the demo plays from the
-/// same server. Paths cannot leave the campaign's folder; byte ranges (RFC 9110 §14) are
-/// answered, which byte-range segments need.
+/// same server. Only what the campaign's playlists reference is served (segments, init sections,
+/// keys) — never the campaign file, key-info files or anything else in the folder; byte ranges
+/// (RFC 9110 §14) are answered, which byte-range segments need.
 struct MediaController: Sendable {
     let store: CampaignStore
 
@@ -20,19 +22,17 @@ struct MediaController: Sendable {
             throw Problem.badRequest("media paths are plain file names under the campaign's folder")
         }
         let url = parts.reduce(served.folder) { $0.appendingPathComponent($1) }.standardizedFileURL
-        let root = served.folder.path.hasSuffix("/") ? served.folder.path : served.folder.path + "/"
-        var isDirectory: ObjCBool = false
-        guard url.path.hasPrefix(root), FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-            let data = FileManager.default.contents(atPath: url.path)
-        else {
+        guard served.campaign.files.media[url] != nil, let data = FileManager.default.contents(atPath: url.path) else {
             throw Problem.notFound("no media file \(parts.joined(separator: "/")) in campaign \(id)")
         }
         var headers: HTTPFields = [
             .contentType: Self.contentType(url.pathExtension), .acceptRanges: "bytes", .cacheControl: "public, max-age=86400",
             .accessControlAllowOrigin: "*",
         ]
-        if let range = request.headers[.range] {
-            guard let (start, end) = Self.range(range, size: data.count) else {
+        // RFC 9110 §14.2: a Range the server does not understand (another unit, several ranges,
+        // bad syntax) is ignored — the whole file, 200. Only a well-formed range past the end is 416.
+        if let header = request.headers[.range], let range = Self.range(header) {
+            guard let (start, end) = range.bounds(size: data.count) else {
                 headers[.contentRange] = "bytes */\(data.count)"
                 return Response(status: .rangeNotSatisfiable, headers: headers)
             }
@@ -42,18 +42,39 @@ struct MediaController: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// A single `bytes=a-b`, `bytes=a-` or `bytes=-n` range within `size`.
-    static func range(_ header: String, size: Int) -> (Int, Int)? {
-        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
-        let spec = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard spec.count == 2, size > 0 else { return nil }
-        if spec[0].isEmpty {
-            guard let suffix = Int(spec[1]), suffix > 0 else { return nil }
-            return (max(0, size - suffix), size - 1)
+    /// One `bytes` range as RFC 9110 §14.1.2 writes it: `first-last`, `first-` or `-suffix`.
+    enum ByteRange: Equatable {
+        case from(Int, through: Int?)
+        case suffix(Int)
+
+        /// The first and last byte within a file of `size` bytes; nil when unsatisfiable.
+        func bounds(size: Int) -> (Int, Int)? {
+            switch self {
+            case .from(let first, let last):
+                guard first < size else { return nil }
+                return (first, min(last ?? size - 1, size - 1))
+            case .suffix(let length):
+                guard length > 0, size > 0 else { return nil }
+                return (max(0, size - length), size - 1)
+            }
         }
-        guard let start = Int(spec[0]), start < size else { return nil }
-        let end = spec[1].isEmpty ? size - 1 : min(Int(spec[1]) ?? -1, size - 1)
-        return end >= start ? (start, end) : nil
+    }
+
+    /// A single well-formed `bytes=` range; nil for anything else (which the caller ignores).
+    static func range(_ header: String) -> ByteRange? {
+        guard header.hasPrefix("bytes=") else { return nil }
+        let spec = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard spec.count == 2 else { return nil }
+        func number(_ text: Substring) -> Int? {
+            // Digits only: Int("+5") would accept a sign, RFC 9110 does not.
+            guard !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) else { return nil }
+            return Int(text)
+        }
+        if spec[0].isEmpty { return number(spec[1]).map(ByteRange.suffix) }
+        guard let first = number(spec[0]) else { return nil }
+        if spec[1].isEmpty { return .from(first, through: nil) }
+        guard let last = number(spec[1]), last >= first else { return nil }
+        return .from(first, through: last)
     }
 
     static func contentType(_ extension: String) -> String {

@@ -13,11 +13,14 @@ final class ResponseCache: Sendable {
         var token: String
         var file: String
         var gzip: Bool
+        var scope: SessionToken.Scope
     }
 
     struct Entry: Sendable {
         var headers: HTTPFields
         var body: ByteBuffer
+        /// The token's expiry (unix seconds): a hit is served only before it.
+        var expires: Int64
         /// What it holds in memory: the buffer's capacity (not just its readable bytes).
         var cost: Int { self.body.capacity + self.key.token.utf8.count + 256 }
         var key: Key
@@ -76,8 +79,8 @@ final class ResponseCache: Sendable {
         }
     }
 
-    func put(_ key: Key, headers: HTTPFields, body: ByteBuffer) {
-        let entry = Entry(headers: headers, body: body, key: key)
+    func put(_ key: Key, headers: HTTPFields, body: ByteBuffer, expires: Int64) {
+        let entry = Entry(headers: headers, body: body, expires: expires, key: key)
         guard entry.cost <= self.budget / 4 else { return }  // one answer never crowds out the rest
         self.state.withLock { state in
             if let slot = state.index[key] {  // raced with another request for the same answer

@@ -1,8 +1,10 @@
+import AdCampaign
 import CoreMetrics
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Prometheus
+import Synchronization
 
 /// The endpoint's metrics, written with swift-metrics against an explicit factory (a Prometheus
 /// one over ``registry``) rather than the process-wide `MetricsSystem`: each application, and
@@ -18,11 +20,16 @@ import Prometheus
 /// - `adstitch_campaigns_loaded` / `adstitch_campaigns_failing` — campaigns serving / whose last
 ///   load failed (gauges);
 /// - `adstitch_campaign_reload_failures_total{campaign}` — failed loads and reloads;
+/// - `adstitch_campaign_folder_errors_total` — polls that could not list the campaigns folder
+///   (what is loaded keeps serving);
+/// - `adstitch_pattern_limit_hits_total` — rule pattern matches PCRE2's match limits stopped
+///   (counted as no match; process-wide, caught up when scraped);
 /// - `adstitch_response_cache_requests_total{result}` — token-scoped answers served from the
 ///   response cache (`hit`) or stitched (`miss`).
 public struct ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     public let factory: PrometheusMetricsFactory
+    private let reportedPatternLimitHits = SharedCounter()
 
     /// Stitching takes tens of microseconds; requests well under a millisecond on loopback.
     static let stitchBuckets: [Duration] = [
@@ -72,12 +79,23 @@ public struct ServerMetrics: Sendable {
         Gauge(label: "adstitch_campaigns_failing", factory: self.factory).record(failing)
     }
 
+    func folderListingFailed() {
+        Counter(label: "adstitch_campaign_folder_errors_total", factory: self.factory).increment()
+    }
+
     func reloadFailed(campaign: String) {
         Counter(label: "adstitch_campaign_reload_failures_total", dimensions: [("campaign", campaign)], factory: self.factory).increment()
     }
 
     /// The Prometheus text exposition of every family.
     func exposition() -> ByteBuffer {
+        // PCRE2 counts its stopped matches process-wide; the counter catches up when scraped.
+        let hits = Pattern.limitHits
+        let counter = Counter(label: "adstitch_pattern_limit_hits_total", factory: self.factory)
+        self.reportedPatternLimitHits.withLock { reported in
+            if hits > reported { counter.increment(by: hits - reported) }
+            reported = max(reported, hits)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(8192)
         self.registry.emit(into: &bytes)
@@ -106,5 +124,14 @@ struct RequestMetricsMiddleware: RouterMiddleware {
         let route = context.endpointPath.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "unmatched"
         self.metrics.request(route: route, method: request.method, status: response.status, duration: ContinuousClock.now - start)
         return response
+    }
+}
+
+/// A shared integer behind a lock, in a class so a `Sendable` struct can hold it.
+final class SharedCounter: Sendable {
+    private let value = Mutex(0)
+
+    func withLock<T>(_ body: (inout Int) -> T) -> T {
+        self.value.withLock { body(&$0) }
     }
 }

@@ -3,30 +3,28 @@ import AdDecision
 import AdStitching
 import Crypto
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// The per-viewer API (DESIGN.md "HTTP API"): the multivariant playlist of a new session, then
 /// the session's media playlists and boundary manifest under its signed token.
 struct SessionController: Sendable {
     let store: CampaignStore
-    /// The token secret's bytes (`SymmetricKey` is not `Sendable`; a key is made per use).
-    let secretBytes: Data
+    let policy: SessionPolicy
 
     /// Recent token-scoped answers (immutable, so they can be served again as they are).
     let cache: ResponseCache
 
-    init(store: CampaignStore, secret: SymmetricKey, cacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes) {
+    init(store: CampaignStore, policy: SessionPolicy, cacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes) {
         self.store = store
-        self.secretBytes = secret.withUnsafeBytes { Data($0) }
+        self.policy = policy
         self.cache = ResponseCache(budget: cacheBytes)
     }
-
-    var secret: SymmetricKey { SymmetricKey(data: self.secretBytes) }
 
     func register(on router: Router<BasicRequestContext>) {
         router.getAndHead("/v1/campaigns") { _, _ in self.list() }
         router.getAndHead("/v1/campaigns/:id/master.m3u8") { request, context in try self.master(request, context) }
-        router.getAndHead("/v1/campaigns/:id/sessions/:token/:file") { request, context in try self.sessionFile(request, context) }
+        router.getAndHead("/v1/campaigns/:id/sessions/:token/:file") { request, context in try self.sessionFile(request, context, scope: .viewer) }
         router.getAndHead("/play/:id") { _, context in try self.player(context) }
     }
 
@@ -48,7 +46,7 @@ struct SessionController: Sendable {
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 
-    /// `GET /v1/campaigns`: every campaign file and its load status.
+    /// `GET /v1/campaigns`: every campaign file and its load status (paths relative to the campaigns folder).
     func list() -> Response {
         let statuses = self.store.statuses.map { status -> [String: Any] in
             var entry: [String: Any] = ["file": status.file, "status": status.error == nil ? "loaded" : "failed"]
@@ -61,18 +59,38 @@ struct SessionController: Sendable {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// At most this many query parameters, names up to 64 and values up to 1,024 characters.
+    static let maxParameters = 64
+
     /// `GET /v1/campaigns/{id}/master.m3u8?session=…&attr=…`: plans the session now and returns
-    /// its multivariant playlist, whose URIs carry the session token.
+    /// its multivariant playlist, whose URIs carry the session token. With a start key the query
+    /// must be signed (``SessionPolicy/checkStart(_:startKey:)``); without one, the campaign's
+    /// trusted attributes (`seen`) are ignored, and the `AdStitch-Ignored-Attributes` header
+    /// names those dropped.
     func master(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         let served = try self.campaign(context)
+        let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
+        guard query.count <= Self.maxParameters else { throw Problem.badRequest("a session start takes at most \(Self.maxParameters) query parameters") }
+        for (name, value) in query where name.isEmpty || name.count > 64 || value.count > 1024 {
+            throw Problem.badRequest("query parameters must have names of 1 to 64 and values up to 1024 characters")
+        }
+        if let startKey = self.policy.startKey { try self.policy.checkStart(query, startKey: startKey) }
         var session: String?
         var attributes: [String: String] = [:]
-        for (key, value) in request.uri.queryParameters {
-            let name = String(key)
-            guard !name.isEmpty, name.count <= 64, value.count <= 1024 else {
-                throw Problem.badRequest("query parameters must have names up to 64 and values up to 1024 characters")
+        var ignored: [String] = []
+        for (name, value) in query {
+            if name == "session" {
+                session = value
+            } else if SessionPolicy.signatureParameters.contains(name) {
+                continue
+            } else if self.policy.startKey == nil, served.campaign.trustedAttributes.contains(name) {
+                ignored.append(name)
+            } else {
+                attributes[name] = value
             }
-            if name == "session" { session = String(value) } else { attributes[name] = String(value) }
+        }
+        if let bandwidth = attributes["bandwidth"], Int(bandwidth).map({ (1...CampaignLimits.maxBandwidth).contains($0) }) != true {
+            throw Problem.badRequest("bandwidth=\(bandwidth) must be the bits per second the player measured, a whole number from 1 to \(CampaignLimits.maxBandwidth)")
         }
         if attributes["locale"] == nil, let language = request.headers[.acceptLanguage] {
             attributes["locale"] = Self.preferredLanguage(language)
@@ -80,38 +98,54 @@ struct SessionController: Sendable {
         if attributes["device"] == nil, let agent = request.headers[.userAgent] {
             attributes["device"] = Self.device(agent)
         }
-        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
         let token = SessionToken(
             campaign: served.campaign.id, revision: served.campaign.revision, session: session ?? "s-" + UUID().uuidString.lowercased(),
-            at: now, attributes: attributes)
-        return try self.masterResponse(served, token: token, prefix: "", for: request)
+            at: Int64((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down)), attributes: attributes,
+            expires: self.policy.expiryOfNewToken)
+        var response = try self.masterResponse(served, token: token, prefix: "", for: request)
+        if !ignored.isEmpty {
+            response.headers[.ignoredAttributes] = Set(ignored).sorted().joined(separator: ", ")
+        }
+        return response
     }
 
     /// The multivariant playlist of the session `token` describes; its URIs are
     /// `{prefix}sessions/{token}/…` (`prefix` empty: relative to `/v1/campaigns/{id}/`).
     func masterResponse(_ served: ServedCampaign, token: SessionToken, prefix: String, for request: Request) throws -> Response {
-        let base = prefix + "sessions/\(token.encoded(secret: self.secret))/"
+        let base = prefix + "sessions/\(token.encoded(secret: self.policy.signingKey))/"
         let text = try self.render("multivariant") {
             try served.renderer.multivariant(Self.plan(served, token), playlistURI: { base + "\($0.id).m3u8" }, boundariesURI: base + "boundaries.json")
         }
         return Self.playlist(text, cache: "private, no-store", for: request)
     }
 
-    /// `GET /v1/campaigns/{id}/sessions/{token}/{rendition}.m3u8 | boundaries.json | empty.vtt`.
-    func sessionFile(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+    /// `GET /v1/campaigns/{id}/sessions/{token}/{rendition}.m3u8 | boundaries.json | empty.vtt`
+    /// (and the preview's `/preview/{id}/sessions/…`, whose tokens play nowhere else).
+    func sessionFile(_ request: Request, _ context: BasicRequestContext, scope: SessionToken.Scope) throws -> Response {
         let id = try context.parameters.require("id")
         let tokenText = try context.parameters.require("token")
         let file = try context.parameters.require("file")
+        let now = self.policy.nowSeconds
         // Only answers to tokens that passed the checks below are cached, under their campaign,
-        // token and file: a hit needs no second look at the token.
-        let key = ResponseCache.Key(campaign: id, token: tokenText, file: file, gzip: Response.acceptsGzip(request.headers[.acceptEncoding]))
+        // token, file and scope: a hit needs no second look at the signature — but the token may
+        // have expired since.
+        let key = ResponseCache.Key(
+            campaign: id, token: tokenText, file: file, gzip: Response.acceptsGzip(request.headers[.acceptEncoding]), scope: scope)
         if let cached = self.cache.get(key) {
+            try Self.checkExpiry(cached.expires, now: now, campaign: id)
             self.store.metrics.responseCache(hit: true)
             return Response(status: .ok, headers: cached.headers, body: ResponseBody(byteBuffer: cached.body))
         }
-        guard let token = SessionToken(decoding: tokenText, secret: self.secret), token.campaign == id else {
+        guard let token = SessionToken(decoding: tokenText, secrets: self.policy.verifyingKeys), token.campaign == id else {
             throw Problem.forbidden("the session token is not valid for this campaign: start a new session at /v1/campaigns/\(id)/master.m3u8")
         }
+        guard token.scope == scope else {
+            throw Problem.forbidden(
+                token.scope == .preview
+                    ? "this token belongs to a preview session; it plays under /preview/\(id)/sessions/, not on the public API"
+                    : "this token belongs to a viewer session; it plays under /v1/campaigns/\(id)/sessions/")
+        }
+        try Self.checkExpiry(token.expires, now: now, campaign: id)
         // The revision the session started on, so a reloaded campaign does not change its ads.
         guard let served = self.store.campaign(id, revision: token.revision) else {
             throw Problem(
@@ -137,8 +171,17 @@ struct SessionController: Sendable {
         }
         self.store.metrics.responseCache(hit: false)
         let (headers, body) = Response.taggedParts(text, contentType: contentType, cache: "public, max-age=86400, immutable", for: request, etag: etag)
-        self.cache.put(key, headers: headers, body: body)
+        self.cache.put(key, headers: headers, body: body, expires: token.expires)
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// A token past its expiry gets 410 Gone: the session is over, a new one starts at the master.
+    static func checkExpiry(_ expires: Int64, now: Int64, campaign id: String) throws(Problem) {
+        guard now < expires else {
+            throw Problem(
+                status: .gone, title: "Session expired",
+                detail: "this session expired at \(expires) (unix seconds); start a new session at /v1/campaigns/\(id)/master.m3u8")
+        }
     }
 
     private func campaign(_ context: BasicRequestContext) throws -> ServedCampaign {
@@ -159,6 +202,7 @@ struct SessionController: Sendable {
     }
 
     static func plan(_ served: ServedCampaign, _ token: SessionToken) -> Plan {
+        // Tokens carry decision times within SessionToken.decisionTimes: exact in a Double.
         let context = ViewerContext(session: token.session, at: Date(timeIntervalSince1970: Double(token.at) / 1000), attributes: token.attributes)
         return Planner().plan(served.campaign, for: context)
     }
@@ -179,4 +223,9 @@ struct SessionController: Sendable {
         if lower.contains("mobile") || lower.contains("iphone") || lower.contains("android") { return "mobile" }
         return "desktop"
     }
+}
+
+extension HTTPField.Name {
+    /// The trusted attributes a session start without a start key ignored (`seen`).
+    static let ignoredAttributes = Self("AdStitch-Ignored-Attributes")!
 }

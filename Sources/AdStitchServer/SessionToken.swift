@@ -8,20 +8,38 @@ import Foundation
 /// `base64url(JSON).base64url(HMAC-SHA256(secret, first part))`. The JSON has sorted keys, so a
 /// context always gives the same token.
 public struct SessionToken: Sendable, Hashable {
+    /// Where a token plays: sessions started on the public API, or by the preview tool (whose
+    /// tokens carry any decision time an operator asks for, so they never play on `/v1/…`).
+    public enum Scope: String, Sendable, Hashable {
+        case viewer = "v"
+        case preview = "p"
+    }
+
     public var campaign: String
     public var revision: String
     public var session: String
     /// The decision time, in milliseconds since the Unix epoch.
     public var at: Int64
     public var attributes: [String: String]
+    /// When the token stops playing, in seconds since the Unix epoch (`serve --session-ttl`).
+    public var expires: Int64
+    public var scope: Scope
 
-    public init(campaign: String, revision: String, session: String, at: Int64, attributes: [String: String]) {
+    public init(
+        campaign: String, revision: String, session: String, at: Int64, attributes: [String: String], expires: Int64, scope: Scope = .viewer
+    ) {
         self.campaign = campaign
         self.revision = revision
         self.session = session
         self.at = at
         self.attributes = attributes
+        self.expires = expires
+        self.scope = scope
     }
+
+    /// Decision times a token may carry: 1970-01-01T00:00:00Z up to 9999-11-30T23:59:59.999Z,
+    /// so the programme date-times of a session (at most 8 days long) keep four-digit years.
+    public static let decisionTimes: ClosedRange<Int64> = 0...253_399_795_199_999
 
     private struct Payload: Codable {
         var c: String
@@ -29,26 +47,37 @@ public struct SessionToken: Sendable, Hashable {
         var s: String
         var t: Int64
         var a: [String: String]
+        var e: Int64
+        var k: String
     }
 
     /// The signed token.
     public func encoded(secret: SymmetricKey) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let payload = (try? encoder.encode(Payload(c: self.campaign, r: self.revision, s: self.session, t: self.at, a: self.attributes))) ?? Data()
-        let body = Self.base64URL(payload)
+        let payload = Payload(c: self.campaign, r: self.revision, s: self.session, t: self.at, a: self.attributes, e: self.expires, k: self.scope.rawValue)
+        let body = Self.base64URL((try? encoder.encode(payload)) ?? Data())
         let signature = HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: secret)
         return body + "." + Self.base64URL(Data(signature))
     }
 
-    /// The token's contents, or nil when it is malformed or its signature does not match.
-    public init?(decoding token: some StringProtocol, secret: SymmetricKey) {
+    /// The token's contents, or nil when it is malformed, its signature matches none of
+    /// `secrets` (the first signs, all verify: keys rotate without ending sessions), or it carries
+    /// a decision time outside ``decisionTimes``.
+    public init?(decoding token: some StringProtocol, secrets: [SymmetricKey]) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let signature = Self.data(base64URL: parts[1]),
-            HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Data(parts[0].utf8), using: secret),
-            let json = Self.data(base64URL: parts[0]), let payload = try? JSONDecoder().decode(Payload.self, from: json)
+        guard parts.count == 2, let signature = Self.data(base64URL: parts[1]) else { return nil }
+        let body = Data(parts[0].utf8)
+        guard secrets.contains(where: { HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: body, using: $0) }),
+            let json = Self.data(base64URL: parts[0]), let payload = try? JSONDecoder().decode(Payload.self, from: json),
+            let scope = Scope(rawValue: payload.k), Self.decisionTimes.contains(payload.t)
         else { return nil }
-        self.init(campaign: payload.c, revision: payload.r, session: payload.s, at: payload.t, attributes: payload.a)
+        self.init(
+            campaign: payload.c, revision: payload.r, session: payload.s, at: payload.t, attributes: payload.a, expires: payload.e, scope: scope)
+    }
+
+    public init?(decoding token: some StringProtocol, secret: SymmetricKey) {
+        self.init(decoding: token, secrets: [secret])
     }
 
     /// Base64url without padding (RFC 4648 §5).

@@ -77,28 +77,20 @@ public struct SessionRenderer: Sendable {
         return line + "\n"
     }
 
-    /// `anchor + offset` as `2026-11-23T06:00:05.760Z` (milliseconds, UTC), by integer
-    /// arithmetic: a `Calendar` per marker would cost more than the rest of the playlist.
+    /// `anchor + offset` as `2026-11-23T06:00:05.760Z`: the anchor in whole milliseconds and the
+    /// offset rounded to the nearest one, added exactly (a `Double` on the way writes 1 ms early).
     static func iso8601(_ anchor: Date, plus offset: ExactDecimal) -> String {
-        let milliseconds = Int((anchor.timeIntervalSince1970 * 1000).rounded(.down)) + Int((offset.doubleValue * 1000).rounded())
-        let (days, millisOfDay) = milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
-        let (day, millis) = millisOfDay < 0 ? (days - 1, millisOfDay + 86_400_000) : (days, millisOfDay)
-        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-        let z = day + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        let (hour, minute, second) = (millis / 3_600_000, millis / 60_000 % 60, millis / 1000 % 60)
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(dayOfMonth, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millis % 1000, 3))Z"
+        let millisecond = ExactDecimal(1).scaledValue / 1000
+        let offsetMilliseconds = (offset.scaledValue + millisecond / 2) / millisecond
+        return DateTime.iso8601(millisecondsSinceEpoch: Self.milliseconds(anchor) + Int64(clamping: offsetMilliseconds))
+    }
+
+    /// A decision time in whole milliseconds since the epoch (what a session token carries; the
+    /// `Date` made from it converts back exactly when rounded).
+    static func milliseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite else { return 0 }
+        return Int64(min(max(value, -9.0e15), 9.0e15))
     }
 
     // MARK: - Multivariant playlist

@@ -163,7 +163,8 @@ public struct StitchLayout: Sendable {
         guard let rate = program.variants.first?.streamInf.frameRate?.doubleValue, rate > 0 else {
             return ExactDecimal(significand: 41_667, exponent: 6)
         }
-        return ExactDecimal(significand: Int((1_000_000 / rate).rounded(.up)), exponent: 6)
+        // FRAME-RATE is within (0, 1000] (CampaignLimits, checked at load): at least 1,000 µs.
+        return ExactDecimal(significand: Int(min((1_000_000 / rate).rounded(.up), 1e12)), exponent: 6)
     }
 
     func block(_ asset: Asset, _ rendition: Int) throws(StitchError) -> SegmentBlock {

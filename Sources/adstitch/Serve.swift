@@ -12,7 +12,8 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Session tokens are signed with --secret (or the ADSTITCH_SECRET environment variable). Every replica \\
             behind one load balancer must share it; without one, a random secret is made and sessions survive only \\
-            as long as this process and only on it.
+            as long as this process and only on it. With --start-key, session starts must be signed by an app \\
+            backend (exp and sig query parameters), and only then are trusted attributes such as seen honoured.
             """
     )
 
@@ -25,15 +26,42 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The port to listen on.")
     var port = 8080
 
-    @Option(help: "The HMAC secret of session tokens (default: $ADSTITCH_SECRET).")
-    var secret: String?
+    @Option(
+        name: .customLong("secret"),
+        help: ArgumentHelp(
+            "An HMAC secret of session tokens (default: $ADSTITCH_SECRET). Give several to rotate keys: the first signs, all verify.",
+            valueName: "secret"))
+    var secrets: [String] = []
+
+    @Option(help: "The key app backends sign session starts with (default: $ADSTITCH_START_KEY); see docs/http-api.md \"Session security\".")
+    var startKey: String?
+
+    @Option(help: "Seconds a session token plays after its session started.")
+    var sessionTtl = 86_400
+
+    @Flag(help: "Do not serve the campaign preview tool (/preview): for public replicas.")
+    var noPreview = false
 
     @Option(help: "Memory for recent token-scoped playlists and manifests, served again without stitching (0: off).")
     var responseCacheMib = 8
 
+    @Option(help: "Seconds a connection may idle between requests before it is closed.")
+    var idleTimeout = 60
+
+    @Option(help: "Seconds a new connection has to send a whole request head.")
+    var headerTimeout = 10
+
+    @Option(help: "Connections served at once; more wait in the listen backlog.")
+    var maxConnections = 10_000
+
     func validate() throws {
         guard (1...65_535).contains(self.port) else { throw ValidationError("--port must be between 1 and 65535") }
         guard (0...4096).contains(self.responseCacheMib) else { throw ValidationError("--response-cache-mib must be between 0 and 4096") }
+        guard (60...31_536_000).contains(self.sessionTtl) else { throw ValidationError("--session-ttl must be from 60 s to a year (31536000)") }
+        guard (1...3600).contains(self.idleTimeout) else { throw ValidationError("--idle-timeout must be from 1 to 3600 seconds") }
+        guard (1...600).contains(self.headerTimeout) else { throw ValidationError("--header-timeout must be from 1 to 600 seconds") }
+        guard (1...1_000_000).contains(self.maxConnections) else { throw ValidationError("--max-connections must be from 1 to 1000000") }
+        guard !self.secrets.contains(where: \.isEmpty) else { throw ValidationError("--secret must not be empty") }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: self.campaigns, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("--campaigns \(self.campaigns) is not a folder")
@@ -44,14 +72,26 @@ struct Serve: AsyncParsableCommand {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "adstitch")
         logger.logLevel = .info
-        var secret = self.secret ?? ProcessInfo.processInfo.environment["ADSTITCH_SECRET"]
-        if secret?.isEmpty ?? true {
-            secret = (0..<4).map { _ in UUID().uuidString }.joined()
+        let environment = ProcessInfo.processInfo.environment
+        var secrets = self.secrets
+        if secrets.isEmpty, let secret = environment["ADSTITCH_SECRET"], !secret.isEmpty { secrets = [secret] }
+        if secrets.isEmpty {
+            secrets = [(0..<4).map { _ in UUID().uuidString }.joined()]
             logger.warning("no --secret or ADSTITCH_SECRET: using a random one; sessions will not survive a restart or work across replicas")
         }
+        let startKey = (self.startKey ?? environment["ADSTITCH_START_KEY"]).flatMap { $0.isEmpty ? nil : $0 }
+        if startKey == nil {
+            logger.notice("no --start-key: session starts are unsigned, so the campaigns' trusted attributes (seen) are ignored on them")
+        }
+        var policy = SessionPolicy(secrets: secrets.map { Data($0.utf8) }, startKey: startKey.map { Data($0.utf8) })
+        policy.sessionTTL = .seconds(self.sessionTtl)
+        policy.preview = !self.noPreview
         var configuration = ServerConfiguration(
-            campaigns: URL(fileURLWithPath: self.campaigns, isDirectory: true), host: self.host, port: self.port, secret: secret ?? "")
+            campaigns: URL(fileURLWithPath: self.campaigns, isDirectory: true), host: self.host, port: self.port, policy: policy)
         configuration.responseCacheBytes = self.responseCacheMib << 20
+        configuration.idleTimeout = .seconds(self.idleTimeout)
+        configuration.headerTimeout = .seconds(self.headerTimeout)
+        configuration.maxConnections = self.maxConnections
         // The one process-wide bootstrap: anything in the process using swift-metrics reports to
         // the registry /metrics serves. (The server itself writes to it explicitly.)
         MetricsSystem.bootstrap(configuration.metrics.factory)
@@ -60,7 +100,7 @@ struct Serve: AsyncParsableCommand {
         print("AdStitch serving \(self.campaigns) on \(base)")
         print("  campaigns:  \(base)/v1/campaigns")
         print("  metrics:    \(base)/metrics")
-        print("  preview:    \(base)/preview               (campaign preview tool: plan, reasons, player)")
+        if !self.noPreview { print("  preview:    \(base)/preview               (campaign preview tool: plan, reasons, player)") }
         print("  play demo:  \(base)/play/evening-news   (open in Chromium or Safari)")
         print("  master:     \(base)/v1/campaigns/evening-news/master.m3u8?locale=es-ES")
         try await app.runService()

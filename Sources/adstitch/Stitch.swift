@@ -69,8 +69,9 @@ enum CampaignFile {
         }
     }
 
-    /// `file:line:column: error: field: message`.
-    static func format(_ issue: CampaignIssue) -> String {
-        issue.field.isEmpty ? "\(issue.location): error: \(issue.message)" : "\(issue.location): error: \(issue.field): \(issue.message)"
+    /// `file:line:column: error: field: message` (or `warning`).
+    static func format(_ issue: CampaignIssue, severity: String = "error") -> String {
+        issue.field.isEmpty
+            ? "\(issue.location): \(severity): \(issue.message)" : "\(issue.location): \(severity): \(issue.field): \(issue.message)"
     }
 }

@@ -64,6 +64,11 @@ struct Validate: ParsableCommand {
             for issue in error.issues { Output.write(CampaignFile.format(issue) + "\n") }
             return error.issues.count
         }
+        // Every segment, key and init section the playlists name must be there (the server refuses
+        // a revision that lacks one, so validate does too).
+        let missing = campaign.missingMedia()
+        for issue in missing { Output.write(CampaignFile.format(issue) + "\n") }
+        guard missing.isEmpty else { return missing.count }
         // The alignment of every asset in every rendition (DESIGN invariant 2) is checked when the
         // stitch layout is built: do it here too, so validate finds what stitching would refuse.
         do {
@@ -84,6 +89,9 @@ struct Validate: ParsableCommand {
             for warning in PlaylistLinter().lint(playlist) where warning.severity == .warning {
                 Output.write("\(url.path)\(warning.line.map { ":\($0)" } ?? ""): warning: \(warning.message) [\(warning.rule)]\n")
             }
+        }
+        for warning in campaign.warnings {
+            Output.write(CampaignFile.format(warning, severity: "warning") + "\n")
         }
         Output.write("\(file): campaign \(campaign.id) is valid: \(campaign.islands.count) islands, \(campaign.breaks.count) breaks, "
             + "\(campaign.ads.count) ads, \(seen.count) playlists\n")

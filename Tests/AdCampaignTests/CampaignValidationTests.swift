@@ -589,7 +589,7 @@ struct CampaignValidationTests {
             _ = try CampaignLoader.load(url)
         } throws: { error in
             let issues = (error as? CampaignError)?.issues ?? []
-            return issues.count == 1 && issues[0].file == url.path && issues[0].message == "cannot read the campaign file"
+            return issues.count == 1 && issues[0].file == url.path && issues[0].message == "cannot read the campaign file: it is missing or unreadable"
         }
     }
 }

@@ -62,7 +62,7 @@ struct ResponseCacheTests {
     @Test("a repeated request is answered from the cache with identical bytes and headers, per encoding")
     func hits() async throws {
         let store = CampaignStore(folder: RouteTests.campaigns, logger: Logger(label: "test"), metrics: ServerMetrics())
-        let app = Application(router: buildRouter(store: store, secret: RouteTests.secret))
+        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret)))
         try await app.test(.router) { client in
             let (_, prefix) = try await RouteTests().startSession(client)
             let first = try await self.fetch(client, prefix + "v0.m3u8")
@@ -80,7 +80,7 @@ struct ResponseCacheTests {
     func budget() async throws {
         for budget in [0, 20 << 10] {
             let store = CampaignStore(folder: RouteTests.campaigns, logger: Logger(label: "test"), metrics: ServerMetrics())
-            let app = Application(router: buildRouter(store: store, secret: RouteTests.secret, responseCacheBytes: budget))
+            let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: budget))
             try await app.test(.router) { client in
                 var prefixes: [String] = []
                 for index in 0..<12 {

@@ -30,7 +30,7 @@ struct MetricsTests {
     @Test("requests are counted by route pattern and final status; stitching is timed by kind")
     func requestsAndStitching() async throws {
         let store = CampaignStore(folder: RouteTests.campaigns, logger: Logger(label: "test"), metrics: ServerMetrics())
-        let app = Application(router: buildRouter(store: store, secret: RouteTests.secret))
+        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret)))
         try await app.test(.router) { client in
             let (_, prefix) = try await RouteTests().startSession(client)
             for _ in 0..<3 {
@@ -73,21 +73,21 @@ struct MetricsTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let logger = Logger(label: "test")
         let store = CampaignStore(folder: folder, logger: logger, metrics: ServerMetrics())
-        let app = Application(router: buildRouter(store: store, secret: RouteTests.secret))
+        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret)))
         try await app.test(.router) { client in
             var samples = try await self.metrics(client)
             #expect(samples["adstitch_campaigns_loaded"] == 1)
             #expect(samples[#"adstitch_campaign_reload_failures_total{campaign="evening-news"}"#] == nil)
 
             try Data(yaml.replacingOccurrences(of: "version: 1", with: "version: 7").utf8).write(to: file)
-            #expect(store.reload(logger: logger))
+            #expect(ReloadTests.settle(store, logger: logger))
             samples = try await self.metrics(client)
             #expect(samples[#"adstitch_campaign_reload_failures_total{campaign="evening-news"}"#] == 1)
             #expect(samples["adstitch_campaigns_loaded"] == 1)
             #expect(samples["adstitch_campaigns_failing"] == 1)
 
             try Data(yaml.utf8).write(to: file)
-            #expect(store.reload(logger: logger))
+            #expect(ReloadTests.settle(store, logger: logger))
             samples = try await self.metrics(client)
             #expect(samples["adstitch_campaigns_failing"] == 0)
             #expect(samples[#"adstitch_campaign_reload_failures_total{campaign="evening-news"}"#] == 1)

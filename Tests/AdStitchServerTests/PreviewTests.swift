@@ -92,7 +92,11 @@ struct PreviewTests {
             }
             let playlist = try PlaylistParser().parseMultivariantPlaylist(master)
             let manifestURI = try #require(playlist.sessionData.first { $0.value.dataID == "com.adstitch.boundaries" }?.value.uri)
-            #expect(manifestURI.hasPrefix("/v1/campaigns/evening-news/sessions/"))
+            // A preview token: its files are served under /preview/… and never on the public API.
+            #expect(manifestURI.hasPrefix("/preview/evening-news/sessions/"))
+            try await client.execute(uri: manifestURI.replacingOccurrences(of: "/preview/evening-news/", with: "/v1/campaigns/evening-news/"), method: .get) {
+                #expect($0.status == .forbidden)
+            }
             try await client.execute(uri: manifestURI, method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body) == BoundaryManifest(plan).json.text())

@@ -17,7 +17,7 @@ struct RouteTests {
     static let store = CampaignStore(folder: campaigns, logger: Logger(label: "test"))
 
     func app(secret: SymmetricKey = Self.secret) -> some ApplicationProtocol {
-        Application(router: buildRouter(store: Self.store, secret: secret))
+        Application(router: buildRouter(store: Self.store, policy: SessionPolicy(secret: secret)))
     }
 
     /// The master of a new session and the session's path prefix (`/v1/campaigns/{id}/sessions/{token}/`).
@@ -88,7 +88,7 @@ struct RouteTests {
             let (_, prefix) = try await self.startSession(client)
             return (prefix, try await client.execute(uri: prefix + "v1.m3u8", method: .get) { String(buffer: $0.body) })
         }
-        let replica = Application(router: buildRouter(store: CampaignStore(folder: Self.campaigns, logger: Logger(label: "replica")), secret: Self.secret))
+        let replica = Application(router: buildRouter(store: CampaignStore(folder: Self.campaigns, logger: Logger(label: "replica")), policy: SessionPolicy(secret: Self.secret)))
         try await replica.test(.router) { client in
             let second = try await client.execute(uri: prefix + "v1.m3u8", method: .get) { String(buffer: $0.body) }
             #expect(second == first)
@@ -112,7 +112,7 @@ struct RouteTests {
             case "signature":
                 edited = pieces[0] + "." + String(pieces[1].reversed())
             default:
-                let other = SessionToken(campaign: "evening-news", revision: "x", session: "s", at: 0, attributes: [:])
+                let other = SessionToken(campaign: "evening-news", revision: "x", session: "s", at: 0, attributes: [:], expires: Int64.max)
                 edited = other.encoded(secret: SymmetricKey(data: Data("another secret".utf8)))
             }
             try await client.execute(uri: "/v1/campaigns/evening-news/sessions/\(edited)/v0.m3u8", method: .get) { response in

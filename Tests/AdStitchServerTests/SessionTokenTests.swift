@@ -18,8 +18,8 @@ struct SessionTokenTests {
             var attributes: [String: String] = [:]
             for _ in 0..<Int.random(in: 0...4, using: &generator) { attributes[text(8)] = text(40) }
             let token = SessionToken(
-                campaign: "c-\(index)", revision: text(16), session: text(index % 50), at: Int64.random(in: -1_000_000...4_000_000_000_000, using: &generator),
-                attributes: attributes)
+                campaign: "c-\(index)", revision: text(16), session: text(index % 50), at: Int64.random(in: SessionToken.decisionTimes, using: &generator),
+                attributes: attributes, expires: Int64.random(in: 0...Int64.max, using: &generator), scope: Bool.random(using: &generator) ? .viewer : .preview)
             let encoded = token.encoded(secret: Self.secret)
             #expect(encoded.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." })
             #expect(SessionToken(decoding: encoded, secret: Self.secret) == token)
@@ -28,7 +28,7 @@ struct SessionTokenTests {
 
     @Test("a token whose signature is spelled differently but decodes to the same bytes is refused")
     func nonCanonicalSignature() throws {
-        let encoded = SessionToken(campaign: "c", revision: "r", session: "s", at: 1, attributes: [:]).encoded(secret: Self.secret)
+        let encoded = SessionToken(campaign: "c", revision: "r", session: "s", at: 1, attributes: [:], expires: 2).encoded(secret: Self.secret)
         // 32 bytes are 43 base64url characters; the last carries 4 bits and 2 unused ones.
         let last = try #require(encoded.last)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")

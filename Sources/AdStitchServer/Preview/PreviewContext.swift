@@ -24,7 +24,7 @@ struct PreviewContext: Sendable {
     }
 
     /// `at` as the form and the CLI write it (UTC, milliseconds only when there are some).
-    var atText: String { Self.iso8601(milliseconds: self.at) }
+    var atText: String { DateTime.iso8601(millisecondsSinceEpoch: self.at, alwaysMilliseconds: false) }
 
     init(session: String, at: Int64, attributes: [String: String]) {
         self.session = session
@@ -50,8 +50,14 @@ struct PreviewContext: Sendable {
                 guard !trimmed.isEmpty else { continue }
                 if let date = DateTime(trimmed) {
                     let milliseconds = date.secondsSinceEpoch * 1000
-                    self.at = Int64(milliseconds.roundedToInteger)
-                    if milliseconds != ExactDecimal(Int(self.at)) { self.errors.append("at: \(trimmed) has more precision than milliseconds") }
+                    let whole = Int64(milliseconds.roundedToInteger)
+                    if milliseconds != ExactDecimal(Int(whole)) {
+                        self.errors.append("at: \(trimmed) has more precision than milliseconds")
+                    } else if !SessionToken.decisionTimes.contains(whole) {
+                        self.errors.append("at: \(trimmed) is outside 1970-01-01T00:00:00Z … 9999-11-30T23:59:59.999Z")
+                    } else {
+                        self.at = whole
+                    }
                 } else {
                     self.errors.append("at: \(trimmed) is not an ISO 8601 date-time such as 2026-11-27T19:30:00Z")
                 }
@@ -106,24 +112,5 @@ struct PreviewContext: Sendable {
         var allowed = CharacterSet.urlQueryAllowed
         allowed.remove(charactersIn: "&=+?#")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
-
-    static func iso8601(milliseconds: Int64) -> String {
-        let seconds = milliseconds.quotientAndRemainderFlooring(dividingBy: 1000)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: Double(seconds.quotient)))
-        func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
-        var text = String(format: "%04d", parts.year ?? 0) + "-\(two(parts.month))-\(two(parts.day))T\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
-        if seconds.remainder != 0 { text += "." + String(format: "%03d", seconds.remainder) }
-        return text + "Z"
-    }
-}
-
-extension Int64 {
-    /// Division rounding toward negative infinity, with a non-negative remainder.
-    func quotientAndRemainderFlooring(dividingBy divisor: Int64) -> (quotient: Int64, remainder: Int64) {
-        let (quotient, remainder) = self.quotientAndRemainder(dividingBy: divisor)
-        return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
     }
 }

@@ -35,6 +35,9 @@ struct PreviewController: Sendable {
         router.getAndHead("/preview/:id/compare") { request, context in try self.compare(request, context) }
         router.getAndHead("/preview/:id/report.json") { request, context in try self.report(request, context) }
         router.getAndHead("/preview/:id/master.m3u8") { request, context in try self.master(request, context) }
+        router.getAndHead("/preview/:id/sessions/:token/:file") { request, context in
+            try self.sessions.sessionFile(request, context, scope: .preview)
+        }
     }
 
     func page(_ request: Request, _ context: BasicRequestContext) throws -> Response {
@@ -69,14 +72,16 @@ struct PreviewController: Sendable {
     }
 
     /// A new session's master for the form's context, `at` included, so the player plays the
-    /// plan the page shows.
+    /// plan the page shows. Its token is a preview token: its playlists are served under
+    /// `/preview/{id}/sessions/` and never on the public API, so an operator's choice of decision
+    /// time cannot become a viewer's way around a flight or a time rule.
     func master(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         let served = try self.campaign(context)
         let viewer = try Self.validContext(request)
         let token = SessionToken(
-            campaign: served.campaign.id, revision: served.campaign.revision, session: viewer.session, at: viewer.at, attributes: viewer.attributes)
-        // Relative URIs under /v1/campaigns/{id}/ so the media playlists are the public ones.
-        return try self.sessions.masterResponse(served, token: token, prefix: "/v1/campaigns/\(served.campaign.id)/", for: request)
+            campaign: served.campaign.id, revision: served.campaign.revision, session: viewer.session, at: viewer.at, attributes: viewer.attributes,
+            expires: self.sessions.policy.expiryOfNewToken, scope: .preview)
+        return try self.sessions.masterResponse(served, token: token, prefix: "/preview/\(served.campaign.id)/", for: request)
     }
 
     private func campaign(_ context: BasicRequestContext) throws -> ServedCampaign {

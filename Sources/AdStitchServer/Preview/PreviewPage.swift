@@ -57,6 +57,7 @@ enum PreviewPage {
             <p class="now"><span id="now">Press play: the timeline and the break list follow the video.</span> <span id="notice" role="status"></span></p>
             <p class="hint">This player's master honours the form's <code>at</code>; the public endpoint always decides with the server's clock.
             <a href="/preview/\(escape(campaign.id))/master.m3u8?\(escape(query))">master.m3u8</a></p>
+            \(self.trustedNote(campaign, context: context))
             <h2>Timeline <small>\(plan.duration) s, \(plan.breaks.count) breaks</small></h2>
             \(self.timeline(plan, id: "timeline"))
             </section>
@@ -81,6 +82,16 @@ enum PreviewPage {
             <script src="/preview/assets/preview.js"></script>
             """
         return document(title: campaign.title, body: body)
+    }
+
+    /// Says which of the context's attributes a public session start honours only when signed
+    /// (`trusted_attributes`, docs/http-api.md "Session security").
+    static func trustedNote(_ campaign: Campaign, context: PreviewContext) -> String {
+        let trusted = campaign.trustedAttributes.filter { context.attributes[$0] != nil }
+        guard !trusted.isEmpty else { return "" }
+        let names = trusted.map { "<code>\(escape($0))</code>" }.joined(separator: ", ")
+        return "<p class=\"hint trusted\">\(names): trusted attributes. On the public API they count only in session starts an app backend "
+            + "signed (<code>serve --start-key</code>); unsigned session starts ignore them, so no viewer can claim to have seen every ad.</p>"
     }
 
     // MARK: - Compare

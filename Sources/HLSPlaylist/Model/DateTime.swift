@@ -92,4 +92,34 @@ public struct DateTime: Sendable, Hashable, Comparable {
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
     }
+
+    /// `milliseconds` since the Unix epoch as `2026-11-23T06:00:05.760Z` (UTC), by integer
+    /// arithmetic — exact, and cheap enough for a date-time per stitched piece. The fraction is
+    /// written always, or (`alwaysMilliseconds: false`) only when there is one. Years are
+    /// clamped to 0000…9999, the four digits ISO 8601 allows without agreement.
+    public static func iso8601(millisecondsSinceEpoch milliseconds: Int64, alwaysMilliseconds: Bool = true) -> String {
+        let lowest: Int64 = -62_167_219_200_000  // 0000-01-01T00:00:00.000Z
+        let highest: Int64 = 253_402_300_799_999  // 9999-12-31T23:59:59.999Z
+        let clamped = Int(min(max(milliseconds, lowest), highest))
+        let (days, millisOfDay) = clamped.quotientAndRemainder(dividingBy: 86_400_000)
+        let (day, millis) = millisOfDay < 0 ? (days - 1, millisOfDay + 86_400_000) : (days, millisOfDay)
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = day + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        let (hour, minute, second) = (millis / 3_600_000, millis / 60_000 % 60, millis / 1000 % 60)
+        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(dayOfMonth, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
+        if alwaysMilliseconds || millis % 1000 != 0 { text += "." + pad(millis % 1000, 3) }
+        return text + "Z"
+    }
 }

@@ -1,0 +1,131 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import HLSPlaylist
+
+/// The local files a campaign is made of: what a replica watches for changes and what its media
+/// route may serve — nothing else in the folder (the campaign file, key-info files) is public.
+public struct CampaignFiles: Sendable, Hashable {
+    /// The campaign's playlists (multivariant and media), read at load.
+    public var playlists: Set<URL> = []
+    /// Segments, init sections (`EXT-X-MAP`) and keys the playlists reference (standardised),
+    /// each with the first playlist line that does.
+    public var media: [URL: Reference] = [:]
+
+    /// A playlist line that names a file.
+    public struct Reference: Sendable, Hashable {
+        public var playlist: String
+        public var line: Int
+    }
+
+    public init() {}
+}
+
+extension Campaign {
+    /// The media files the playlists reference that are not there, each reported at the playlist
+    /// line that names it (at most `limit`). Reads the file system: the server and `adstitch
+    /// validate` call it; stitching tests over playlists without media do not.
+    public func missingMedia(limit: Int = 20) -> [CampaignIssue] {
+        var issues: [CampaignIssue] = []
+        for (url, reference) in self.files.media.sorted(by: { ($0.value.playlist, $0.value.line) < ($1.value.playlist, $1.value.line) }) {
+            guard !FileManager.default.fileExists(atPath: url.path) else { continue }
+            issues.append(
+                CampaignIssue(
+                    file: reference.playlist, line: reference.line, column: 0, field: "uri",
+                    "\(url.lastPathComponent) is missing (\(url.path)); restore it or fix the playlist"))
+            if issues.count == limit { break }
+        }
+        return issues
+    }
+}
+
+extension AssetLoader {
+    /// Whether the local file `url` lies inside the campaign's folder once symlinks are resolved
+    /// (a symlink inside pointing outside is outside). Each folder is resolved once.
+    mutating func isInside(_ url: URL) -> Bool {
+        let standardized = url.standardizedFileURL
+        let folder = standardized.deletingLastPathComponent().path
+        let resolvedFolder: String
+        if let known = self.resolvedFolders[folder] {
+            resolvedFolder = known
+        } else {
+            let path = URL(fileURLWithPath: folder, isDirectory: true).resolvingSymlinksInPath().path
+            resolvedFolder = path.hasSuffix("/") ? path : path + "/"
+            self.resolvedFolders[folder] = resolvedFolder
+        }
+        guard resolvedFolder.hasPrefix(self.root) else { return false }
+        // The file itself may be a symlink (one that does not exist yet is not).
+        let file = resolvedFolder + standardized.lastPathComponent
+        guard (try? FileManager.default.destinationOfSymbolicLink(atPath: file)) != nil else { return true }
+        return URL(fileURLWithPath: file).resolvingSymlinksInPath().path.hasPrefix(self.root)
+    }
+
+    /// BANDWIDTH, AVERAGE-BANDWIDTH and FRAME-RATE of every variant within ``CampaignLimits``.
+    mutating func checkLimits(_ multivariant: MultivariantPlaylist, file: String) {
+        func check(_ attributes: some VariantAttributes, line: Int) {
+            for (name, value) in [("BANDWIDTH", attributes.bandwidth), ("AVERAGE-BANDWIDTH", attributes.averageBandwidth)] {
+                if let value, !(0...CampaignLimits.maxBandwidth).contains(value) {
+                    self.issues.append(
+                        CampaignIssue(
+                            file: file, line: line, column: 0, field: name,
+                            "\(name)=\(value) is out of range; bits per second from 0 to \(CampaignLimits.maxBandwidth)"))
+                }
+            }
+            if attributes.attributes["BANDWIDTH"] != nil, attributes.bandwidth == nil {
+                self.issues.append(CampaignIssue(file: file, line: line, column: 0, field: "BANDWIDTH", "BANDWIDTH must be a whole number of bits per second"))
+            }
+        }
+        for variant in multivariant.variants {
+            check(variant.streamInf, line: variant.line)
+            if let rate = variant.streamInf.frameRate, !(rate > .zero && rate <= CampaignLimits.maxFrameRate) {
+                self.issues.append(
+                    CampaignIssue(
+                        file: file, line: variant.line, column: 0, field: "FRAME-RATE",
+                        "FRAME-RATE=\(rate) is out of range; frames per second above 0 and at most \(CampaignLimits.maxFrameRate), e.g. 25 or 29.970"))
+            }
+        }
+        for entry in multivariant.iFrameVariants { check(entry.value, line: entry.line) }
+    }
+
+    /// The playlist's duration within ``CampaignLimits/maxProgramDuration``, and every local URI
+    /// it references (segments, keys, init sections) inside the campaign's folder; those are
+    /// recorded in ``files``. False when something is wrong (the issues say what).
+    mutating func checkLimits(_ playlist: MediaPlaylist, at url: URL) -> Bool {
+        let before = self.issues.count
+        if playlist.duration > CampaignLimits.maxProgramDuration {
+            self.issues.append(
+                CampaignIssue(
+                    file: url.path, line: 0, column: 0, field: "EXTINF",
+                    "the playlist runs \(playlist.duration) s; an asset may run at most \(CampaignLimits.maxProgramDuration) s (7 days)"))
+        }
+        var lastKeys: [Key] = []
+        var lastMap: Map?
+        for segment in playlist.segments {
+            var references: [(uri: String, line: Int)] = [(String(segment.uri), segment.uriLineNumber)]
+            if segment.keys != lastKeys {
+                references += segment.keys.compactMap { key in key.uri.map { ($0, segment.infLineNumber) } }
+                lastKeys = segment.keys
+            }
+            if let map = segment.map, map != lastMap {
+                if let uri = map.uri { references.append((uri, segment.infLineNumber)) }
+                lastMap = map
+            }
+            for (uri, line) in references {
+                guard let resolved = playlist.resolve(uri), resolved.isFileURL else { continue }
+                guard self.isInside(resolved) else {
+                    self.issues.append(
+                        CampaignIssue(
+                            file: url.path, line: line, column: 0, field: "uri",
+                            "\(uri) resolves to \(resolved.path), outside the campaign's folder \(self.root); "
+                                + "media must sit inside it (or on an http(s) origin)"))
+                    continue
+                }
+                let file = resolved.standardizedFileURL
+                if self.files.media[file] == nil { self.files.media[file] = CampaignFiles.Reference(playlist: url.path, line: line) }
+            }
+        }
+        return self.issues.count == before
+    }
+}
