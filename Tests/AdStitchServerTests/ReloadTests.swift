@@ -1,3 +1,4 @@
+import AdCampaign
 import AdStitchServer
 import Crypto
 import Foundation
@@ -67,6 +68,63 @@ struct ReloadTests {
             }
             _ = try await route.startSession(client, query: "session=r-3")
             #expect(!store.reload(logger: logger), "nothing changed since the last reload")
+        }
+    }
+
+    @Test("a changed file loads only once it is the same on two polls: a half-written campaign never becomes a revision")
+    func loadsOnlyStableFiles() throws {
+        let (folder, file, yaml) = try self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let logger = Logger(label: "test")
+        let store = CampaignStore(folder: folder, logger: logger)
+        let first = try #require(store.statuses.first?.serving)
+        // Half written: it happens to parse, and would exclude nothing for Spanish speakers.
+        let half = String(yaml[..<(try #require(yaml.range(of: "\nrules:"))).lowerBound])
+        try Data(half.utf8).write(to: file)
+        #expect(!store.reload(logger: logger), "a change seen once is not loaded")
+        #expect(store.statuses.first?.serving == first)
+        // The writer finishes before the next poll: what loads is the finished file.
+        try Data((yaml + "\n# finished\n").utf8).write(to: file)
+        #expect(!store.reload(logger: logger), "changed again since the last poll: still not loaded")
+        #expect(store.reload(logger: logger))
+        let status = try #require(store.statuses.first)
+        #expect(status.error == nil)
+        #expect(status.serving != first)
+        #expect(store.campaign("evening-news")?.campaign.rules.count == 3)
+    }
+
+    @Test("a deleted segment is noticed: the reload fails naming the playlist line, the last good revision serves")
+    func deletedSegment() throws {
+        let (folder, _, _) = try self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let logger = Logger(label: "test")
+        let store = CampaignStore(folder: folder, logger: logger)
+        let good = try #require(store.statuses.first?.serving)
+        let playlist = folder.appendingPathComponent("news/media/ads/delta/180p/index.m3u8")
+        let lines = try String(contentsOf: playlist, encoding: .utf8).split(separator: "\n")
+        let segment = try #require(lines.first { $0.hasSuffix(".ts") })
+        let line = try #require(lines.firstIndex(of: segment)) + 1
+        try FileManager.default.removeItem(at: playlist.deletingLastPathComponent().appendingPathComponent(String(segment)))
+        #expect(Self.settle(store, logger: logger))
+        let status = try #require(store.statuses.first)
+        #expect(status.serving == good)
+        #expect(status.error?.contains("news/media/ads/delta/180p/index.m3u8:\(line): uri: \(segment) is missing") == true, "\(status.error ?? "")")
+    }
+
+    @Test("a folder that cannot be listed (EMFILE, a flaky mount) keeps every campaign loaded")
+    func listingErrorsAreTransient() async throws {
+        let (folder, _, _) = try self.folder()
+        let logger = Logger(label: "test")
+        let store = CampaignStore(folder: folder, logger: logger, metrics: ServerMetrics())
+        #expect(store.campaign("evening-news") != nil)
+        try FileManager.default.removeItem(at: folder)
+        #expect(!store.reload(logger: logger))
+        #expect(store.campaign("evening-news") != nil)
+        #expect(store.statuses.count == 1)
+        try await Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret))).test(.router) { client in
+            let samples = try await MetricsTests().metrics(client)
+            #expect(samples["adstitch_campaign_folder_errors_total"] == 1)
+            #expect(samples["adstitch_campaigns_loaded"] == 1)
         }
     }
 }
