@@ -79,11 +79,11 @@ extension AssetLoader {
         }
         for variant in multivariant.variants {
             check(variant.streamInf, line: variant.line)
-            if let rate = variant.streamInf.frameRate, !(rate > .zero && rate <= CampaignLimits.maxFrameRate) {
+            if let rate = variant.streamInf.frameRate, !CampaignLimits.frameRates.contains(rate) {
                 self.issues.append(
                     CampaignIssue(
                         file: file, line: variant.line, column: 0, field: "FRAME-RATE",
-                        "FRAME-RATE=\(rate) is out of range; frames per second above 0 and at most \(CampaignLimits.maxFrameRate), e.g. 25 or 29.970"))
+                        "FRAME-RATE=\(rate) is out of range; frames per second from \(CampaignLimits.frameRates.lowerBound) to \(CampaignLimits.frameRates.upperBound), e.g. 25 or 29.970"))
             }
         }
         for entry in multivariant.iFrameVariants { check(entry.value, line: entry.line) }

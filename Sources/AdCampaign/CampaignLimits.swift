@@ -16,8 +16,9 @@ public enum CampaignLimits {
     public static let maxProgramDuration = ExactDecimal(7 * 86_400)
     /// The slate repeats at most this many times in the longest break (a 1 s slate in a 1 h break).
     public static let maxSlateRepeats = 3600
-    /// `FRAME-RATE` above 0 and at most 1000 (the alignment check works in frames).
-    public static let maxFrameRate = ExactDecimal(1000)
+    /// `FRAME-RATE` from 0.001 to 1000: the alignment check allows a frame of difference, and a
+    /// frame must stay between a millisecond and a quarter of an hour.
+    public static let frameRates = ExactDecimal(significand: 1, exponent: 3)...ExactDecimal(1000)
     /// `BANDWIDTH` and `AVERAGE-BANDWIDTH` below 2⁵³ bits/s: exact in a `Double`, so averages and
     /// comparisons cannot lose or overflow.
     public static let maxBandwidth = (1 << 53) - 1

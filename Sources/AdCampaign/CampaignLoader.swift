@@ -124,6 +124,7 @@ struct Loader {
     var adNodes: [String: (node: Node, field: String)] = [:]
     var breakNodes: [String: (node: Node, field: String)] = [:]
     var slateNode: Node?
+    var declaredIslands: [String] = []
 
     init(file: URL) {
         self.file = file
@@ -148,7 +149,9 @@ struct Loader {
         let islands = self.islands(fields["program"], parent: root)
         let pools = self.pools(fields["pools"])
         let slate = self.slate(fields["slate"])
-        let islandIDs = islands.map(\.id)
+        // Every island declared, loaded or not: a break after an island whose playlist failed is
+        // not also "after an island that does not exist".
+        let islandIDs = self.declaredIslands
         let breaks = self.breaks(fields["breaks"], islands: islandIDs, pools: pools.map(\.id))
         let rules = self.rules(fields["rules"], breaks: breaks.map(\.id), pools: pools.map(\.id))
         let startup = self.startup(fields["startup"])
@@ -197,6 +200,7 @@ struct Loader {
                 self.reader.issue(fields["id"], "\(field).id", "island \"\(id)\" is defined twice; island ids must be unique")
                 continue
             }
+            self.declaredIslands.append(id)
             if let asset = self.asset(fields["playlist"], "\(field).playlist", parent: item) {
                 islands.append(Island(id: id, asset: asset))
             }

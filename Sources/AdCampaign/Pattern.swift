@@ -86,15 +86,18 @@ public final class Pattern: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Whether matching hits the limits on a probe value: 1,024 repeats of a character the
-    /// pattern names (or a common one) and then one it does not expect — the shape that makes
+    /// pattern names (or a common one), then one it does not expect and the pattern's letters — the shape that makes
     /// nested quantifiers such as `(a+)+$` backtrack exponentially. Checked at load.
     public var hitsLimits: Bool {
         var characters: [Character] = ["a", "0", " ", "-", ".", "_"]
         for character in self.source where character.isASCII && (character.isLetter || character.isNumber) && !characters.contains(character) {
             characters.append(character)
         }
+        // The pattern's own letters after the run: PCRE2 skips a subject that lacks a letter the
+        // pattern requires (`y` in `(x+x+)+y`), and an attacker's value would not lack it.
+        let tail = "\u{1}" + String(characters.dropFirst(6))
         return characters.contains { character in
-            self.match(String(repeating: character, count: 1024) + "\u{1}") == .limitHit
+            self.match(String(repeating: character, count: 1024) + tail) == .limitHit
         }
     }
 

@@ -163,7 +163,7 @@ public struct StitchLayout: Sendable {
         guard let rate = program.variants.first?.streamInf.frameRate?.doubleValue, rate > 0 else {
             return ExactDecimal(significand: 41_667, exponent: 6)
         }
-        // FRAME-RATE is within (0, 1000] (CampaignLimits, checked at load): at least 1,000 µs.
+        // FRAME-RATE is within [0.001, 1000] (CampaignLimits, checked at load): 1,000 µs to 1,000 s.
         return ExactDecimal(significand: Int(min((1_000_000 / rate).rounded(.up), 1e12)), exponent: 6)
     }
 

@@ -94,3 +94,23 @@ private func compileError(_ source: String) -> PatternError? {
         return error
     }
 }
+
+@Suite("Pattern limits")
+struct PatternLimitTests {
+    @Test("a match that backtracks past PCRE2's limits stops, counts as no match and is counted")
+    func catastrophicBacktrackingStops() throws {
+        let pattern = try Pattern("^(\\w+\\s?)*$")
+        #expect(pattern.hitsLimits)
+        let before = Pattern.limitHits
+        #expect(!pattern.matches(String(repeating: "word ", count: 200) + "!"))
+        #expect(Pattern.limitHits > before)
+        #expect(pattern.matches("two words"))
+    }
+
+    @Test("ordinary patterns stay within the limits on the probes")
+    func ordinaryPatternsPass() throws {
+        for source in ["^es(-|$)", "(?i)tv", ".", "^[0-9]+$", "^(alpha|bravo)$", "a.*b.*c"] {
+            #expect(try !Pattern(source).hitsLimits, "\(source)")
+        }
+    }
+}
