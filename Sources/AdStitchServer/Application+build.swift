@@ -43,9 +43,14 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let headerTimeout = TimeAmount(configuration.headerTimeout)
     var app = Application(
         router: router,
-        server: .http1(
-            configuration: .init(
-                additionalChannelHandlers: [RequestHeadTimeoutHandler(timeout: headerTimeout)], idleTimeout: TimeAmount(configuration.idleTimeout))),
+        server: HTTPServerBuilder { responder in
+            KeepAliveRespectingHTTP1Channel(
+                base: HTTP1Channel(
+                    responder: responder,
+                    configuration: .init(
+                        additionalChannelHandlers: [RequestHeadTimeoutHandler(timeout: headerTimeout)],
+                        idleTimeout: TimeAmount(configuration.idleTimeout))))
+        },
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "AdStitch",
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)),

@@ -1,0 +1,41 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypesHTTP1
+
+/// Hummingbird's HTTP/1 child channel, plus one rule it leaves out: an HTTP/1.0 request without
+/// `Connection: keep-alive` ends its connection after the answer (RFC 9112 §9.3). The request
+/// types past the codec carry no version, so the rule is applied before it, as a
+/// `Connection: close` header Hummingbird honours.
+struct KeepAliveRespectingHTTP1Channel: ServerChildChannel {
+    typealias Value = HTTP1Channel.Value
+    let base: HTTP1Channel
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        self.base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let codec = try channel.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
+            try channel.pipeline.syncOperations.addHandler(HTTP10ConnectionCloseHandler(), position: .before(codec.handler))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await self.base.handle(value: value, logger: logger)
+    }
+}
+
+/// Marks a request that does not keep its connection alive (HTTP/1.0 without keep-alive) with
+/// `Connection: close`.
+final class HTTP10ConnectionCloseHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(var head) = self.unwrapInboundIn(data), !head.isKeepAlive, !head.headers.contains(name: "connection") else {
+            return context.fireChannelRead(data)
+        }
+        head.headers.add(name: "connection", value: "close")
+        context.fireChannelRead(self.wrapInboundOut(.head(head)))
+    }
+}
