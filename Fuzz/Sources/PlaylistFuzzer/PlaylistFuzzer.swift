@@ -1,6 +1,7 @@
-// libFuzzer target over the HLSPlaylist parser, built by scripts/fuzz.sh together with the
-// module's sources (one module, so no `import`). Any input may be rejected with a
-// PlaylistError; none may crash, hang, or break the properties checked below.
+// libFuzzer target over the HLSPlaylist parser (scripts/fuzz.sh builds it with the Fuzz package,
+// AddressSanitizer and libFuzzer). Any input may be rejected with a PlaylistError; none may
+// crash, hang, or break the properties checked below.
+import HLSPlaylist
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func playlistFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -1,0 +1,23 @@
+// swift-tools-version: 6.1
+// libFuzzer targets for AdStitch, built with `swift build --sanitize=fuzzer --sanitize=address`
+// by scripts/fuzz.sh (`make fuzz`). Each target defines LLVMFuzzerTestOneInput and no main:
+// libFuzzer's main drives it (hence -parse-as-library).
+import PackageDescription
+
+let fuzzer: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
+
+let package = Package(
+    name: "AdStitchFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "AdStitch", path: "../")],
+    targets: [
+        .executableTarget(name: "PlaylistFuzzer", dependencies: [.product(name: "HLSPlaylist", package: "AdStitch")], swiftSettings: fuzzer),
+        .executableTarget(
+            name: "CampaignFuzzer",
+            dependencies: [
+                .product(name: "HLSPlaylist", package: "AdStitch"), .product(name: "AdCampaign", package: "AdStitch"),
+                .product(name: "AdDecision", package: "AdStitch"), .product(name: "AdStitching", package: "AdStitch"),
+            ],
+            swiftSettings: fuzzer),
+    ]
+)
