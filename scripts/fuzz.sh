@@ -15,8 +15,16 @@ cp Tests/HLSPlaylistTests/Fixtures/*.m3u8 "$out/corpus-playlist/" 2>/dev/null ||
 cp Fuzz/Seeds/campaign/*.txt "$out/corpus-campaign/"
 cat Fuzz/campaign.dict Fuzz/hls.dict > "$out/campaign.dict"
 
-(cd Fuzz && swift build -c release --sanitize=fuzzer --sanitize=address --scratch-path "../$out/build")
-bin="$out/build/release"
+# Each fuzzer is built as its own product, in the debug configuration with -O, with
+# --disable-dead-strip: a release (whole-module) build was seen to compile dependency modules a
+# second time without coverage, and the linker's section garbage collection drops the coverage
+# counters — either leaves libFuzzer blind. The count is checked before each run.
+scratch="${TMPDIR:-/tmp}/adstitch-fuzz-build"
+build() {
+    rm -f "$scratch/debug/$1"
+    (cd Fuzz && swift build -c debug -Xswiftc -O --sanitize=fuzzer --sanitize=address --disable-dead-strip --scratch-path "$scratch" --product "$1")
+}
+bin="$scratch/debug"
 
 for target in "${targets[@]}"; do
     case "$target" in
@@ -24,7 +32,10 @@ for target in "${targets[@]}"; do
         campaign) fuzzer=CampaignFuzzer dict="$out/campaign.dict" max=8192 ;;
         *) echo "unknown fuzz target $target (playlist, campaign)" >&2; exit 2 ;;
     esac
+    build "$fuzzer"
     echo "== $fuzzer: $runs executions"
+    counters=$("$bin/$fuzzer" -runs=0 -detect_leaks=0 -artifact_prefix="$out/" 2>&1 | sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p' | head -1)
+    if [ "${counters:-0}" -lt 5000 ]; then echo "fuzz: $fuzzer is not instrumented for coverage (${counters:-0} counters)" >&2; exit 1; fi
     # -timeout catches hangs (a freeze is a finding); -rss_limit_mb catches runaway memory.
     LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0" "$bin/$fuzzer" "$out/corpus-$target" -runs="$runs" -max_len="$max" -timeout=10 -rss_limit_mb=2048 \
         -dict="$dict" -print_final_stats=1 -artifact_prefix="$out/$target-"

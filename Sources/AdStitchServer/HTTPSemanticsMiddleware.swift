@@ -22,7 +22,7 @@ struct HTTPSemanticsMiddleware: RouterMiddleware {
         }
         var response = try await next(request, context)
         response.headers[.accessControlAllowOrigin] = "*"
-        response.headers[.accessControlExposeHeaders] = "Content-Length, Content-Range, ETag"
+        response.headers[.accessControlExposeHeaders] = "Content-Length, Content-Range, ETag, AdStitch-Ignored-Attributes"
         if let etag = response.headers[.eTag], response.status == .ok, let condition = request.headers[.ifNoneMatch],
             Self.matches(condition, etag: etag)
         {

@@ -66,9 +66,10 @@ struct MediaController: Sendable {
         let spec = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard spec.count == 2 else { return nil }
         func number(_ text: Substring) -> Int? {
-            // Digits only: Int("+5") would accept a sign, RFC 9110 does not.
-            guard !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) else { return nil }
-            return Int(text)
+            // Digits only: Int("+5") would accept a sign, RFC 9110 does not. More digits than an
+            // Int holds are a position past any file (a last byte clamps to the end).
+            guard !text.isEmpty, text.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) else { return nil }
+            return Int(text) ?? Int.max
         }
         if spec[0].isEmpty { return number(spec[1]).map(ByteRange.suffix) }
         guard let first = number(spec[0]) else { return nil }

@@ -89,6 +89,10 @@ struct SessionController: Sendable {
                 attributes[name] = value
             }
         }
+        guard SessionToken.fits(session: session ?? "", attributes: attributes) else {
+            throw Problem.badRequest(
+                "the session id and attributes add up to more than \(SessionToken.maxContextBytes) bytes; send only what the campaign's rules use")
+        }
         if let bandwidth = attributes["bandwidth"], Int(bandwidth).map({ (1...CampaignLimits.maxBandwidth).contains($0) }) != true {
             throw Problem.badRequest("bandwidth=\(bandwidth) must be the bits per second the player measured, a whole number from 1 to \(CampaignLimits.maxBandwidth)")
         }

@@ -37,6 +37,16 @@ public struct SessionToken: Sendable, Hashable {
         self.scope = scope
     }
 
+    /// The session id and viewer attributes (names and values, UTF-8) of a session start add up
+    /// to at most this many bytes: the token rides in every playlist URI, and a URI past the
+    /// server's request-head limit (80 KiB) could never be fetched.
+    public static let maxContextBytes = 8192
+
+    /// Whether a session and its attributes fit in a token (``maxContextBytes``).
+    public static func fits(session: String, attributes: [String: String]) -> Bool {
+        session.utf8.count + attributes.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count } <= Self.maxContextBytes
+    }
+
     /// Decision times a token may carry: 1970-01-01T00:00:00Z up to 9999-11-30T23:59:59.999Z,
     /// so the programme date-times of a session (at most 8 days long) keep four-digit years.
     public static let decisionTimes: ClosedRange<Int64> = 0...253_399_795_199_999

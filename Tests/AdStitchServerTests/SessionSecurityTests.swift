@@ -186,4 +186,28 @@ struct SessionSecurityTests {
             try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8", method: .get) { #expect($0.status == .ok) }
         }
     }
+
+    @Test("a session start whose attributes would make a token too long to fetch is a 400, on the API and in the preview")
+    func tokensStayFetchable() async throws {
+        let big = String(repeating: "x", count: 1024)
+        let query = (0..<9).map { "k\($0)=\(big)" }.joined(separator: "&")
+        try await self.app(self.policy()).test(.router) { client in
+            try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?\(query)", method: .get) { response in
+                #expect(response.status == .badRequest)
+                let detail = try Self.problem(response)
+                #expect(detail.contains("more than 8192 bytes"))
+            }
+            try await client.execute(uri: "/preview/evening-news/master.m3u8?\(query)", method: .get) { #expect($0.status == .badRequest) }
+            // Seven such attributes fit, and every URI of the session can be fetched.
+            let fits = (0..<7).map { "k\($0)=\(big)" }.joined(separator: "&")
+            let master = try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?\(fits)", method: .get) { response in
+                #expect(response.status == .ok)
+                return String(buffer: response.body)
+            }
+            let prefix = "/v1/campaigns/evening-news/sessions/\(try Self.token(master))/"
+            #expect(prefix.utf8.count < 16_384)
+            try await client.execute(uri: prefix + "v0.m3u8", method: .get) { #expect($0.status == .ok) }
+        }
+    }
 }
+

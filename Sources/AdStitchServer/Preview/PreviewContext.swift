@@ -77,6 +77,9 @@ struct PreviewContext: Sendable {
                 if !key.isEmpty, !trimmed.isEmpty { self.attributes[key] = trimmed }
             }
         }
+        if !SessionToken.fits(session: self.session, attributes: self.attributes) {
+            self.errors.append("the session and attributes add up to more than \(SessionToken.maxContextBytes) bytes")
+        }
     }
 
     /// The context as a query string (sorted, percent-encoded): links to the page, the compare
