@@ -11,10 +11,12 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# Build once with tests, then run without rebuilding (keeps CI fast).
+# Build once with tests, then run without rebuilding (keeps CI fast); then schemathesis against
+# a live server and docs/openapi.yaml (no 5xx, every status, content type and body documented).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	scripts/schemathesis.sh
 
 # Builds and serves the bundled demo campaigns on 127.0.0.1:8080 (prints the URLs to open).
 run: deps
