@@ -25,6 +25,7 @@ build() {
     (cd Fuzz && swift build -c debug -Xswiftc -O --sanitize=fuzzer --sanitize=address --disable-dead-strip --scratch-path "$scratch" --product "$1")
 }
 bin="$scratch/debug"
+export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0"
 
 for target in "${targets[@]}"; do
     case "$target" in
@@ -34,9 +35,9 @@ for target in "${targets[@]}"; do
     esac
     build "$fuzzer"
     echo "== $fuzzer: $runs executions"
-    counters=$("$bin/$fuzzer" -runs=0 -detect_leaks=0 -artifact_prefix="$out/" 2>&1 | sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p' | head -1)
+    counters=$("$bin/$fuzzer" -runs=0 -artifact_prefix="$out/" 2>&1 | sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p' | head -1)
     if [ "${counters:-0}" -lt 5000 ]; then echo "fuzz: $fuzzer is not instrumented for coverage (${counters:-0} counters)" >&2; exit 1; fi
     # -timeout catches hangs (a freeze is a finding); -rss_limit_mb catches runaway memory.
-    LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0" "$bin/$fuzzer" "$out/corpus-$target" -runs="$runs" -max_len="$max" -timeout=10 -rss_limit_mb=2048 \
+    "$bin/$fuzzer" "$out/corpus-$target" -runs="$runs" -max_len="$max" -timeout=10 -rss_limit_mb=2048 \
         -dict="$dict" -print_final_stats=1 -artifact_prefix="$out/$target-"
 done

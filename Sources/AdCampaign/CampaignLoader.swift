@@ -95,6 +95,12 @@ public enum CampaignLoader {
                 // libyaml's context says where the construct it was reading began: for an unclosed
                 // quote or bracket that is where to look, while the mark is where the file ended.
                 let start = context.map { " (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? ""
+                // libyaml names its own C setter here; say what it means for a campaign instead.
+                if problem.hasPrefix("Maximum nesting level reached") {
+                    return CampaignIssue(
+                        file: file, line: mark.line, column: mark.column, field: "",
+                        "YAML syntax: the document nests deeper than the YAML parser allows; a campaign needs a few levels — flatten it")
+                }
                 return CampaignIssue(file: file, line: mark.line, column: mark.column, field: "", "YAML syntax: \(problem)\(start)")
             case .duplicatedKeysInMapping(let duplicates, let context):
                 // Yams refuses a repeated key (a pool defined twice, say) before the loader sees the

@@ -84,6 +84,7 @@ struct BrokenCampaignTests {
         .init(name: "YAML syntax", yaml: edited([("id: broken", "id: broken: news")]), field: "", message: "YAML syntax: mapping values are not allowed"),
         .init(name: "unclosed quote", yaml: edited([("id: broken", "id: \"broken")]), field: "", message: "while scanning a quoted scalar at line 2"),
         .init(name: "undefined alias", yaml: edited([("id: broken", "id: *name")]), field: "", message: "found undefined alias"),
+        .init(name: "nesting deeper than the parser allows", yaml: edited(appending: "x: " + String(repeating: "[", count: 2000) + String(repeating: "]", count: 2000)), field: "", message: "nests deeper than the YAML parser allows; a campaign needs a few levels"),
         .init(name: "tab indentation", yaml: "version: 1\n\tid: broken\n", field: "", message: "YAML syntax"),
         .init(name: "unknown top-level key", yaml: edited(appending: "titel: Broken"), field: "titel", message: "unknown key; expected one of version, id"),
         .init(name: "unknown nested key", yaml: edited([("duration: 10", "duraton: 10")]), field: "breaks[0].duraton", message: "unknown key"),
