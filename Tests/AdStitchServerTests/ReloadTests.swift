@@ -33,10 +33,12 @@ struct ReloadTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let logger = Logger(label: "test")
         let store = CampaignStore(folder: folder, logger: logger)
-        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret)))
+        // No response cache: every answer below is planned and rendered from the revision the
+        // token names, so the test fails if revision pinning breaks.
+        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0))
         try await app.test(.router) { client in
             let route = RouteTests()
-            let (_, oldPrefix) = try await route.startSession(client, query: "session=r-1")
+            let (_, oldPrefix) = try await route.startSession(client, query: "session=r-1&locale=es-ES")
             let before = try await client.execute(uri: oldPrefix + "v0.m3u8", method: .get) { String(buffer: $0.body) }
             let firstRevision = try #require(store.statuses.first?.serving)
 
@@ -51,6 +53,12 @@ struct ReloadTests {
                 return String(buffer: response.body)
             }
             #expect(after == before, "a session started before the reload changed its playlist")
+            // The same session started now gets the edit's ads: pinning is what kept the old ones.
+            let (_, samePrefix) = try await route.startSession(client, query: "session=r-1&locale=es-ES")
+            let now = try await client.execute(uri: samePrefix + "v0.m3u8", method: .get) { String(buffer: $0.body) }
+            #expect(now != before)
+            let edited = ["/ads/alpha/", "/ads/charlie/"]
+            #expect(!edited.contains(where: now.contains) && edited.contains(where: before.contains))
             let (newMaster, _) = try await route.startSession(client, query: "session=r-2&locale=en")
             #expect(newMaster.contains("sessions/"))
 
@@ -127,4 +135,33 @@ struct ReloadTests {
             #expect(samples["adstitch_campaigns_loaded"] == 1)
         }
     }
+
+    @Test("a session whose revision is no longer kept gets 410 after eight newer revisions; the kept ones still serve")
+    func revisionsBeyondTheLimitAreGone() async throws {
+        let (folder, file, yaml) = try self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let logger = Logger(label: "test")
+        let store = CampaignStore(folder: folder, logger: logger)
+        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0))
+        try await app.test(.router) { client in
+            var prefixes: [String] = []
+            for edit in 0...8 {
+                if edit > 0 {
+                    try Data((yaml + "\n# edit \(edit)\n").utf8).write(to: file)
+                    #expect(Self.settle(store, logger: logger))
+                }
+                prefixes.append(try await RouteTests().startSession(client, query: "session=k-\(edit)").prefix)
+            }
+            // Nine revisions, eight kept: the first is gone, the second is the oldest kept.
+            try await client.execute(uri: prefixes[0] + "v0.m3u8", method: .get) { response in
+                #expect(response.status == .gone)
+                let problem = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+                #expect((problem["detail"] as? String)?.contains("is no longer kept on this server; start a new session") == true)
+            }
+            for prefix in prefixes.dropFirst() {
+                try await client.execute(uri: prefix + "v0.m3u8", method: .get) { #expect($0.status == .ok) }
+            }
+        }
+    }
 }
+
