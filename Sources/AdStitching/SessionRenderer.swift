@@ -150,19 +150,21 @@ public struct SessionRenderer: Sendable {
     }
 
     /// The peak BANDWIDTH over the pieces of the plan in one rendition, and the duration-weighted
-    /// AVERAGE-BANDWIDTH (from each source's AVERAGE-BANDWIDTH, else its BANDWIDTH).
+    /// AVERAGE-BANDWIDTH (from each source's AVERAGE-BANDWIDTH, else its BANDWIDTH), rounded up
+    /// but never above the peak — in integers: bits/s below 2⁵³ times whole microseconds.
     private func bandwidth(_ plan: Plan, rendition: Int) throws(StitchError) -> (peak: Int?, average: Int?) {
         var peak: Int?
-        var weighted = 0.0
-        var seconds = 0.0
+        var weighted: Int128 = 0
+        var microseconds: Int128 = 0
         for piece in plan.pieces {
             let block = try self.layout.block(piece.asset, rendition)
             guard let bandwidth = block.bandwidth else { continue }
             peak = max(peak ?? 0, bandwidth)
-            let duration = piece.duration.doubleValue
-            weighted += Double(block.averageBandwidth ?? bandwidth) * duration
-            seconds += duration
+            let duration = piece.duration.scaledValue / 1_000_000_000_000
+            weighted += Int128(block.averageBandwidth ?? bandwidth) * duration
+            microseconds += duration
         }
-        return (peak, seconds > 0 ? Int((weighted / seconds).rounded(.up)) : nil)
+        guard let peak, microseconds > 0 else { return (peak, nil) }
+        return (peak, min(peak, Int((weighted + microseconds - 1) / microseconds)))
     }
 }
