@@ -201,7 +201,7 @@ struct Loader {
         for (index, item) in list.enumerated() {
             let field = "program.islands[\(index)]"
             let fields = self.reader.mapping(item, field, allowed: ["id", "playlist"])
-            guard let id = self.reader.string(fields["id"], "\(field).id", required: true, parent: item) else { continue }
+            guard let id = self.reader.identifier(fields["id"], "\(field).id", required: true, parent: item) else { continue }
             guard seen.insert(id).inserted else {
                 self.reader.issue(fields["id"], "\(field).id", "island \"\(id)\" is defined twice; island ids must be unique")
                 continue
@@ -230,12 +230,12 @@ struct Loader {
         var pools: [Pool] = []
         var adPlaylists: [String: String] = [:]
         for (key, value) in mapping {
-            guard let poolID = key.string else { continue }  // a pool defined twice is a repeated key: Yams refuses it
+            guard let poolID = self.reader.identifier(key, "pools") else { continue }  // a pool defined twice is a repeated key: Yams refuses it
             var ads: [Ad] = []
             for (index, item) in self.reader.sequence(value, "pools.\(poolID)").enumerated() {
                 let field = "pools.\(poolID)[\(index)]"
                 let fields = self.reader.mapping(item, field, allowed: ["id", "playlist", "weight", "tracking"])
-                guard let id = self.reader.string(fields["id"], "\(field).id", required: true, parent: item),
+                guard let id = self.reader.identifier(fields["id"], "\(field).id", required: true, parent: item),
                     let playlist = self.reader.string(fields["playlist"], "\(field).playlist", required: true, parent: item)
                 else { continue }
                 if ads.contains(where: { $0.id == id }) {
@@ -284,7 +284,7 @@ struct Loader {
         for (index, item) in self.reader.sequence(node, "breaks").enumerated() {
             let field = "breaks[\(index)]"
             let fields = self.reader.mapping(item, field, allowed: ["id", "before", "after", "duration", "pools", "restrict"])
-            guard let id = self.reader.string(fields["id"], "\(field).id", required: true, parent: item) else { continue }
+            guard let id = self.reader.identifier(fields["id"], "\(field).id", required: true, parent: item) else { continue }
             if breaks.contains(where: { $0.id == id }) {
                 self.reader.issue(fields["id"], "\(field).id", "break \"\(id)\" is defined twice; break ids must be unique")
                 continue

@@ -67,6 +67,28 @@ struct YAMLReader {
         return scalar.string
     }
 
+    /// An island, break, pool or ad id: 1 to 64 of `A–Z a–z 0–9 . _ -`, starting with a letter
+    /// or digit. Ids travel in playlists (`EXT-X-DATERANGE` `ID`, `X-AD-ID` lists), URLs and the
+    /// comma-separated `seen=` list, where a quote or a comma would break them.
+    mutating func identifier(_ node: Node?, _ field: String, required: Bool = false, parent: Node? = nil) -> String? {
+        guard let text = self.string(node, field, required: required, parent: parent) else { return nil }
+        let bytes = Array(text.utf8)
+        func allowed(_ byte: UInt8) -> Bool {
+            (byte &- UInt8(ascii: "a") < 26) || (byte &- UInt8(ascii: "A") < 26) || (byte &- UInt8(ascii: "0") < 10)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+        guard (1...64).contains(bytes.count), bytes.allSatisfy(allowed), let first = bytes.first, first != UInt8(ascii: "."),
+            first != UInt8(ascii: "_"), first != UInt8(ascii: "-")
+        else {
+            self.issue(
+                node, field,
+                "\"\(text)\" is not a valid id: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit "
+                    + "(ids appear in playlists, URLs and the comma-separated seen= list)")
+            return nil
+        }
+        return text
+    }
+
     mutating func strings(_ node: Node?, _ field: String) -> [String] {
         guard let node else { return [] }
         if case .scalar = node { return self.string(node, field).map { [$0] } ?? [] }

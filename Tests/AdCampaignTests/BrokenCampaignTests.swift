@@ -147,6 +147,12 @@ struct BrokenCampaignTests {
 
     static let poolCases: [BrokenCampaign] = [
         .init(name: "pools as a list", yaml: edited([("pools:\n  prime:\n    - { id: alpha, playlist: a/master.m3u8 }", "pools: [prime]")]), field: "pools", message: "expected a mapping of pool names"),
+        .init(name: "ad id with a quote (broke the DATERANGE line)", yaml: edited([("{ id: alpha,", "{ id: 'al\"pha',")]), field: "pools.prime[0].id", message: "is not a valid id: use 1 to 64 letters, digits"),
+        .init(name: "ad id with a comma (ambiguous in seen=)", yaml: edited([("{ id: alpha,", "{ id: 'alpha,beta',")]), field: "pools.prime[0].id", message: "is not a valid id"),
+        .init(name: "ad id of 65 characters", yaml: edited([("{ id: alpha,", "{ id: \(String(repeating: "a", count: 65)),")]), field: "pools.prime[0].id", message: "is not a valid id"),
+        .init(name: "pool name with a space", yaml: edited([("  prime:\n", "  'prime time':\n"), ("pools: [prime] }", "pools: ['prime time'] }")]), field: "pools", message: "\"prime time\" is not a valid id"),
+        .init(name: "break id with a slash", yaml: edited([("{ id: mid,", "{ id: mid/1,")]), field: "breaks[0].id", message: "is not a valid id"),
+        .init(name: "island id starting with a dash", yaml: edited([("{ id: act-1, playlist", "{ id: '-act', playlist"), ("after: act-1", "after: '-act'")]), field: "program.islands[0].id", message: "is not a valid id"),
         .init(name: "ad without id", yaml: edited([("{ id: alpha, playlist", "{ playlist")]), field: "pools.prime[0].id", message: "is required"),
         .init(name: "ad without playlist", yaml: edited([("{ id: alpha, playlist: a/master.m3u8 }", "{ id: alpha }")]), field: "pools.prime[0].playlist", message: "is required"),
         .init(name: "ad twice in a pool", yaml: edited([("    - { id: alpha, playlist: a/master.m3u8 }", "    - { id: alpha, playlist: a/master.m3u8 }\n    - { id: alpha, playlist: a/master.m3u8 }")]), field: "pools.prime[1].id", message: "appears twice in pool \"prime\""),
