@@ -15,7 +15,7 @@ struct AssetLoader {
     private var multivariants: [URL: MultivariantPlaylist] = [:]
     private var mediaPlaylists: [URL: MediaPlaylist] = [:]
     var issues: [CampaignIssue] = []
-    private(set) var digest = Digest()
+    private(set) var digest = FNV1a()
     /// Every local file the assets read or reference.
     var files = CampaignFiles()
     /// Folders (standardised) and where they are once symlinks are resolved, with a trailing `/`.
@@ -179,22 +179,5 @@ struct AssetLoader {
             self.issues.append(CampaignIssue(file: url.path, line: error.line, column: 0, field: error.code.rawValue, error.message))
             return nil
         }
-    }
-}
-
-/// FNV-1a, 64 bits: a stable digest of everything a campaign is made of. Not cryptographic —
-/// it only has to change when the files change and be the same on every machine.
-struct Digest: Sendable {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func feed(_ bytes: some Sequence<UInt8>) {
-        for byte in bytes {
-            self.value = (self.value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-    }
-
-    var hex: String {
-        let digits = String(self.value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -21,7 +21,7 @@ public struct PlanReport: Sendable {
             ("campaign", .string(plan.campaign.id)),
             ("revision", .string(plan.campaign.revision)),
             ("session", .string(plan.context.session)),
-            ("at", .string(Self.iso8601(plan.context.at))),
+            ("at", .string(DateTime.iso8601(millisecondsSinceEpoch: plan.context.milliseconds, alwaysMilliseconds: false))),
             ("attributes", .object(plan.context.attributes.keys.sorted().map { ($0, .string(plan.context.attributes[$0] ?? "")) })),
             ("appliedRules", .array(plan.appliedRules.map(JSONValue.string))),
             ("duration", .decimal(plan.duration)),
@@ -96,7 +96,7 @@ public struct PlanReport: Sendable {
         let plan = self.plan
         let variants = plan.campaign.islands.first?.asset.variants.map(\.streamInf) ?? []
         var out = "Campaign \(plan.campaign.id) (revision \(plan.campaign.revision))\n"
-        out += "Session \(plan.context.session) at \(Self.iso8601(plan.context.at))"
+        out += "Session \(plan.context.session) at \(DateTime.iso8601(millisecondsSinceEpoch: plan.context.milliseconds, alwaysMilliseconds: false))"
         let attributes = plan.context.attributes.keys.sorted().map { "\($0)=\(plan.context.attributes[$0] ?? "")" }
         out += attributes.isEmpty ? "\n" : " with \(attributes.joined(separator: " "))\n"
         out += "Rules applied: \(plan.appliedRules.isEmpty ? "none" : plan.appliedRules.joined(separator: ", "))\n\n"
@@ -166,10 +166,5 @@ public struct PlanReport: Sendable {
     private static func pad(_ value: ExactDecimal) -> String {
         let text = value.formatted(minimumFractionDigits: 2)
         return String(repeating: " ", count: max(0, 8 - text.count)) + text
-    }
-
-    /// UTC, seconds precision.
-    public static func iso8601(_ date: Date) -> String {
-        date.formatted(.iso8601)
     }
 }

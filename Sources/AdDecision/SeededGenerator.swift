@@ -1,3 +1,5 @@
+import AdCampaign
+
 /// Deterministic randomness for plans: no global state, the same seed gives the same choices
 /// on every machine (Swift's `Hasher` and `SystemRandomNumberGenerator` are per process, so
 /// neither may be used here).
@@ -6,12 +8,12 @@ struct SeededGenerator: RandomNumberGenerator {
 
     /// Seeds from the parts with FNV-1a (each part followed by a 0 byte, so ("ab","c") ≠ ("a","bc")).
     init(seed parts: String...) {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = FNV1a()
         for part in parts {
-            for byte in part.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-            hash = (hash ^ 0) &* 0x0000_0100_0000_01b3
+            hash.feed(part.utf8)
+            hash.feed(CollectionOfOne(0))
         }
-        self.state = hash
+        self.state = hash.value
     }
 
     /// SplitMix64.

@@ -17,6 +17,20 @@ public struct ViewerContext: Sendable, Hashable {
         self.attributes = attributes
     }
 
+    /// A decision time in whole milliseconds since the epoch, as a session token carries it:
+    /// the `Date` made from it gives back the same milliseconds (``milliseconds``).
+    public init(session: String, milliseconds: Int64, attributes: [String: String] = [:]) {
+        self.init(session: session, at: Date(timeIntervalSince1970: Double(milliseconds) / 1000), attributes: attributes)
+    }
+
+    /// The decision time in whole milliseconds since the epoch (rounded: a `Date` holds binary
+    /// seconds, and rounding down would write some programme date-times 1 ms early).
+    public var milliseconds: Int64 {
+        let value = (self.at.timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite else { return 0 }
+        return Int64(min(max(value, -9.0e15), 9.0e15))
+    }
+
     /// The ad ids the viewer has seen (`seen=alpha,bravo`).
     public var seen: [String] {
         self.attributes["seen"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } ?? []

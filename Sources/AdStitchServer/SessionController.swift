@@ -206,8 +206,7 @@ struct SessionController: Sendable {
     }
 
     static func plan(_ served: ServedCampaign, _ token: SessionToken) -> Plan {
-        // Tokens carry decision times within SessionToken.decisionTimes: exact in a Double.
-        let context = ViewerContext(session: token.session, at: Date(timeIntervalSince1970: Double(token.at) / 1000), attributes: token.attributes)
+        let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
         return Planner().plan(served.campaign, for: context)
     }
 

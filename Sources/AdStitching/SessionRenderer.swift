@@ -29,7 +29,7 @@ public struct SessionRenderer: Sendable {
         let blocks = try plan.pieces.map { (piece) throws(StitchError) in try self.layout.block(piece.asset, index) }
         let version = blocks.reduce(1) { max($0, $1.version) }
         let markers = plan.campaign.markers
-        let anchor = plan.context.at
+        let anchor = plan.context.milliseconds
         var output = ""
         output.reserveCapacity(blocks.reduce(512) { $0 + $1.text.utf8.count + 64 } + (markers.isEmpty ? 0 : 400 * plan.pieces.count))
         output += "#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(self.layout.targetDurations[index])\n"
@@ -69,7 +69,7 @@ public struct SessionRenderer: Sendable {
         return output
     }
 
-    private static func dateRange(_ planned: PlannedBreak, anchor: Date) -> String {
+    private static func dateRange(_ planned: PlannedBreak, anchor: Int64) -> String {
         var line = "#EXT-X-DATERANGE:ID=\"\(planned.adBreak.id)\",CLASS=\"com.adstitch.break\","
         line += "START-DATE=\"\(Self.iso8601(anchor, plus: planned.start))\",DURATION=\(planned.duration),"
         line += "PLANNED-DURATION=\(planned.adBreak.duration)"
@@ -79,18 +79,10 @@ public struct SessionRenderer: Sendable {
 
     /// `anchor + offset` as `2026-11-23T06:00:05.760Z`: the anchor in whole milliseconds and the
     /// offset rounded to the nearest one, added exactly (a `Double` on the way writes 1 ms early).
-    static func iso8601(_ anchor: Date, plus offset: ExactDecimal) -> String {
+    static func iso8601(_ anchor: Int64, plus offset: ExactDecimal) -> String {
         let millisecond = ExactDecimal(1).scaledValue / 1000
         let offsetMilliseconds = (offset.scaledValue + millisecond / 2) / millisecond
-        return DateTime.iso8601(millisecondsSinceEpoch: Self.milliseconds(anchor) + Int64(clamping: offsetMilliseconds))
-    }
-
-    /// A decision time in whole milliseconds since the epoch (what a session token carries; the
-    /// `Date` made from it converts back exactly when rounded).
-    static func milliseconds(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1000).rounded()
-        guard value.isFinite else { return 0 }
-        return Int64(min(max(value, -9.0e15), 9.0e15))
+        return DateTime.iso8601(millisecondsSinceEpoch: anchor + Int64(clamping: offsetMilliseconds))
     }
 
     // MARK: - Multivariant playlist

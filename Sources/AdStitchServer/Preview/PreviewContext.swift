@@ -20,7 +20,7 @@ struct PreviewContext: Sendable {
     var errors: [String] = []
 
     var viewer: ViewerContext {
-        ViewerContext(session: self.session, at: Date(timeIntervalSince1970: Double(self.at) / 1000), attributes: self.attributes)
+        ViewerContext(session: self.session, milliseconds: self.at, attributes: self.attributes)
     }
 
     /// `at` as the form and the CLI write it (UTC, milliseconds only when there are some).
