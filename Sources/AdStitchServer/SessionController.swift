@@ -118,7 +118,8 @@ struct SessionController: Sendable {
     func masterResponse(_ served: ServedCampaign, token: SessionToken, prefix: String, for request: Request) throws -> Response {
         let base = prefix + "sessions/\(token.encoded(secret: self.policy.signingKey))/"
         let text = try self.render("multivariant") {
-            try served.renderer.multivariant(Self.plan(served, token), playlistURI: { base + "\($0.id).m3u8" }, boundariesURI: base + "boundaries.json")
+            try served.renderer.render(
+                .multivariant, Self.plan(served, token), playlistURI: { base + SessionFile.playlist($0).name }, boundariesURI: base + SessionFile.boundaries.name)
         }
         return Self.playlist(text, cache: "private, no-store", for: request)
     }
@@ -156,27 +157,28 @@ struct SessionController: Sendable {
                 status: .gone, title: "Gone",
                 detail: "revision \(token.revision) of campaign \(id) is no longer kept on this server; start a new session at /v1/campaigns/\(id)/master.m3u8")
         }
-        if file == "empty.vtt" {
-            return Response(status: .ok, headers: [.contentType: "text/vtt", .cacheControl: "public, max-age=86400"], body: ResponseBody(byteBuffer: ByteBuffer(string: "WEBVTT\n")))
+        guard let sessionFile = served.renderer.file(named: file), sessionFile != .multivariant else {
+            let names = served.renderer.files.filter { $0 != .multivariant }.map(\.name)
+            throw Problem.notFound("no file \(file) in sessions of campaign \(served.campaign.id); they have \(names.joined(separator: ", "))")
         }
         // The bytes are a function of the token and the file, so they are named by them.
         let etag = Response.digest((tokenText + "/" + file).utf8)
-        let text: String
-        let contentType: String
-        if file == "boundaries.json" {
-            text = self.store.metrics.stitch("boundaries") { BoundaryManifest(Self.plan(served, token)).json.text() }
-            contentType = "application/json"
-        } else {
-            guard file.hasSuffix(".m3u8"), let rendition = served.renderer.layout.renditions.first(where: { "\($0.id).m3u8" == file }) else {
-                throw Problem.notFound("no rendition \(file) in campaign \(served.campaign.id); it has \(served.renderer.layout.renditions.map { "\($0.id).m3u8" }.joined(separator: ", "))")
-            }
-            text = try self.render("media") { try served.renderer.mediaPlaylist(Self.plan(served, token), rendition: rendition) }
-            contentType = "application/vnd.apple.mpegurl"
-        }
+        let text = try self.render(Self.metricKind(sessionFile)) { try served.renderer.render(sessionFile, Self.plan(served, token)) }
+        let cache = sessionFile == .emptySubtitles ? "public, max-age=86400" : "public, max-age=86400, immutable"
         self.store.metrics.responseCache(hit: false)
-        let (headers, body) = Response.taggedParts(text, contentType: contentType, cache: "public, max-age=86400, immutable", for: request, etag: etag)
+        let (headers, body) = Response.taggedParts(text, contentType: sessionFile.contentType, cache: cache, for: request, etag: etag)
         self.cache.put(key, headers: headers, body: body, expires: token.expires)
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// The `kind` label of `adstitch_stitch_duration_seconds` for a file.
+    static func metricKind(_ file: SessionFile) -> String {
+        switch file {
+        case .multivariant: "multivariant"
+        case .playlist: "media"
+        case .boundaries: "boundaries"
+        case .emptySubtitles: "subtitles"
+        }
     }
 
     /// A token past its expiry gets 410 Gone: the session is over, a new one starts at the master.

@@ -19,7 +19,7 @@ public struct StitchLayout: Sendable {
 
     /// - Parameter emptySubtitleURI: the URI of an empty WebVTT file, played for the length of
     ///   an ad that has no subtitle rendition (invariant 10).
-    public init(campaign: Campaign, uris: URIStyle, emptySubtitleURI: String = "empty.vtt") throws(StitchError) {
+    public init(campaign: Campaign, uris: URIStyle, emptySubtitleURI: String = SessionFile.emptySubtitles.name) throws(StitchError) {
         guard let program = campaign.islands.first?.asset else { throw StitchError("the campaign has no islands") }
         var renditions = program.variants.indices.map { StitchRendition(kind: .video($0)) }
         for (index, rendition) in program.renditions.enumerated() where rendition.playlist != nil {

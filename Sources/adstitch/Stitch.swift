@@ -39,16 +39,9 @@ struct Stitch: ParsableCommand {
             let layout = try StitchLayout(campaign: campaign, uris: uris)
             let plan = Planner().plan(campaign, for: context)
             let renderer = SessionRenderer(layout: layout)
-            let master = try renderer.multivariant(plan, playlistURI: { "\($0.id).m3u8" }, boundariesURI: "boundaries.json")
-            try Data(master.utf8).write(to: directory.appendingPathComponent("master.m3u8"))
-            for rendition in layout.renditions {
-                let text = try renderer.mediaPlaylist(plan, rendition: rendition)
-                try Data(text.utf8).write(to: directory.appendingPathComponent("\(rendition.id).m3u8"))
+            for (file, text) in try renderer.renderAll(plan) {
+                try Data(text.utf8).write(to: directory.appendingPathComponent(file.name))
             }
-            if layout.renditions.contains(where: { if case .subtitles = $0.kind { true } else { false } }) {
-                try Data("WEBVTT\n".utf8).write(to: directory.appendingPathComponent("empty.vtt"))
-            }
-            try Data(BoundaryManifest(plan).json.text().utf8).write(to: directory.appendingPathComponent("boundaries.json"))
             Output.write("stitched session \(context.session): \(plan.pieces.count) pieces, \(plan.duration) s, "
                 + "\(layout.renditions.count) renditions → \(directory.path)/master.m3u8\n")
         } catch let error as StitchError {

@@ -28,15 +28,10 @@ final class StitchedSession: Sendable {
         let uris = URIStyle.rebased(root: campaign.file.deletingLastPathComponent(), onto: server.base.appendingPathComponent("campaign/"))
         let layout = try StitchLayout(campaign: campaign, uris: uris)
         let plan = Planner().plan(campaign, for: context)
-        let renderer = SessionRenderer(layout: layout)
-        try Data(try renderer.multivariant(plan, playlistURI: { "\($0.id).m3u8" }, boundariesURI: "boundaries.json").utf8)
-            .write(to: sessionDirectory.appendingPathComponent("master.m3u8"))
-        for rendition in layout.renditions {
-            try Data(try renderer.mediaPlaylist(plan, rendition: rendition).utf8).write(to: sessionDirectory.appendingPathComponent("\(rendition.id).m3u8"))
+        for (file, text) in try SessionRenderer(layout: layout).renderAll(plan) {
+            try Data(text.utf8).write(to: sessionDirectory.appendingPathComponent(file.name))
         }
-        try Data("WEBVTT\n".utf8).write(to: sessionDirectory.appendingPathComponent("empty.vtt"))
         let manifest = BoundaryManifest(plan)
-        try Data(manifest.json.text().utf8).write(to: sessionDirectory.appendingPathComponent("boundaries.json"))
         self.root = root
         self.plan = plan
         self.manifest = manifest

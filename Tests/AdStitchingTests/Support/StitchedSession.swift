@@ -23,14 +23,19 @@ struct StitchedSession: Sendable {
 
     init(layout: StitchLayout, context: ViewerContext) throws {
         let plan = Planner().plan(layout.campaign, for: context)
-        let renderer = SessionRenderer(layout: layout)
-        let masterText = try renderer.multivariant(plan, playlistURI: { "\($0.id).m3u8" }, boundariesURI: Self.boundariesURI)
+        var masterText = ""
         var texts: [String: String] = [:]
         var playlists: [String: MediaPlaylist] = [:]
-        for rendition in layout.renditions {
-            let text = try renderer.mediaPlaylist(plan, rendition: rendition)
-            texts[rendition.id] = text
-            playlists[rendition.id] = try PlaylistParser().parseMediaPlaylist(text)
+        for (file, text) in try SessionRenderer(layout: layout).renderAll(plan) {
+            switch file {
+            case .multivariant:
+                masterText = text
+            case .playlist(let rendition):
+                texts[rendition.id] = text
+                playlists[rendition.id] = try PlaylistParser().parseMediaPlaylist(text)
+            case .boundaries, .emptySubtitles:
+                continue
+            }
         }
         self.plan = plan
         self.layout = layout
