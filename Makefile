@@ -1,7 +1,7 @@
 # AdStitch — see README.md. `make test` and `make run` work on a fresh Debian machine.
 SWIFT ?= swift
 
-.PHONY: all deps build test run bench bench-http fuzz soak clean
+.PHONY: all deps build lint format test run bench bench-http fuzz soak clean
 
 all: build
 
@@ -13,10 +13,19 @@ build: deps
 
 # Build once with tests, then run without rebuilding (keeps CI fast); then schemathesis against
 # a live server and docs/openapi.yaml (no 5xx, every status, content type and body documented).
-test: deps
+FORMATTED = Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources Benchmarks/Package.swift Benchmarks/Benchmarks
+
+test: deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/schemathesis.sh
+
+# The code follows .swift-format (hummingbird's: 4 spaces, lines up to 150); `make format` applies it.
+lint:
+	$(SWIFT) format lint --strict --recursive $(FORMATTED)
+
+format:
+	$(SWIFT) format format --in-place --recursive $(FORMATTED)
 
 # Builds and serves the bundled demo campaigns on 127.0.0.1:8080 (prints the URLs to open).
 run: deps

@@ -75,7 +75,8 @@ let package = Package(
         .testTarget(
             name: "AdStitchServerTests",
             dependencies: [
-                "AdStitchServer", "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "AdStitchServer", "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: swiftSettings
@@ -88,12 +89,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "AdCampaignTests", dependencies: ["AdCampaign", "HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(
-            name: "AdDecisionTests", dependencies: ["AdDecision", "AdCampaign", "HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+            name: "AdCampaignTests",
+            dependencies: ["AdCampaign", "HLSPlaylist"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
-            name: "AdStitchingTests", dependencies: ["AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist"],
+            name: "AdDecisionTests",
+            dependencies: ["AdDecision", "AdCampaign", "HLSPlaylist"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AdStitchingTests",
+            dependencies: ["AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist"],
             // Golden/ is read and (with ADSTITCH_UPDATE_GOLDEN=1) rewritten in the source tree via #filePath.
-            exclude: ["Golden"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+            exclude: ["Golden"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

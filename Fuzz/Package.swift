@@ -18,6 +18,7 @@ let package = Package(
                 .product(name: "HLSPlaylist", package: "AdStitch"), .product(name: "AdCampaign", package: "AdStitch"),
                 .product(name: "AdDecision", package: "AdStitch"), .product(name: "AdStitching", package: "AdStitch"),
             ],
-            swiftSettings: fuzzer),
+            swiftSettings: fuzzer
+        ),
     ]
 )

@@ -1,9 +1,10 @@
+import HLSPlaylist
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import HLSPlaylist
 
 /// An HLS asset — an island, an ad or the slate: its multivariant playlist and every media
 /// playlist it references, parsed once with variables resolved.

@@ -1,9 +1,10 @@
+import HLSPlaylist
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import HLSPlaylist
 
 /// The local files a campaign is made of: what a replica watches for changes and what its media
 /// route may serve — nothing else in the folder (the campaign file, key-info files) is public.
@@ -33,8 +34,13 @@ extension Campaign {
             guard !FileManager.default.fileExists(atPath: url.path) else { continue }
             issues.append(
                 CampaignIssue(
-                    file: reference.playlist, line: reference.line, column: 0, field: "uri",
-                    "\(url.lastPathComponent) is missing (\(url.path)); restore it or fix the playlist"))
+                    file: reference.playlist,
+                    line: reference.line,
+                    column: 0,
+                    field: "uri",
+                    "\(url.lastPathComponent) is missing (\(url.path)); restore it or fix the playlist"
+                )
+            )
             if issues.count == limit { break }
         }
         return issues
@@ -69,12 +75,19 @@ extension AssetLoader {
                 if let value, !(0...CampaignLimits.maxBandwidth).contains(value) {
                     self.issues.append(
                         CampaignIssue(
-                            file: file, line: line, column: 0, field: name,
-                            "\(name)=\(value) is out of range; bits per second from 0 to \(CampaignLimits.maxBandwidth)"))
+                            file: file,
+                            line: line,
+                            column: 0,
+                            field: name,
+                            "\(name)=\(value) is out of range; bits per second from 0 to \(CampaignLimits.maxBandwidth)"
+                        )
+                    )
                 }
             }
             if attributes.attributes["BANDWIDTH"] != nil, attributes.bandwidth == nil {
-                self.issues.append(CampaignIssue(file: file, line: line, column: 0, field: "BANDWIDTH", "BANDWIDTH must be a whole number of bits per second"))
+                self.issues.append(
+                    CampaignIssue(file: file, line: line, column: 0, field: "BANDWIDTH", "BANDWIDTH must be a whole number of bits per second")
+                )
             }
         }
         for variant in multivariant.variants {
@@ -82,8 +95,13 @@ extension AssetLoader {
             if let rate = variant.streamInf.frameRate, !CampaignLimits.frameRates.contains(rate) {
                 self.issues.append(
                     CampaignIssue(
-                        file: file, line: variant.line, column: 0, field: "FRAME-RATE",
-                        "FRAME-RATE=\(rate) is out of range; frames per second from \(CampaignLimits.frameRates.lowerBound) to \(CampaignLimits.frameRates.upperBound), e.g. 25 or 29.970"))
+                        file: file,
+                        line: variant.line,
+                        column: 0,
+                        field: "FRAME-RATE",
+                        "FRAME-RATE=\(rate) is out of range; frames per second from \(CampaignLimits.frameRates.lowerBound) to \(CampaignLimits.frameRates.upperBound), e.g. 25 or 29.970"
+                    )
+                )
             }
         }
         for entry in multivariant.iFrameVariants { check(entry.value, line: entry.line) }
@@ -97,8 +115,13 @@ extension AssetLoader {
         if playlist.duration > CampaignLimits.maxProgramDuration {
             self.issues.append(
                 CampaignIssue(
-                    file: url.path, line: 0, column: 0, field: "EXTINF",
-                    "the playlist runs \(playlist.duration) s; an asset may run at most \(CampaignLimits.maxProgramDuration) s (7 days)"))
+                    file: url.path,
+                    line: 0,
+                    column: 0,
+                    field: "EXTINF",
+                    "the playlist runs \(playlist.duration) s; an asset may run at most \(CampaignLimits.maxProgramDuration) s (7 days)"
+                )
+            )
         }
         var lastKeys: [Key] = []
         var lastMap: Map?
@@ -117,9 +140,14 @@ extension AssetLoader {
                 guard self.isInside(resolved) else {
                     self.issues.append(
                         CampaignIssue(
-                            file: url.path, line: line, column: 0, field: "uri",
+                            file: url.path,
+                            line: line,
+                            column: 0,
+                            field: "uri",
                             "\(uri) resolves to \(resolved.path), outside the campaign's folder \(self.root); "
-                                + "media must sit inside it (or on an http(s) origin)"))
+                                + "media must sit inside it (or on an http(s) origin)"
+                        )
+                    )
                     continue
                 }
                 let file = resolved.standardizedFileURL

@@ -1,9 +1,10 @@
+import HLSPlaylist
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import HLSPlaylist
 
 /// Loads HLS assets from files: each playlist read and parsed once (a campaign may reference a
 /// playlist from several places), variables resolved, lint errors reported against the playlist's
@@ -36,15 +37,25 @@ struct AssetLoader {
         guard url.isFileURL else {
             self.issues.append(
                 CampaignIssue(
-                    file: campaignFile, line: line, column: column, field: field,
-                    "only local playlists are supported for now; \(url.absoluteString) is remote — copy the asset next to the campaign"))
+                    file: campaignFile,
+                    line: line,
+                    column: column,
+                    field: field,
+                    "only local playlists are supported for now; \(url.absoluteString) is remote — copy the asset next to the campaign"
+                )
+            )
             return nil
         }
         guard self.isInside(url) else {
             self.issues.append(
                 CampaignIssue(
-                    file: campaignFile, line: line, column: column, field: field,
-                    "\(url.path) is outside the campaign's folder \(self.root); keep the campaign and its media in one folder"))
+                    file: campaignFile,
+                    line: line,
+                    column: column,
+                    field: field,
+                    "\(url.path) is outside the campaign's folder \(self.root); keep the campaign and its media in one folder"
+                )
+            )
             return nil
         }
         guard let multivariant = self.multivariant(at: url, field: field, campaignFile: campaignFile, line: line, column: column) else {
@@ -60,7 +71,8 @@ struct AssetLoader {
         }
         var iFrames: [Asset.IFrameVariant] = []
         for entry in multivariant.iFrameVariants {
-            guard let uri = entry.value.uri, let iFrameURL = multivariant.resolve(uri), let playlist = self.media(at: iFrameURL, from: url, line: entry.line)
+            guard let uri = entry.value.uri, let iFrameURL = multivariant.resolve(uri),
+                let playlist = self.media(at: iFrameURL, from: url, line: entry.line)
             else { continue }
             iFrames.append(Asset.IFrameVariant(streamInf: entry.value, url: iFrameURL, playlist: playlist))
         }
@@ -77,7 +89,8 @@ struct AssetLoader {
         }
         if variants.isEmpty, self.issues.count == before {
             self.issues.append(
-                CampaignIssue(file: url.path, line: 0, column: 0, field: "", "the multivariant playlist has no variant streams"))
+                CampaignIssue(file: url.path, line: 0, column: 0, field: "", "the multivariant playlist has no variant streams")
+            )
         }
         guard self.issues.count == before else { return nil }
         let asset = Asset(url: url, multivariant: multivariant, variants: variants, iFrameVariants: iFrames, renditions: renditions)
@@ -91,8 +104,13 @@ struct AssetLoader {
         guard case .multivariant(let multivariant) = playlist else {
             self.issues.append(
                 CampaignIssue(
-                    file: campaignFile, line: line, column: column, field: field,
-                    "\(url.path) is a media playlist; point at the asset's multivariant (master) playlist"))
+                    file: campaignFile,
+                    line: line,
+                    column: column,
+                    field: field,
+                    "\(url.path) is a media playlist; point at the asset's multivariant (master) playlist"
+                )
+            )
             return nil
         }
         do {
@@ -109,14 +127,26 @@ struct AssetLoader {
         if let cached = self.mediaPlaylists[url] { return cached }
         guard url.isFileURL else {
             self.issues.append(
-                CampaignIssue(file: masterURL.path, line: line, column: 0, field: "", "\(url.absoluteString) is remote; only local media playlists are supported for now"))
+                CampaignIssue(
+                    file: masterURL.path,
+                    line: line,
+                    column: 0,
+                    field: "",
+                    "\(url.absoluteString) is remote; only local media playlists are supported for now"
+                )
+            )
             return nil
         }
         guard self.isInside(url) else {
             self.issues.append(
                 CampaignIssue(
-                    file: masterURL.path, line: line, column: 0, field: "uri",
-                    "\(url.path) is outside the campaign's folder \(self.root); keep the campaign and its media in one folder"))
+                    file: masterURL.path,
+                    line: line,
+                    column: 0,
+                    field: "uri",
+                    "\(url.path) is outside the campaign's folder \(self.root); keep the campaign and its media in one folder"
+                )
+            )
             return nil
         }
         guard let playlist = self.parse(url, referencedFrom: masterURL.path, line: line, column: 0, field: "") else { return nil }
@@ -130,8 +160,13 @@ struct AssetLoader {
             guard resolved.hasEndList else {
                 self.issues.append(
                     CampaignIssue(
-                        file: url.path, line: 0, column: 0, field: "vod",
-                        "the media playlist has no EXT-X-ENDLIST; stitching needs finished (VOD) playlists"))
+                        file: url.path,
+                        line: 0,
+                        column: 0,
+                        field: "vod",
+                        "the media playlist has no EXT-X-ENDLIST; stitching needs finished (VOD) playlists"
+                    )
+                )
                 return nil
             }
             guard self.checkLimits(resolved, at: url) else { return nil }
@@ -152,8 +187,13 @@ struct AssetLoader {
         } catch {
             self.issues.append(
                 CampaignIssue(
-                    file: file, line: line, column: column, field: field,
-                    "cannot read \(url.path): the file is missing or unreadable; playlist paths are relative to the campaign file's folder"))
+                    file: file,
+                    line: line,
+                    column: column,
+                    field: field,
+                    "cannot read \(url.path): the file is missing or unreadable; playlist paths are relative to the campaign file's folder"
+                )
+            )
             return nil
         }
         // Not the path: it depends on where this copy of the campaign lives, and every replica must
@@ -162,8 +202,13 @@ struct AssetLoader {
         guard data.count <= CampaignLimits.maxPlaylistBytes else {
             self.issues.append(
                 CampaignIssue(
-                    file: file, line: line, column: column, field: field,
-                    "\(url.path) is \(data.count) bytes; playlists may be at most \(CampaignLimits.maxPlaylistBytes) bytes"))
+                    file: file,
+                    line: line,
+                    column: column,
+                    field: field,
+                    "\(url.path) is \(data.count) bytes; playlists may be at most \(CampaignLimits.maxPlaylistBytes) bytes"
+                )
+            )
             return nil
         }
         self.digest.feed(Array("\(data.count)\n".utf8))

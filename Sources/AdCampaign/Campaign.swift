@@ -1,9 +1,10 @@
+import HLSPlaylist
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import HLSPlaylist
 
 /// A loaded, validated campaign (DESIGN.md "Campaign format"): everything a plan needs, with
 /// every playlist parsed once and every pattern compiled.

@@ -105,9 +105,11 @@ extension Loader {
             CampaignLimits.years.contains(Int(text.prefix(4)) ?? 0)
         else {
             self.reader.issue(
-                node, field,
+                node,
+                field,
                 "\"\(text)\" is not a date (2026-12-01) or an ISO 8601 date-time (2026-12-01T18:00:00Z) of a real day in the years "
-                    + "\(CampaignLimits.years.lowerBound)–\(CampaignLimits.years.upperBound)")
+                    + "\(CampaignLimits.years.lowerBound)–\(CampaignLimits.years.upperBound)"
+            )
             return nil
         }
         guard !dateTime.hasTimeZone, let timeZone = TimeZone(identifier: zone) else { return dateTime.secondsSinceEpoch }
@@ -122,10 +124,13 @@ extension Loader {
     private mutating func action(_ node: Node?, _ field: String, breaks: [String], pools: [String]) -> Action {
         var action = Action()
         let fields = self.reader.mapping(node, field, allowed: ["exclude", "exclude_seen", "boost", "pools"])
-        for (index, item) in self.reader.sequence(fields["exclude"].map { node in
-            if case .scalar = node { return Node.sequence(.init([node])) }
-            return node
-        }, "\(field).exclude").enumerated() {
+        for (index, item) in self.reader.sequence(
+            fields["exclude"].map { node in
+                if case .scalar = node { return Node.sequence(.init([node])) }
+                return node
+            },
+            "\(field).exclude"
+        ).enumerated() {
             if let pattern = self.reader.pattern(item, "\(field).exclude[\(index)]") { action.exclude.append(pattern) }
         }
         action.excludeSeen = self.reader.bool(fields["exclude_seen"], "\(field).exclude_seen") ?? false
@@ -135,7 +140,10 @@ extension Loader {
                     guard let ad = key.string, let factor = self.reader.number(value, "\(field).boost.\(ad)") else { continue }
                     if factor < 0 || factor > CampaignLimits.maxWeight {
                         self.reader.issue(
-                            value, "\(field).boost.\(ad)", "a weight multiplier must be from 0 to \(Int(CampaignLimits.maxWeight)) (0 stops the ad, 2 doubles its weight)")
+                            value,
+                            "\(field).boost.\(ad)",
+                            "a weight multiplier must be from 0 to \(Int(CampaignLimits.maxWeight)) (0 stops the ad, 2 doubles its weight)"
+                        )
                     }
                     if self.adNodes[ad] == nil { self.reader.issue(key, "\(field).boost.\(ad)", "names ad \"\(ad)\", which is in no pool") }
                     action.boost[ad] = factor
@@ -148,7 +156,9 @@ extension Loader {
             if case .mapping(let mapping) = override {
                 for (key, value) in mapping {
                     guard let breakID = key.string else { continue }
-                    if !breaks.contains(breakID) { self.reader.issue(key, "\(field).pools.\(breakID)", "names break \"\(breakID)\", which does not exist") }
+                    if !breaks.contains(breakID) {
+                        self.reader.issue(key, "\(field).pools.\(breakID)", "names break \"\(breakID)\", which does not exist")
+                    }
                     let names = self.reader.strings(value, "\(field).pools.\(breakID)")
                     for name in names where !pools.contains(name) {
                         self.reader.issue(value, "\(field).pools.\(breakID)", "names pool \"\(name)\", which does not exist")
@@ -173,23 +183,36 @@ extension Loader {
                 continue
             }
             let pickFields = self.reader.mapping(
-                pickNode, "\(field).pick", allowed: ["lowest", "max_bandwidth", "max_resolution", "codecs", "video_range", "bandwidth_hint"])
+                pickNode,
+                "\(field).pick",
+                allowed: ["lowest", "max_bandwidth", "max_resolution", "codecs", "video_range", "bandwidth_hint"]
+            )
             var pick = StartupPick()
             pick.lowest = self.reader.bool(pickFields["lowest"], "\(field).pick.lowest") ?? false
             pick.maxBandwidth = self.reader.integer(pickFields["max_bandwidth"], "\(field).pick.max_bandwidth")
             if let maximum = pick.maxBandwidth, !(1...CampaignLimits.maxBandwidth).contains(maximum) {
-                self.reader.issue(pickFields["max_bandwidth"], "\(field).pick.max_bandwidth", "must be bits/s from 1 to \(CampaignLimits.maxBandwidth), e.g. 3000000")
+                self.reader.issue(
+                    pickFields["max_bandwidth"],
+                    "\(field).pick.max_bandwidth",
+                    "must be bits/s from 1 to \(CampaignLimits.maxBandwidth), e.g. 3000000"
+                )
             }
             if let text = self.reader.string(pickFields["max_resolution"], "\(field).pick.max_resolution") {
                 pick.maxResolution = Resolution(text)
-                if pick.maxResolution == nil { self.reader.issue(pickFields["max_resolution"], "\(field).pick.max_resolution", "expected WIDTHxHEIGHT, e.g. 1280x720") }
+                if pick.maxResolution == nil {
+                    self.reader.issue(pickFields["max_resolution"], "\(field).pick.max_resolution", "expected WIDTHxHEIGHT, e.g. 1280x720")
+                }
             }
             pick.codecs = self.reader.string(pickFields["codecs"], "\(field).pick.codecs")
             pick.videoRange = self.reader.string(pickFields["video_range"], "\(field).pick.video_range")
             if let hint = pickFields["bandwidth_hint"] {
                 pick.bandwidthSafety = self.reader.number(hint, "\(field).pick.bandwidth_hint")
                 if let safety = pick.bandwidthSafety, !(safety > 0 && safety <= 1) {
-                    self.reader.issue(hint, "\(field).pick.bandwidth_hint", "is the share of the viewer's measured bandwidth to use, between 0 and 1 (e.g. 0.8)")
+                    self.reader.issue(
+                        hint,
+                        "\(field).pick.bandwidth_hint",
+                        "is the share of the viewer's measured bandwidth to use, between 0 and 1 (e.g. 0.8)"
+                    )
                 }
             }
             rules.append(StartupRule(condition: condition, pick: pick))

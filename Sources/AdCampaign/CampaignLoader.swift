@@ -11,13 +11,19 @@ public enum CampaignLoader {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw CampaignError([CampaignIssue(file: file.path, line: 0, column: 0, field: "", "cannot read the campaign file: it is missing or unreadable")])
+            throw CampaignError([
+                CampaignIssue(file: file.path, line: 0, column: 0, field: "", "cannot read the campaign file: it is missing or unreadable")
+            ])
         }
         guard data.count <= CampaignLimits.maxCampaignFileBytes else {
             throw CampaignError([
                 CampaignIssue(
-                    file: file.path, line: 0, column: 0, field: "",
-                    "the campaign file is \(data.count) bytes; a campaign may be at most \(CampaignLimits.maxCampaignFileBytes) bytes — split it into several campaigns")
+                    file: file.path,
+                    line: 0,
+                    column: 0,
+                    field: "",
+                    "the campaign file is \(data.count) bytes; a campaign may be at most \(CampaignLimits.maxCampaignFileBytes) bytes — split it into several campaigns"
+                )
             ])
         }
         guard let yaml = String(validating: data, as: UTF8.self) else {
@@ -43,7 +49,9 @@ public enum CampaignLoader {
         let campaign = loader.campaign(root)
         let issues = loader.reader.issues + loader.assets.issues + loader.validationIssues
         guard let campaign, issues.isEmpty else {
-            throw CampaignError(issues.isEmpty ? [CampaignIssue(file: file.path, line: 0, column: 0, field: "", "the campaign is incomplete")] : issues)
+            throw CampaignError(
+                issues.isEmpty ? [CampaignIssue(file: file.path, line: 0, column: 0, field: "", "the campaign is incomplete")] : issues
+            )
         }
         return campaign
     }
@@ -58,9 +66,13 @@ public enum CampaignLoader {
             nodes += 1
             guard nodes <= CampaignLimits.maxNodes else {
                 return CampaignIssue(
-                    file: file, line: node.mark?.line ?? 0, column: node.mark?.column ?? 0, field: "",
+                    file: file,
+                    line: node.mark?.line ?? 0,
+                    column: node.mark?.column ?? 0,
+                    field: "",
                     "the campaign expands to more than \(CampaignLimits.maxNodes) YAML nodes (aliases count once per use); "
-                        + "write lists out or split the campaign")
+                        + "write lists out or split the campaign"
+                )
             }
             switch node {
             case .mapping(let mapping):
@@ -70,9 +82,13 @@ public enum CampaignLoader {
                         adEntries += ads.count
                         if adEntries > CampaignLimits.maxAdEntries {
                             return CampaignIssue(
-                                file: file, line: value.mark?.line ?? 0, column: value.mark?.column ?? 0, field: "pools.\(key.string ?? "")",
+                                file: file,
+                                line: value.mark?.line ?? 0,
+                                column: value.mark?.column ?? 0,
+                                field: "pools.\(key.string ?? "")",
                                 "the pools hold more than \(CampaignLimits.maxAdEntries) ad entries in all (aliases count once per use); "
-                                    + "keep each ad in the pools that need it")
+                                    + "keep each ad in the pools that need it"
+                            )
                         }
                     }
                     stack.append((key, depth + 1, false))
@@ -98,8 +114,12 @@ public enum CampaignLoader {
                 // libyaml names its own C setter here; say what it means for a campaign instead.
                 if problem.hasPrefix("Maximum nesting level reached") {
                     return CampaignIssue(
-                        file: file, line: mark.line, column: mark.column, field: "",
-                        "YAML syntax: the document nests deeper than the YAML parser allows; a campaign needs a few levels — flatten it")
+                        file: file,
+                        line: mark.line,
+                        column: mark.column,
+                        field: "",
+                        "YAML syntax: the document nests deeper than the YAML parser allows; a campaign needs a few levels — flatten it"
+                    )
                 }
                 return CampaignIssue(file: file, line: mark.line, column: mark.column, field: "", "YAML syntax: \(problem)\(start)")
             case .duplicatedKeysInMapping(let duplicates, let context):
@@ -108,9 +128,13 @@ public enum CampaignLoader {
                 // Yams marks the first occurrence.
                 let keys = duplicates.map { "\"\($0)\"" }.joined(separator: ", ")
                 return CampaignIssue(
-                    file: file, line: context.mark.line, column: context.mark.column, field: duplicates.joined(separator: ", "),
+                    file: file,
+                    line: context.mark.line,
+                    column: context.mark.column,
+                    field: duplicates.joined(separator: ", "),
                     "\(keys) \(duplicates.count == 1 ? "appears" : "appear") twice in this mapping (first here); "
-                        + "keep one — keys, pool names included, must be unique")
+                        + "keep one — keys, pool names included, must be unique"
+                )
             default:
                 break
             }
@@ -165,8 +189,21 @@ struct Loader {
         let trusted = fields["trusted_attributes"].map { self.reader.strings($0, "trusted_attributes") } ?? Campaign.defaultTrustedAttributes
         guard self.reader.issues.isEmpty, self.assets.issues.isEmpty else { return nil }
         var campaign = Campaign(
-            id: id, title: title, file: self.file, revision: self.assets.digest.hex, islands: islands, breaks: breaks, slate: slate,
-            pools: pools, rules: rules, startup: startup, markers: markers, trustedAttributes: trusted, files: self.assets.files, warnings: [])
+            id: id,
+            title: title,
+            file: self.file,
+            revision: self.assets.digest.hex,
+            islands: islands,
+            breaks: breaks,
+            slate: slate,
+            pools: pools,
+            rules: rules,
+            startup: startup,
+            markers: markers,
+            trustedAttributes: trusted,
+            files: self.assets.files,
+            warnings: []
+        )
         self.validate(campaign)
         campaign.warnings = self.warnings
         return campaign
@@ -176,13 +213,16 @@ struct Loader {
         guard let path = self.reader.string(node, field, required: true, parent: parent) else { return nil }
         guard !path.trimmingCharacters(in: .whitespaces).isEmpty, !path.contains("\0") else {
             self.reader.issue(
-                node, field,
+                node,
+                field,
                 path.contains("\0")
                     ? "contains a NUL byte; write the path of the asset's multivariant playlist, relative to the campaign file"
-                    : "is empty; write the path of the asset's multivariant playlist, relative to the campaign file (media/ad/master.m3u8)")
+                    : "is empty; write the path of the asset's multivariant playlist, relative to the campaign file (media/ad/master.m3u8)"
+            )
             return nil
         }
-        let url = URL(string: path).flatMap { $0.scheme == "http" || $0.scheme == "https" ? $0 : nil }
+        let url =
+            URL(string: path).flatMap { $0.scheme == "http" || $0.scheme == "https" ? $0 : nil }
             ?? URL(fileURLWithPath: path, relativeTo: self.file.deletingLastPathComponent()).standardizedFileURL
         let mark = node?.mark
         return self.assets.asset(at: url, field: field, campaignFile: self.file.path, line: mark?.line ?? 0, column: mark?.column ?? 0)
@@ -240,8 +280,10 @@ struct Loader {
                 else { continue }
                 if ads.contains(where: { $0.id == id }) {
                     self.reader.issue(
-                        fields["id"], "\(field).id",
-                        "ad \"\(id)\" appears twice in pool \"\(poolID)\"; list it once (raise its weight to play it more often)")
+                        fields["id"],
+                        "\(field).id",
+                        "ad \"\(id)\" appears twice in pool \"\(poolID)\"; list it once (raise its weight to play it more often)"
+                    )
                     continue
                 }
                 if let other = adPlaylists[id], other != playlist {
@@ -252,7 +294,10 @@ struct Loader {
                 let weight = self.reader.number(fields["weight"], "\(field).weight") ?? 1
                 if weight <= 0 || weight > CampaignLimits.maxWeight {
                     self.reader.issue(
-                        fields["weight"], "\(field).weight", "must be above 0 and at most \(Int(CampaignLimits.maxWeight)) (weights are relative: 2 plays twice as often as 1)")
+                        fields["weight"],
+                        "\(field).weight",
+                        "must be above 0 and at most \(Int(CampaignLimits.maxWeight)) (weights are relative: 2 plays twice as often as 1)"
+                    )
                 }
                 let tracking = self.tracking(fields["tracking"], "\(field).tracking")
                 if self.adNodes[id] == nil { self.adNodes[id] = (item, field) }
@@ -302,7 +347,10 @@ struct Loader {
             for (key, island) in [("before", before), ("after", after)] {
                 if let island, !islands.contains(island) {
                     self.reader.issue(
-                        fields[key], "\(field).\(key)", "names island \"\(island)\", which does not exist; islands are \(islands.joined(separator: ", "))")
+                        fields[key],
+                        "\(field).\(key)",
+                        "names island \"\(island)\", which does not exist; islands are \(islands.joined(separator: ", "))"
+                    )
                     position = nil
                 }
             }
@@ -310,14 +358,19 @@ struct Loader {
             if let duration, duration <= .zero { self.reader.issue(fields["duration"], "\(field).duration", "must be above 0") }
             if let duration, duration > CampaignLimits.maxBreakDuration {
                 self.reader.issue(
-                    fields["duration"], "\(field).duration",
-                    "\(duration) s is longer than a break may run (\(CampaignLimits.maxBreakDuration) s); split it into several breaks")
+                    fields["duration"],
+                    "\(field).duration",
+                    "\(duration) s is longer than a break may run (\(CampaignLimits.maxBreakDuration) s); split it into several breaks"
+                )
             }
             let breakPools = self.reader.strings(fields["pools"], "\(field).pools")
             if breakPools.isEmpty, fields["pools"] == nil { self.reader.issue(item, "\(field).pools", "is required: the pools that fill this break") }
             for pool in breakPools where !pools.contains(pool) {
                 self.reader.issue(
-                    fields["pools"], "\(field).pools", "names pool \"\(pool)\", which does not exist; pools are \(pools.joined(separator: ", "))")
+                    fields["pools"],
+                    "\(field).pools",
+                    "names pool \"\(pool)\", which does not exist; pools are \(pools.joined(separator: ", "))"
+                )
             }
             let restrict = self.reader.strings(fields["restrict"], "\(field).restrict")
             for value in restrict where !["skip", "jump"].contains(value) {

@@ -18,15 +18,21 @@ extension Loader {
         if let slate = campaign.slate {
             self.checkCompatible(slate, with: program, what: "the slate", node: self.slateNode, field: "slate.playlist")
             if let longest = campaign.breaks.map(\.duration).max(), slate.duration > longest {
-                self.issue(self.slateNode, "slate.playlist", "the slate runs \(slate.duration) s, longer than every break (\(longest) s at most); it could never play")
+                self.issue(
+                    self.slateNode,
+                    "slate.playlist",
+                    "the slate runs \(slate.duration) s, longer than every break (\(longest) s at most); it could never play"
+                )
             }
             if let longest = campaign.breaks.map(\.duration).max(),
                 slate.duration <= .zero || longest.scaledValue / slate.duration.scaledValue > Int128(CampaignLimits.maxSlateRepeats)
             {
                 self.issue(
-                    self.slateNode, "slate.playlist",
+                    self.slateNode,
+                    "slate.playlist",
                     "the slate runs \(slate.duration) s: the longest break (\(longest) s) would repeat it more than "
-                        + "\(CampaignLimits.maxSlateRepeats) times; use a slate of at least \(ExactDecimal(scaledValue: longest.scaledValue / Int128(CampaignLimits.maxSlateRepeats))) s")
+                        + "\(CampaignLimits.maxSlateRepeats) times; use a slate of at least \(ExactDecimal(scaledValue: longest.scaledValue / Int128(CampaignLimits.maxSlateRepeats))) s"
+                )
             }
         }
         self.checkTotals(campaign)
@@ -39,13 +45,18 @@ extension Loader {
         let programme = campaign.islands.map(\.asset.duration).sum()
         if programme > CampaignLimits.maxProgramDuration {
             self.issue(
-                nil, "program.islands",
-                "the islands run \(programme) s together; a programme may run at most \(CampaignLimits.maxProgramDuration) s (7 days)")
+                nil,
+                "program.islands",
+                "the islands run \(programme) s together; a programme may run at most \(CampaignLimits.maxProgramDuration) s (7 days)"
+            )
         }
         let breaks = campaign.breaks.map(\.duration).sum()
         if breaks > CampaignLimits.maxTotalBreakDuration {
             self.issue(
-                nil, "breaks", "the breaks add up to \(breaks) s; a campaign's breaks may run at most \(CampaignLimits.maxTotalBreakDuration) s in all")
+                nil,
+                "breaks",
+                "the breaks add up to \(breaks) s; a campaign's breaks may run at most \(CampaignLimits.maxTotalBreakDuration) s in all"
+            )
         }
         if campaign.breaks.isEmpty {
             self.warn(nil, "breaks", "the campaign has no breaks: every session is the programme alone")
@@ -60,32 +71,39 @@ extension Loader {
     private mutating func issue(_ node: Node?, _ field: String, _ message: String) {
         let mark = node?.mark
         self.validationIssues.append(
-            CampaignIssue(file: self.file.path, line: mark?.line ?? 0, column: mark?.column ?? 0, field: field, message))
+            CampaignIssue(file: self.file.path, line: mark?.line ?? 0, column: mark?.column ?? 0, field: field, message)
+        )
     }
 
     private mutating func checkSameLadder(_ island: Island, as first: Island) {
         let field = "program.islands (\(island.id))"
         if island.asset.segmentFormat != first.asset.segmentFormat {
             self.issue(
-                nil, field,
+                nil,
+                field,
                 "island \"\(island.id)\" is \(island.asset.segmentFormat.rawValue) but \"\(first.id)\" is \(first.asset.segmentFormat.rawValue); "
-                    + "all islands must use one container")
+                    + "all islands must use one container"
+            )
         }
         let families = { (asset: Asset) in asset.variants.map { CodecFamily.video(of: $0.streamInf.codecs) } }
         if families(island.asset) != families(first.asset) {
             self.issue(
-                nil, field,
+                nil,
+                field,
                 "island \"\(island.id)\" has \(island.asset.variants.count) variants (\(Self.describe(island.asset))) but \"\(first.id)\" has "
-                    + "\(first.asset.variants.count) (\(Self.describe(first.asset))); islands must share one variant ladder")
+                    + "\(first.asset.variants.count) (\(Self.describe(first.asset))); islands must share one variant ladder"
+            )
         }
     }
 
     private mutating func checkCompatible(_ asset: Asset, with program: Asset, what: String, node: Node?, field: String) {
         if asset.segmentFormat != program.segmentFormat {
             self.issue(
-                node, field,
+                node,
+                field,
                 "\(what) is \(asset.segmentFormat.rawValue) but the programme is \(program.segmentFormat.rawValue): one playlist cannot switch "
-                    + "containers (an EXT-X-MAP cannot be unset); encode the ad as \(program.segmentFormat.rawValue)")
+                    + "containers (an EXT-X-MAP cannot be unset); encode the ad as \(program.segmentFormat.rawValue)"
+            )
             return
         }
         let adFamilies = Set(asset.variants.compactMap { CodecFamily.video(of: $0.streamInf.codecs) })
@@ -93,9 +111,11 @@ extension Loader {
             guard let family = CodecFamily.video(of: variant.streamInf.codecs) else { continue }
             if !adFamilies.contains(family) {
                 self.issue(
-                    node, field,
+                    node,
+                    field,
                     "\(what) has no \(family) variant for the programme's \(variant.streamInf.codecs.joined(separator: ",")) variant; "
-                        + "add one (its variants: \(Self.describe(asset)))")
+                        + "add one (its variants: \(Self.describe(asset)))"
+                )
                 break
             }
         }
@@ -103,9 +123,16 @@ extension Loader {
         let adHasDemuxedAudio = !asset.audioRenditions.isEmpty
         if programHasDemuxedAudio, !adHasDemuxedAudio {
             self.issue(
-                node, field, "the programme carries audio in separate renditions (EXT-X-MEDIA TYPE=AUDIO) but \(what) has none; package its audio the same way")
+                node,
+                field,
+                "the programme carries audio in separate renditions (EXT-X-MEDIA TYPE=AUDIO) but \(what) has none; package its audio the same way"
+            )
         } else if !programHasDemuxedAudio, adHasDemuxedAudio {
-            self.issue(node, field, "\(what) carries audio in separate renditions but the programme's audio is muxed into its variants; package it the same way")
+            self.issue(
+                node,
+                field,
+                "\(what) carries audio in separate renditions but the programme's audio is muxed into its variants; package it the same way"
+            )
         }
     }
 
@@ -129,10 +156,12 @@ extension Loader {
             }
             guard ad.asset.duration > longest else { continue }
             self.issue(
-                node, field,
+                node,
+                field,
                 "ad \"\(ad.id)\" runs \(ad.asset.duration) s, longer than every break that may play it "
                     + "(\(breaks.map { "\($0.id) \($0.duration) s" }.joined(separator: ", "))); "
-                    + "it could never play — shorten it or lengthen a break")
+                    + "it could never play — shorten it or lengthen a break"
+            )
         }
     }
 

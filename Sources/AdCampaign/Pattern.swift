@@ -43,8 +43,13 @@ public final class Pattern: @unchecked Sendable, CustomStringConvertible {
         var errorOffset = 0
         let compiled = source.withCString { pointer in
             pcre2_compile_8(
-                UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), source.utf8.count,
-                UInt32(PCRE2_UTF | PCRE2_UCP), &errorCode, &errorOffset, nil)
+                UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
+                source.utf8.count,
+                UInt32(PCRE2_UTF | PCRE2_UCP),
+                &errorCode,
+                &errorOffset,
+                nil
+            )
         }
         guard let compiled else {
             throw PatternError(pattern: source, message: Self.message(for: errorCode), offset: errorOffset)

@@ -1,10 +1,11 @@
+import HLSPlaylist
+import Yams
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import HLSPlaylist
-import Yams
 
 /// Reads a composed YAML tree field by field, recording an issue (with the node's line and
 /// column) for anything missing, unknown or of the wrong type instead of stopping at the first.
@@ -81,9 +82,11 @@ struct YAMLReader {
             first != UInt8(ascii: "_"), first != UInt8(ascii: "-")
         else {
             self.issue(
-                node, field,
+                node,
+                field,
                 "\"\(text)\" is not a valid id: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit "
-                    + "(ids appear in playlists, URLs and the comma-separated seen= list)")
+                    + "(ids appear in playlists, URLs and the comma-separated seen= list)"
+            )
             return nil
         }
         return text
@@ -142,9 +145,11 @@ struct YAMLReader {
             let pattern = try Pattern(source)
             guard !pattern.hitsLimits else {
                 self.issue(
-                    node, field,
+                    node,
+                    field,
                     "pattern '\(source)' backtracks past PCRE2's match limits on a 1,024-character value, so it would stop matching "
-                        + "(and cost a replica time) for some viewers; avoid nested quantifiers such as (a+)+ or (.*)*")
+                        + "(and cost a replica time) for some viewers; avoid nested quantifiers such as (a+)+ or (.*)*"
+                )
                 return nil
             }
             return pattern

@@ -32,7 +32,10 @@ public indirect enum JSONValue: Sendable, Hashable {
         case .bool(let value): out += value ? "true" : "false"
         case .null: out += "null"
         case .array(let items):
-            guard !items.isEmpty else { return out += "[]" }
+            guard !items.isEmpty else {
+                out += "[]"
+                return
+            }
             // Arrays of plain values stay on one line.
             let flat = items.allSatisfy { if case .array = $0 { false } else if case .object = $0 { false } else { true } }
             if flat || indent == nil {
@@ -52,7 +55,10 @@ public indirect enum JSONValue: Sendable, Hashable {
             }
             out += String(repeating: "  ", count: indent!) + "]"
         case .object(let members):
-            guard !members.isEmpty else { return out += "{}" }
+            guard !members.isEmpty else {
+                out += "{}"
+                return
+            }
             guard let indent else {
                 out += "{"
                 for (index, (key, value)) in members.enumerated() {

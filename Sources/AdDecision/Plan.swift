@@ -82,7 +82,9 @@ public struct PlannedBreak: Sendable {
                 outcome = .chosen(position: position)
             } else if let exclusion = self.exclusions[index] {
                 outcome = .excluded(
-                    rule: exclusion.rule, reason: exclusion.pattern.map { "exclude '\($0)'" } ?? "exclude_seen: the viewer has seen it")
+                    rule: exclusion.rule,
+                    reason: exclusion.pattern.map { "exclude '\($0)'" } ?? "exclude_seen: the viewer has seen it"
+                )
             } else if self.weights[index] <= 0 {
                 outcome = .notChosen(reason: "its weight is 0")
             } else if ad.asset.duration > self.adBreak.duration {

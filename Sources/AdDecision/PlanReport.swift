@@ -31,9 +31,12 @@ public struct PlanReport: Sendable {
                     plan.pieces.map { piece in
                         var members: [(String, JSONValue)] = [("kind", .string(Self.kind(piece))), ("id", .string(piece.id))]
                         if let breakID = piece.breakID { members.append(("break", .string(breakID))) }
-                        members += [("start", .decimal(piece.start)), ("end", .decimal(piece.start + piece.duration)), ("duration", .decimal(piece.duration))]
+                        members += [
+                            ("start", .decimal(piece.start)), ("end", .decimal(piece.start + piece.duration)), ("duration", .decimal(piece.duration)),
+                        ]
                         return .object(members)
-                    })
+                    }
+                )
             ),
             ("breaks", .array(plan.breaks.map(Self.breakJSON))),
             (
@@ -53,7 +56,8 @@ public struct PlanReport: Sendable {
                                     ("codecs", .string(variant.codecs.joined(separator: ","))),
                                     ("videoRange", .string(variant.videoRange ?? "SDR")),
                                 ])
-                            })
+                            }
+                        )
                     ),
                 ])
             ),
@@ -84,7 +88,8 @@ public struct PlanReport: Sendable {
                             members += [("outcome", .string("not-chosen")), ("reason", .string(reason))]
                         }
                         return .object(members)
-                    })
+                    }
+                )
             ),
         ])
     }
@@ -120,7 +125,8 @@ public struct PlanReport: Sendable {
                 let boosts = candidate.boosts.map { " × \($0.factor) (\($0.rule))" }.joined()
                 switch candidate.outcome {
                 case .chosen(let position):
-                    out += "  ✓ \(candidate.ad.id) (\(candidate.ad.asset.duration) s): chosen #\(position + 1), weight \(candidate.ad.weight)\(boosts)\n"
+                    out +=
+                        "  ✓ \(candidate.ad.id) (\(candidate.ad.asset.duration) s): chosen #\(position + 1), weight \(candidate.ad.weight)\(boosts)\n"
                 case .excluded(let rule, let reason):
                     out += "  ✗ \(candidate.ad.id): excluded by rule \"\(rule)\" — \(reason)\n"
                 case .notChosen(let reason):

@@ -43,8 +43,13 @@ public struct Planner: Sendable {
             for adBreak in campaign.breaks where adBreak.position == .after(island: island.id) { fill(adBreak) }
         }
         return Plan(
-            campaign: campaign, context: context, pieces: pieces, breaks: breaks,
-            startup: StartupSelector().decide(campaign, for: context), appliedRules: applying.map(\.name))
+            campaign: campaign,
+            context: context,
+            pieces: pieces,
+            breaks: breaks,
+            startup: StartupSelector().decide(campaign, for: context),
+            appliedRules: applying.map(\.name)
+        )
     }
 
     private func fill(_ adBreak: AdBreak, campaign: Campaign, rules: [Rule], context: ViewerContext, start: ExactDecimal) -> PlannedBreak {
@@ -111,7 +116,17 @@ public struct Planner: Sendable {
             remaining -= slate.duration * slates
         }
         return PlannedBreak(
-            adBreak: adBreak, pools: pools, start: start, ads: chosen, slates: slates, unfilled: remaining,
-            duration: adBreak.duration - remaining, considered: ads, weights: weights, boosts: boosts, exclusions: exclusions)
+            adBreak: adBreak,
+            pools: pools,
+            start: start,
+            ads: chosen,
+            slates: slates,
+            unfilled: remaining,
+            duration: adBreak.duration - remaining,
+            considered: ads,
+            weights: weights,
+            boosts: boosts,
+            exclusions: exclusions
+        )
     }
 }

@@ -17,12 +17,20 @@ public struct StartupSelector: Sendable {
         let families = program.variantFamilies
         for (index, rule) in campaign.startup.enumerated() where rule.condition.holds(for: context) {
             let (variant, reason) = self.select(rule.pick, among: variants, context: context)
-            return StartupDecision(variant: variant, order: self.order(variants, families: families, startingWith: variant), rule: index, reason: reason)
+            return StartupDecision(
+                variant: variant,
+                order: self.order(variants, families: families, startingWith: variant),
+                rule: index,
+                reason: reason
+            )
         }
         let lowest = Self.lowest(variants, in: Array(variants.indices))
         return StartupDecision(
-            variant: lowest, order: self.order(variants, families: families, startingWith: lowest), rule: nil,
-            reason: "no startup entry matched: the lowest BANDWIDTH")
+            variant: lowest,
+            order: self.order(variants, families: families, startingWith: lowest),
+            rule: nil,
+            reason: "no startup entry matched: the lowest BANDWIDTH"
+        )
     }
 
     private func select(_ pick: StartupPick, among variants: [StreamInf], context: ViewerContext) -> (Int, String) {

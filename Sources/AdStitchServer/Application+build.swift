@@ -49,12 +49,18 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
                     responder: responder,
                     configuration: .init(
                         additionalChannelHandlers: [RequestHeadTimeoutHandler(timeout: headerTimeout)],
-                        idleTimeout: TimeAmount(configuration.idleTimeout))))
+                        idleTimeout: TimeAmount(configuration.idleTimeout)
+                    )
+                )
+            )
         },
         configuration: .init(
-            address: .hostname(configuration.host, port: configuration.port), serverName: "AdStitch",
-            availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)),
-        logger: logger)
+            address: .hostname(configuration.host, port: configuration.port),
+            serverName: "AdStitch",
+            availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)
+        ),
+        logger: logger
+    )
     app.addServices(CampaignReloader(store: store, interval: configuration.reloadInterval, logger: logger))
     return app
 }
@@ -77,7 +83,9 @@ struct CampaignReloader: Service {
 
 /// The routes, over a campaign store (tests build it directly); metrics go to the store's.
 public func buildRouter(
-    store: CampaignStore, policy: SessionPolicy, responseCacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes
+    store: CampaignStore,
+    policy: SessionPolicy,
+    responseCacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes
 ) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     // One structured line per request; Hummingbird puts the request id (hb.request.id) in the
@@ -91,13 +99,17 @@ public func buildRouter(
     // Ready once some campaign serves: a replica with none should not get traffic.
     router.getAndHead("/readyz") { _, _ -> Response in
         let serving = store.statuses.filter { $0.serving != nil }.count
-        guard serving > 0 else { throw Problem(status: .serviceUnavailable, title: "Not ready", detail: "no campaign is loaded; see GET /v1/campaigns") }
+        guard serving > 0 else {
+            throw Problem(status: .serviceUnavailable, title: "Not ready", detail: "no campaign is loaded; see GET /v1/campaigns")
+        }
         return .tagged("ready: \(serving) campaigns\n", contentType: "text/plain", cache: "no-store")
     }
     router.getAndHead("/metrics") { _, _ -> Response in
         Response(
-            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: store.metrics.exposition()))
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: store.metrics.exposition())
+        )
     }
     let sessions = SessionController(store: store, policy: policy, cacheBytes: responseCacheBytes)
     sessions.register(on: router)

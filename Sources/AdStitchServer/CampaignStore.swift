@@ -128,7 +128,10 @@ public final class CampaignStore: Sendable {
             // EMFILE under a flood of connections, a network file system hiccup: transient. What
             // is loaded keeps serving; the next poll tries again.
             self.metrics.folderListingFailed()
-            logger.error("cannot list the campaigns folder; keeping what is loaded", metadata: ["folder": "\(self.folder.path)", "error": "\(error)"])
+            logger.error(
+                "cannot list the campaigns folder; keeping what is loaded",
+                metadata: ["folder": "\(self.folder.path)", "error": "\(error)"]
+            )
             return false
         }
         var changed = false
@@ -181,8 +184,12 @@ public final class CampaignStore: Sendable {
                 if let other = state.entries.first(where: { $0.key != file.path && $0.value.status.id == campaign.id }) {
                     throw CampaignError([
                         CampaignIssue(
-                            file: file.path, line: 0, column: 0, field: "id",
-                            "campaign id \"\(campaign.id)\" is already used by \(self.relative(other.key)); ids must be unique in the folder")
+                            file: file.path,
+                            line: 0,
+                            column: 0,
+                            field: "id",
+                            "campaign id \"\(campaign.id)\" is already used by \(self.relative(other.key)); ids must be unique in the folder"
+                        )
                     ])
                 }
                 state.current[campaign.id] = served
@@ -190,8 +197,10 @@ public final class CampaignStore: Sendable {
                 kept.append(served)
                 state.revisions[campaign.id] = Array(kept.suffix(Self.keptRevisions))
                 state.entries[file.path] = Entry(
-                    fingerprint: fingerprint, status: CampaignStatus(file: relativeFile, id: campaign.id, serving: campaign.revision, error: nil),
-                    files: campaign.files)
+                    fingerprint: fingerprint,
+                    status: CampaignStatus(file: relativeFile, id: campaign.id, serving: campaign.revision, error: nil),
+                    files: campaign.files
+                )
             }
             logger.info("campaign loaded", metadata: ["campaign": "\(campaign.id)", "revision": "\(campaign.revision)"])
         } catch {
@@ -201,7 +210,8 @@ public final class CampaignStore: Sendable {
                 state.entries[file.path] = Entry(
                     fingerprint: fingerprint,
                     status: CampaignStatus(file: relativeFile, id: previous?.status.id, serving: previous?.status.serving, error: message),
-                    files: previous?.files ?? CampaignFiles())
+                    files: previous?.files ?? CampaignFiles()
+                )
             }
             self.metrics.reloadFailed(campaign: previous?.status.id ?? Self.name(of: file))
             logger.error("campaign failed to load", metadata: ["file": "\(file.path)", "error": "\(message)"])
@@ -212,12 +222,14 @@ public final class CampaignStore: Sendable {
     /// the API does not disclose where the server keeps its files.
     private func describe(_ error: any Error) -> String {
         if let error = error as? CampaignError {
-            return CampaignError(error.issues.map { issue in
-                var issue = issue
-                issue.file = self.relative(issue.file)
-                issue.message = self.relativePaths(in: issue.message)
-                return issue
-            }).description
+            return CampaignError(
+                error.issues.map { issue in
+                    var issue = issue
+                    issue.file = self.relative(issue.file)
+                    issue.message = self.relativePaths(in: issue.message)
+                    return issue
+                }
+            ).description
         }
         return self.relativePaths(in: (error as? StitchError)?.message ?? "\(error)")
     }
@@ -243,12 +255,14 @@ public final class CampaignStore: Sendable {
         guard new > 0 else { return }
         logger.warning(
             "rule patterns hit PCRE2's match limits and counted as no match",
-            metadata: ["matches": "\(new)", "limit": "\(Pattern.matchLimit) steps, depth \(Pattern.depthLimit)"])
+            metadata: ["matches": "\(new)", "limit": "\(Pattern.matchLimit) steps, depth \(Pattern.depthLimit)"]
+        )
     }
 
     /// What a campaign file is called before it has loaded: its folder for `*/campaign.yaml`.
     static func name(of file: URL) -> String {
-        file.lastPathComponent == "campaign.yaml" ? file.deletingLastPathComponent().lastPathComponent : file.deletingPathExtension().lastPathComponent
+        file.lastPathComponent == "campaign.yaml"
+            ? file.deletingLastPathComponent().lastPathComponent : file.deletingPathExtension().lastPathComponent
     }
 
     /// Local media as absolute paths under `/v1/campaigns/{id}/media/`; remote URLs unchanged.

@@ -18,7 +18,8 @@ struct HTTPSemanticsMiddleware: RouterMiddleware {
                 headers: [
                     .accessControlAllowOrigin: "*", .accessControlAllowMethods: "GET, HEAD, OPTIONS",
                     .accessControlAllowHeaders: "Range, If-None-Match", .accessControlMaxAge: "86400",
-                ])
+                ]
+            )
         }
         var response = try await next(request, context)
         response.headers[.accessControlAllowOrigin] = "*"
@@ -116,13 +117,18 @@ extension Router<BasicRequestContext> {
     /// Registers `handler` for GET and HEAD (the middleware drops the body of HEAD answers); the
     /// other methods get 405 with `Allow` (RFC 9110 §15.5.6), since every resource here is read-only.
     func getAndHead(
-        _ path: RouterPath, use handler: @Sendable @escaping (Request, BasicRequestContext) async throws -> some ResponseGenerator
+        _ path: RouterPath,
+        use handler: @Sendable @escaping (Request, BasicRequestContext) async throws -> some ResponseGenerator
     ) {
         self.get(path, use: handler)
         self.head(path, use: handler)
         for method in [HTTPRequest.Method.post, .put, .delete, .patch, .trace, .connect] {
             self.on(path, method: method) { _, _ -> Response in
-                var response = Problem(status: .methodNotAllowed, title: "Method not allowed", detail: "this resource answers GET, HEAD and OPTIONS only").response
+                var response = Problem(
+                    status: .methodNotAllowed,
+                    title: "Method not allowed",
+                    detail: "this resource answers GET, HEAD and OPTIONS only"
+                ).response
                 response.headers[.allow] = "GET, HEAD, OPTIONS"
                 return response
             }

@@ -17,7 +17,9 @@ struct Problem: Error {
         let body: [String: Any] = ["type": "about:blank", "title": self.title, "status": Int(self.status.code), "detail": self.detail]
         let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
         return Response(
-            status: self.status, headers: [.contentType: "application/problem+json", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            status: self.status,
+            headers: [.contentType: "application/problem+json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+        )
     }
 }

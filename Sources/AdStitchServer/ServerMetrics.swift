@@ -54,7 +54,8 @@ public struct ServerMetrics: Sendable {
     func request(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration) {
         Counter(
             label: "adstitch_http_requests_total",
-            dimensions: [("route", route), ("method", method.rawValue), ("status", String(status.code))], factory: self.factory
+            dimensions: [("route", route), ("method", method.rawValue), ("status", String(status.code))],
+            factory: self.factory
         ).increment()
         CoreMetrics.Timer(label: "adstitch_http_request_duration_seconds", dimensions: [("route", route)], factory: self.factory)
             .record(duration: duration)

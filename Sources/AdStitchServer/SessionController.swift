@@ -70,7 +70,9 @@ struct SessionController: Sendable {
     func master(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         let served = try self.campaign(context)
         let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
-        guard query.count <= Self.maxParameters else { throw Problem.badRequest("a session start takes at most \(Self.maxParameters) query parameters") }
+        guard query.count <= Self.maxParameters else {
+            throw Problem.badRequest("a session start takes at most \(Self.maxParameters) query parameters")
+        }
         for (name, value) in query where name.isEmpty || name.count > 64 || value.count > 1024 {
             throw Problem.badRequest("query parameters must have names of 1 to 64 and values up to 1024 characters")
         }
@@ -91,10 +93,13 @@ struct SessionController: Sendable {
         }
         guard SessionToken.fits(session: session ?? "", attributes: attributes) else {
             throw Problem.badRequest(
-                "the session id and attributes add up to more than \(SessionToken.maxContextBytes) bytes; send only what the campaign's rules use")
+                "the session id and attributes add up to more than \(SessionToken.maxContextBytes) bytes; send only what the campaign's rules use"
+            )
         }
         if let bandwidth = attributes["bandwidth"], Int(bandwidth).map({ (1...CampaignLimits.maxBandwidth).contains($0) }) != true {
-            throw Problem.badRequest("bandwidth=\(bandwidth) must be the bits per second the player measured, a whole number from 1 to \(CampaignLimits.maxBandwidth)")
+            throw Problem.badRequest(
+                "bandwidth=\(bandwidth) must be the bits per second the player measured, a whole number from 1 to \(CampaignLimits.maxBandwidth)"
+            )
         }
         if attributes["locale"] == nil, let language = request.headers[.acceptLanguage] {
             attributes["locale"] = Self.preferredLanguage(language)
@@ -103,9 +108,13 @@ struct SessionController: Sendable {
             attributes["device"] = Self.device(agent)
         }
         let token = SessionToken(
-            campaign: served.campaign.id, revision: served.campaign.revision, session: session ?? "s-" + UUID().uuidString.lowercased(),
-            at: Int64((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down)), attributes: attributes,
-            expires: self.policy.expiryOfNewToken)
+            campaign: served.campaign.id,
+            revision: served.campaign.revision,
+            session: session ?? "s-" + UUID().uuidString.lowercased(),
+            at: Int64((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down)),
+            attributes: attributes,
+            expires: self.policy.expiryOfNewToken
+        )
         var response = try self.masterResponse(served, token: token, prefix: "", for: request)
         if !ignored.isEmpty {
             response.headers[.ignoredAttributes] = Set(ignored).sorted().joined(separator: ", ")
@@ -119,7 +128,11 @@ struct SessionController: Sendable {
         let base = prefix + "sessions/\(token.encoded(secret: self.policy.signingKey))/"
         let text = try self.render("multivariant") {
             try served.renderer.render(
-                .multivariant, Self.plan(served, token), playlistURI: { base + SessionFile.playlist($0).name }, boundariesURI: base + SessionFile.boundaries.name)
+                .multivariant,
+                Self.plan(served, token),
+                playlistURI: { base + SessionFile.playlist($0).name },
+                boundariesURI: base + SessionFile.boundaries.name
+            )
         }
         return Self.playlist(text, cache: "private, no-store", for: request)
     }
@@ -135,7 +148,12 @@ struct SessionController: Sendable {
         // token, file and scope: a hit needs no second look at the signature — but the token may
         // have expired since.
         let key = ResponseCache.Key(
-            campaign: id, token: tokenText, file: file, gzip: Response.acceptsGzip(request.headers[.acceptEncoding]), scope: scope)
+            campaign: id,
+            token: tokenText,
+            file: file,
+            gzip: Response.acceptsGzip(request.headers[.acceptEncoding]),
+            scope: scope
+        )
         if let cached = self.cache.get(key) {
             try Self.checkExpiry(cached.expires, now: now, campaign: id)
             self.store.metrics.responseCache(hit: true)
@@ -148,14 +166,18 @@ struct SessionController: Sendable {
             throw Problem.forbidden(
                 token.scope == .preview
                     ? "this token belongs to a preview session; it plays under /preview/\(id)/sessions/, not on the public API"
-                    : "this token belongs to a viewer session; it plays under /v1/campaigns/\(id)/sessions/")
+                    : "this token belongs to a viewer session; it plays under /v1/campaigns/\(id)/sessions/"
+            )
         }
         try Self.checkExpiry(token.expires, now: now, campaign: id)
         // The revision the session started on, so a reloaded campaign does not change its ads.
         guard let served = self.store.campaign(id, revision: token.revision) else {
             throw Problem(
-                status: .gone, title: "Gone",
-                detail: "revision \(token.revision) of campaign \(id) is no longer kept on this server; start a new session at /v1/campaigns/\(id)/master.m3u8")
+                status: .gone,
+                title: "Gone",
+                detail:
+                    "revision \(token.revision) of campaign \(id) is no longer kept on this server; start a new session at /v1/campaigns/\(id)/master.m3u8"
+            )
         }
         guard let sessionFile = served.renderer.file(named: file), sessionFile != .multivariant else {
             let names = served.renderer.files.filter { $0 != .multivariant }.map(\.name)
@@ -185,8 +207,10 @@ struct SessionController: Sendable {
     static func checkExpiry(_ expires: Int64, now: Int64, campaign id: String) throws(Problem) {
         guard now < expires else {
             throw Problem(
-                status: .gone, title: "Session expired",
-                detail: "this session expired at \(expires) (unix seconds); start a new session at /v1/campaigns/\(id)/master.m3u8")
+                status: .gone,
+                title: "Session expired",
+                detail: "this session expired at \(expires) (unix seconds); start a new session at /v1/campaigns/\(id)/master.m3u8"
+            )
         }
     }
 

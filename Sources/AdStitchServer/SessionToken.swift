@@ -26,7 +26,13 @@ public struct SessionToken: Sendable, Hashable {
     public var scope: Scope
 
     public init(
-        campaign: String, revision: String, session: String, at: Int64, attributes: [String: String], expires: Int64, scope: Scope = .viewer
+        campaign: String,
+        revision: String,
+        session: String,
+        at: Int64,
+        attributes: [String: String],
+        expires: Int64,
+        scope: Scope = .viewer
     ) {
         self.campaign = campaign
         self.revision = revision
@@ -65,7 +71,15 @@ public struct SessionToken: Sendable, Hashable {
     public func encoded(secret: SymmetricKey) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let payload = Payload(c: self.campaign, r: self.revision, s: self.session, t: self.at, a: self.attributes, e: self.expires, k: self.scope.rawValue)
+        let payload = Payload(
+            c: self.campaign,
+            r: self.revision,
+            s: self.session,
+            t: self.at,
+            a: self.attributes,
+            e: self.expires,
+            k: self.scope.rawValue
+        )
         let body = Self.base64URL((try? encoder.encode(payload)) ?? Data())
         let signature = HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: secret)
         return body + "." + Self.base64URL(Data(signature))
@@ -83,7 +97,14 @@ public struct SessionToken: Sendable, Hashable {
             let scope = Scope(rawValue: payload.k), Self.decisionTimes.contains(payload.t)
         else { return nil }
         self.init(
-            campaign: payload.c, revision: payload.r, session: payload.s, at: payload.t, attributes: payload.a, expires: payload.e, scope: scope)
+            campaign: payload.c,
+            revision: payload.r,
+            session: payload.s,
+            at: payload.t,
+            attributes: payload.a,
+            expires: payload.e,
+            scope: scope
+        )
     }
 
     public init?(decoding token: some StringProtocol, secret: SymmetricKey) {
@@ -100,7 +121,9 @@ public struct SessionToken: Sendable, Hashable {
                 case UInt8(ascii: "="): nil
                 default: byte
                 }
-            }, as: UTF8.self)
+            },
+            as: UTF8.self
+        )
     }
 
     /// Decodes unpadded base64url in one pass (every request decodes a token); nil for any

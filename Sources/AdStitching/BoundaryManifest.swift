@@ -55,7 +55,12 @@ public struct BoundaryManifest: Sendable, Hashable {
                 case .slate:
                     if let last = entries.last, last.isSlate {
                         entries[entries.count - 1] = AdEntry(
-                            id: "slate", start: last.start, duration: last.duration + piece.duration, tracking: [:], isSlate: true)
+                            id: "slate",
+                            start: last.start,
+                            duration: last.duration + piece.duration,
+                            tracking: [:],
+                            isSlate: true
+                        )
                     } else {
                         entries.append(AdEntry(id: "slate", start: piece.start, duration: piece.duration, tracking: [:], isSlate: true))
                     }
@@ -65,8 +70,14 @@ public struct BoundaryManifest: Sendable, Hashable {
             }
             breaks.append(
                 Break(
-                    id: planned.adBreak.id, start: planned.start, end: planned.end, duration: planned.duration,
-                    restrict: planned.adBreak.restrict, ads: entries))
+                    id: planned.adBreak.id,
+                    start: planned.start,
+                    end: planned.end,
+                    duration: planned.duration,
+                    restrict: planned.adBreak.restrict,
+                    ads: entries
+                )
+            )
         }
         self.breaks = breaks
         var boundaries: [ExactDecimal] = []
@@ -111,13 +122,21 @@ public struct BoundaryManifest: Sendable, Hashable {
                                         if ad.isSlate { members.append(("slate", .bool(true))) }
                                         if !ad.tracking.isEmpty {
                                             members.append(
-                                                ("tracking", .object(ad.tracking.keys.sorted().map { ($0, .array((ad.tracking[$0] ?? []).map(JSONValue.string))) })))
+                                                (
+                                                    "tracking",
+                                                    .object(
+                                                        ad.tracking.keys.sorted().map { ($0, .array((ad.tracking[$0] ?? []).map(JSONValue.string))) }
+                                                    )
+                                                )
+                                            )
                                         }
                                         return .object(members)
-                                    })
+                                    }
+                                )
                             ),
                         ])
-                    })
+                    }
+                )
             ),
             ("boundaries", .array(self.boundaries.map(JSONValue.decimal))),
             (
@@ -128,7 +147,8 @@ public struct BoundaryManifest: Sendable, Hashable {
                             ("id", .string(island.id)), ("start", .decimal(island.start)), ("end", .decimal(island.end)),
                             ("contentStart", .decimal(island.contentStart)),
                         ])
-                    })
+                    }
+                )
             ),
         ])
     }

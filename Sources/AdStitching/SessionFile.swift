@@ -51,7 +51,9 @@ extension SessionRenderer {
     /// multivariant playlist's URIs are `playlistURI` of each rendition and `boundariesURI`
     /// (default: the files' names, relative to the playlist).
     public func render(
-        _ file: SessionFile, _ plan: @autoclosure () -> Plan, playlistURI: (StitchRendition) -> String = { SessionFile.playlist($0).name },
+        _ file: SessionFile,
+        _ plan: @autoclosure () -> Plan,
+        playlistURI: (StitchRendition) -> String = { SessionFile.playlist($0).name },
         boundariesURI: String = SessionFile.boundaries.name
     ) throws(StitchError) -> String {
         switch file {

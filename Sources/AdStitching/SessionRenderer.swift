@@ -55,7 +55,8 @@ public struct SessionRenderer: Sendable {
                 openBreak = breakID
             }
             if markers.contains(.daterange), case .ad(let ad, _) = piece.kind {
-                output += "#EXT-X-DATERANGE:ID=\"\(piece.breakID ?? "")/\(position)/\(ad.id)\",CLASS=\"com.adstitch.ad\","
+                output +=
+                    "#EXT-X-DATERANGE:ID=\"\(piece.breakID ?? "")/\(position)/\(ad.id)\",CLASS=\"com.adstitch.ad\","
                     + "START-DATE=\"\(Self.iso8601(anchor, plus: piece.start))\",DURATION=\(piece.duration),X-AD-ID=\"\(ad.id)\"\n"
             }
             if block.startKeys != previousKeys {
@@ -92,7 +93,9 @@ public struct SessionRenderer: Sendable {
     /// BANDWIDTH the peak over programme and the plan's ads (invariant 9), AVERAGE-BANDWIDTH
     /// their duration-weighted mean; the boundary manifest as session data.
     public func multivariant(
-        _ plan: Plan, playlistURI: (StitchRendition) -> String, boundariesURI: String
+        _ plan: Plan,
+        playlistURI: (StitchRendition) -> String,
+        boundariesURI: String
     ) throws(StitchError) -> String {
         let program = self.layout.program
         let renditions = self.layout.renditions

@@ -42,8 +42,13 @@ public struct StitchLayout: Sendable {
             var row: [SegmentBlock] = []
             for rendition in renditions {
                 let block = try Self.block(
-                    for: rendition, of: asset, isIsland: islands.contains(asset.url), program: program, uris: uris,
-                    emptySubtitleURI: emptySubtitleURI)
+                    for: rendition,
+                    of: asset,
+                    isIsland: islands.contains(asset.url),
+                    program: program,
+                    uris: uris,
+                    emptySubtitleURI: emptySubtitleURI
+                )
                 try Self.checkAlignment(block, rendition: rendition, of: asset, named: name, program: program, frame: frame)
                 row.append(block)
             }
@@ -72,7 +77,12 @@ public struct StitchLayout: Sendable {
     /// invariant 10: each programme variant gets the variant that fits it best). Otherwise the
     /// matcher picks as for an ad.
     private static func block(
-        for rendition: StitchRendition, of asset: Asset, isIsland: Bool, program: Asset, uris: URIStyle, emptySubtitleURI: String
+        for rendition: StitchRendition,
+        of asset: Asset,
+        isIsland: Bool,
+        program: Asset,
+        uris: URIStyle,
+        emptySubtitleURI: String
     ) throws(StitchError) -> SegmentBlock {
         switch rendition.kind {
         case .video(let index):
@@ -112,7 +122,8 @@ public struct StitchLayout: Sendable {
             guard target.type == .subtitles, let video = asset.variants.first else {
                 throw StitchError(
                     "\(asset.url.path) has no \(target.type?.rawValue.lowercased() ?? "") rendition to play in the programme's "
-                        + "\"\(target.name ?? "")\" (\(target.language ?? "no language")); add one")
+                        + "\"\(target.name ?? "")\" (\(target.language ?? "no language")); add one"
+                )
             }
             // No subtitles in this asset: an empty WebVTT for each of its video segments.
             return SegmentBlock(video.playlist, uris: uris, fillURI: emptySubtitleURI)
@@ -130,7 +141,12 @@ public struct StitchLayout: Sendable {
     /// video's — checked per piece, so differences never accumulate. Audio may run one AAC frame
     /// longer from encoder priming.
     private static func checkAlignment(
-        _ block: SegmentBlock, rendition: StitchRendition, of asset: Asset, named name: String, program: Asset, frame: ExactDecimal
+        _ block: SegmentBlock,
+        rendition: StitchRendition,
+        of asset: Asset,
+        named name: String,
+        program: Asset,
+        frame: ExactDecimal
     ) throws(StitchError) {
         var tolerance = frame
         if case .audio = rendition.kind { tolerance += ExactDecimal(significand: 2_134, exponent: 5) }  // ≥ 1024/48000 s
@@ -141,7 +157,8 @@ public struct StitchLayout: Sendable {
                 "\(name) is \(asset.duration) s long in its first variant but \(block.duration) s in the "
                     + "\(Self.describe(rendition, program: program)) it plays in rendition \(rendition.id)\(source), "
                     + "\(difference) s apart — more than a frame (\(tolerance) s). Its renditions must start and end together: "
-                    + "encode audio and video of \(asset.url.path) to the same length")
+                    + "encode audio and video of \(asset.url.path) to the same length"
+            )
         }
     }
 

@@ -47,17 +47,30 @@ enum RenditionMatcher {
         let candidates = sameFamily.isEmpty ? asset.variants : sameFamily
         let range = target.videoRange ?? "SDR"
         let sameRange = candidates.filter { ($0.streamInf.videoRange ?? "SDR") == range }
-        return Self.closest(sameRange.isEmpty ? candidates : sameRange, to: target, bandwidth: \.streamInf.bandwidth, resolution: \.streamInf.resolution)
+        return Self.closest(
+            sameRange.isEmpty ? candidates : sameRange,
+            to: target,
+            bandwidth: \.streamInf.bandwidth,
+            resolution: \.streamInf.resolution
+        )
     }
 
     static func iFrameVariant(of asset: Asset, for target: IFrameStreamInf) -> Asset.IFrameVariant? {
         let family = CodecFamily.video(of: target.codecs)
         let sameFamily = asset.iFrameVariants.filter { CodecFamily.video(of: $0.streamInf.codecs) == family }
-        return Self.closest(sameFamily.isEmpty ? asset.iFrameVariants : sameFamily, to: target, bandwidth: \.streamInf.bandwidth, resolution: \.streamInf.resolution)
+        return Self.closest(
+            sameFamily.isEmpty ? asset.iFrameVariants : sameFamily,
+            to: target,
+            bandwidth: \.streamInf.bandwidth,
+            resolution: \.streamInf.resolution
+        )
     }
 
     private static func closest<Candidate, Target: VariantAttributes>(
-        _ candidates: [Candidate], to target: Target, bandwidth: KeyPath<Candidate, Int?>, resolution: KeyPath<Candidate, Resolution?>
+        _ candidates: [Candidate],
+        to target: Target,
+        bandwidth: KeyPath<Candidate, Int?>,
+        resolution: KeyPath<Candidate, Resolution?>
     ) -> Candidate? {
         let goal = target.bandwidth ?? 0
         let pixels = target.resolution?.pixels ?? 0

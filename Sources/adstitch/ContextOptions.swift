@@ -11,7 +11,10 @@ struct ContextOptions: ParsableArguments {
     @Option(help: "When the decision is made, ISO 8601 (default: now), e.g. 2026-11-27T19:30:00+01:00.")
     var at: String?
 
-    @Option(name: .customLong("set"), help: ArgumentHelp("A viewer attribute, e.g. --set locale=es-ES --set seen=alpha,bravo.", valueName: "key=value"))
+    @Option(
+        name: .customLong("set"),
+        help: ArgumentHelp("A viewer attribute, e.g. --set locale=es-ES --set seen=alpha,bravo.", valueName: "key=value")
+    )
     var attributes: [String] = []
 
     func validate() throws {

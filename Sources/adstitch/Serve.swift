@@ -30,7 +30,9 @@ struct Serve: AsyncParsableCommand {
         name: .customLong("secret"),
         help: ArgumentHelp(
             "An HMAC secret of session tokens (default: $ADSTITCH_SECRET). Give several to rotate keys: the first signs, all verify.",
-            valueName: "secret"))
+            valueName: "secret"
+        )
+    )
     var secrets: [String] = []
 
     @Option(help: "The key app backends sign session starts with (default: $ADSTITCH_START_KEY); see docs/http-api.md \"Session security\".")
@@ -87,7 +89,11 @@ struct Serve: AsyncParsableCommand {
         policy.sessionTTL = .seconds(self.sessionTtl)
         policy.preview = !self.noPreview
         var configuration = ServerConfiguration(
-            campaigns: URL(fileURLWithPath: self.campaigns, isDirectory: true), host: self.host, port: self.port, policy: policy)
+            campaigns: URL(fileURLWithPath: self.campaigns, isDirectory: true),
+            host: self.host,
+            port: self.port,
+            policy: policy
+        )
         configuration.responseCacheBytes = self.responseCacheMib << 20
         configuration.idleTimeout = .seconds(self.idleTimeout)
         configuration.headerTimeout = .seconds(self.headerTimeout)

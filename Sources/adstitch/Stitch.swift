@@ -32,7 +32,8 @@ struct Stitch: ParsableCommand {
         let campaign = try CampaignFile.load(self.campaign)
         let directory = URL(fileURLWithPath: self.out, isDirectory: true).standardizedFileURL
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let uris = self.baseURL.flatMap(URL.init(string:)).map { URIStyle.rebased(root: campaign.file.deletingLastPathComponent(), onto: $0) }
+        let uris =
+            self.baseURL.flatMap(URL.init(string:)).map { URIStyle.rebased(root: campaign.file.deletingLastPathComponent(), onto: $0) }
             ?? .relative(to: directory)
         let context = self.viewer.context
         do {
@@ -42,8 +43,10 @@ struct Stitch: ParsableCommand {
             for (file, text) in try renderer.renderAll(plan) {
                 try Data(text.utf8).write(to: directory.appendingPathComponent(file.name))
             }
-            Output.write("stitched session \(context.session): \(plan.pieces.count) pieces, \(plan.duration) s, "
-                + "\(layout.renditions.count) renditions → \(directory.path)/master.m3u8\n")
+            Output.write(
+                "stitched session \(context.session): \(plan.pieces.count) pieces, \(plan.duration) s, "
+                    + "\(layout.renditions.count) renditions → \(directory.path)/master.m3u8\n"
+            )
         } catch let error as StitchError {
             Output.error("\(self.campaign): error: \(error.message)")
             throw ExitCode(1)

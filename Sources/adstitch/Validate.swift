@@ -85,7 +85,9 @@ struct Validate: ParsableCommand {
         }
         var seen: Set<URL> = []
         for url in urls where seen.insert(url).inserted {
-            guard let input = try? InputFile.read(url.path), let playlist = try? PlaylistParser().parse(bytes: input.bytes, url: url) else { continue }
+            guard let input = try? InputFile.read(url.path), let playlist = try? PlaylistParser().parse(bytes: input.bytes, url: url) else {
+                continue
+            }
             for warning in PlaylistLinter().lint(playlist) where warning.severity == .warning {
                 Output.write("\(url.path)\(warning.line.map { ":\($0)" } ?? ""): warning: \(warning.message) [\(warning.rule)]\n")
             }
@@ -93,8 +95,10 @@ struct Validate: ParsableCommand {
         for warning in campaign.warnings {
             Output.write(CampaignFile.format(warning, severity: "warning") + "\n")
         }
-        Output.write("\(file): campaign \(campaign.id) is valid: \(campaign.islands.count) islands, \(campaign.breaks.count) breaks, "
-            + "\(campaign.ads.count) ads, \(seen.count) playlists\n")
+        Output.write(
+            "\(file): campaign \(campaign.id) is valid: \(campaign.islands.count) islands, \(campaign.breaks.count) breaks, "
+                + "\(campaign.ads.count) ads, \(seen.count) playlists\n"
+        )
         return 0
     }
 }

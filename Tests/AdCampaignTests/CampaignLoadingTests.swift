@@ -39,7 +39,8 @@ struct CampaignLoadingTests {
         #expect(
             alpha.tracking == [
                 "impression": ["https://t.example/i?ad=alpha"], "complete": ["https://t.example/c?ad=alpha", "https://u.example/done"],
-            ])
+            ]
+        )
         #expect(campaign.ads[1].tracking.isEmpty)
 
         let slate = try #require(campaign.slate)
@@ -118,7 +119,8 @@ struct CampaignLoadingTests {
         #expect(
             ad.asset.audioRenditions.map { $0.url?.path } == [
                 Fixture.path("media/ads/demuxed/audio_en/index.m3u8"), Fixture.path("media/ads/demuxed/audio_es/index.m3u8"),
-            ])
+            ]
+        )
         #expect(ad.asset.duration == decimal("3.84"))
         #expect(campaign.islands[0].asset.audioRenditions.count == 2)
     }

@@ -313,7 +313,8 @@ struct CampaignValidationTests {
         #expect(
             issue.message
                 == "ad \"long\" runs 7.68 s, longer than every break that may play it (preroll 4 s, mid 6 s); it could never play — "
-                + "shorten it or lengthen a break")
+                + "shorten it or lengthen a break"
+        )
     }
 
     /// An ad too long for one pool's breaks still plays where another of its pools is used.
@@ -382,7 +383,8 @@ struct CampaignValidationTests {
         #expect(
             issue.message
                 == "the programme carries audio in separate renditions (EXT-X-MEDIA TYPE=AUDIO) but ad \"alpha\" has none; "
-                + "package its audio the same way")
+                + "package its audio the same way"
+        )
     }
 
     @Test func demuxedAudioAdInAMuxedProgramme() throws {
@@ -392,7 +394,8 @@ struct CampaignValidationTests {
         #expect(issue.field == "pools.prime[0].playlist")
         #expect(
             issue.message
-                == "ad \"alpha\" carries audio in separate renditions but the programme's audio is muxed into its variants; package it the same way")
+                == "ad \"alpha\" carries audio in separate renditions but the programme's audio is muxed into its variants; package it the same way"
+        )
     }
 
     @Test func adWithoutAVariantOfTheProgrammesCodecFamily() throws {
@@ -418,13 +421,14 @@ struct CampaignValidationTests {
     // MARK: - Rules
 
     @Test func invalidPatternReportsPCRE2sMessageAndOffset() throws {
-        let yaml = minimalCampaign + """
+        let yaml =
+            minimalCampaign + """
 
-            rules:
-              - name: broken
-                when: { attributes: { locale: '(unclosed' } }
-                then: { exclude: ['^alpha$'] }
-            """
+                rules:
+                  - name: broken
+                    when: { attributes: { locale: '(unclosed' } }
+                    then: { exclude: ['^alpha$'] }
+                """
         let issue = try onlyIssue(yaml)
         #expect(issue.file == inlineFile)
         #expect(issue.line == 13)
@@ -434,12 +438,13 @@ struct CampaignValidationTests {
     }
 
     @Test func invalidExcludePattern() throws {
-        let yaml = minimalCampaign + """
+        let yaml =
+            minimalCampaign + """
 
-            rules:
-              - name: broken
-                then: { exclude: ['^alpha$', '*bravo'] }
-            """
+                rules:
+                  - name: broken
+                    then: { exclude: ['^alpha$', '*bravo'] }
+                """
         let issue = try onlyIssue(yaml)
         #expect(issue.line == 13)
         #expect(issue.column == column(of: "'*bravo'", line: 13, in: yaml))
@@ -448,13 +453,14 @@ struct CampaignValidationTests {
     }
 
     @Test func unknownTimeZone() throws {
-        let yaml = minimalCampaign + """
+        let yaml =
+            minimalCampaign + """
 
-            rules:
-              - name: evening
-                when: { time: { from: "18:00", to: "23:30", zone: Europe/Madird } }
-                then: { boost: { alpha: 2 } }
-            """
+                rules:
+                  - name: evening
+                    when: { time: { from: "18:00", to: "23:30", zone: Europe/Madird } }
+                    then: { boost: { alpha: 2 } }
+                """
         let issue = try onlyIssue(yaml)
         #expect(issue.file == inlineFile)
         #expect(issue.line == 13)
@@ -465,13 +471,14 @@ struct CampaignValidationTests {
 
     @Test(arguments: ["25:00", "18:60", "6pm", "18:30:00", "24:01"])
     func badTimeOfDay(_ text: String) throws {
-        let yaml = minimalCampaign + """
+        let yaml =
+            minimalCampaign + """
 
-            rules:
-              - name: evening
-                when: { time: { from: "\(text)", to: "23:30", zone: Europe/Madrid } }
-                then: { boost: { alpha: 2 } }
-            """
+                rules:
+                  - name: evening
+                    when: { time: { from: "\(text)", to: "23:30", zone: Europe/Madrid } }
+                    then: { boost: { alpha: 2 } }
+                """
         let issue = try onlyIssue(yaml)
         #expect(issue.file == inlineFile)
         #expect(issue.line == 13)
@@ -481,13 +488,14 @@ struct CampaignValidationTests {
     }
 
     @Test func unknownDay() throws {
-        let yaml = minimalCampaign + """
+        let yaml =
+            minimalCampaign + """
 
-            rules:
-              - name: weekend
-                when: { days: [sat, sunday] }
-                then: { boost: { alpha: 2 } }
-            """
+                rules:
+                  - name: weekend
+                    when: { days: [sat, sunday] }
+                    then: { boost: { alpha: 2 } }
+                """
         let issue = try onlyIssue(yaml)
         #expect(issue.line == 13)
         #expect(issue.field == "rules[0].when.days")
@@ -495,12 +503,13 @@ struct CampaignValidationTests {
     }
 
     @Test func boostNamingAnAdInNoPool() throws {
-        let yaml = minimalCampaign + """
+        let yaml =
+            minimalCampaign + """
 
-            rules:
-              - name: evening
-                then: { boost: { zulu: 2 } }
-            """
+                rules:
+                  - name: evening
+                    then: { boost: { zulu: 2 } }
+                """
         let issue = try onlyIssue(yaml)
         #expect(issue.line == 13)
         #expect(issue.column == column(of: "zulu", line: 13, in: yaml))
@@ -520,7 +529,8 @@ struct CampaignValidationTests {
         #expect(
             issue.message
                 == "cannot read \(Fixture.path("media/ads/zulu/master.m3u8")): the file is missing or unreadable; "
-                + "playlist paths are relative to the campaign file's folder")
+                + "playlist paths are relative to the campaign file's folder"
+        )
     }
 
     @Test func playlistLintErrorIsReportedAgainstThePlaylist() throws {
@@ -574,7 +584,8 @@ struct CampaignValidationTests {
             Set(issues.map(\.field)) == [
                 "id", "pools.prime[0].weight", "pools.prime[1].playlist", "breaks[0].after", "breaks[0].duration", "breaks[0].restrict",
                 "rules[0].when.attributes.locale", "rules[0].when.time.to", "markers[0]",
-            ])
+            ]
+        )
         #expect(issues.allSatisfy { $0.file == inlineFile && $0.line > 0 && $0.column > 0 })
         // Printed the way compilers print, one per line.
         let lines = try #require(error).description.split(separator: "\n")
@@ -589,7 +600,8 @@ struct CampaignValidationTests {
             _ = try CampaignLoader.load(url)
         } throws: { error in
             let issues = (error as? CampaignError)?.issues ?? []
-            return issues.count == 1 && issues[0].file == url.path && issues[0].message == "cannot read the campaign file: it is missing or unreadable"
+            return issues.count == 1 && issues[0].file == url.path
+                && issues[0].message == "cannot read the campaign file: it is missing or unreadable"
         }
     }
 }

@@ -157,7 +157,8 @@ struct ConditionTests {
 
     @Test func everyPartMustHold() throws {
         let condition = try Fixture.condition(
-            #"{ attributes: { locale: '^es' }, time: { from: "18:00", to: "23:30", zone: Europe/Madrid }, seen: '^alpha$' }"#)
+            #"{ attributes: { locale: '^es' }, time: { from: "18:00", to: "23:30", zone: Europe/Madrid }, seen: '^alpha$' }"#
+        )
         let evening = "2026-11-27T19:30:00+01:00"
         #expect(condition.holds(for: viewer(["locale": "es-ES", "seen": "alpha"], at: evening)))
         #expect(!condition.holds(for: viewer(["locale": "en-GB", "seen": "alpha"], at: evening)))

@@ -72,7 +72,8 @@ struct DeterminismTests {
               short:
                 - { id: charlie, playlist: media/ads/charlie/master.m3u8 }
                 - { id: delta, playlist: media/ads/delta/master.m3u8 }
-            """)
+            """
+        )
         let disagreements = (0..<100).filter { index in
             let plan = Planner().plan(campaign, for: viewer(session: "s-\(index)"))
             return plan.planned("one")?.ads.map(\.id) != plan.planned("two")?.ads.map(\.id)
@@ -97,7 +98,8 @@ struct DeterminismTests {
                 - { id: charlie, playlist: media/ads/charlie/master.m3u8, weight: 2 }
                 - { id: delta, playlist: media/ads/delta/master.m3u8 }
                 - { id: echo, playlist: media/ads/echo/master.m3u8 }
-            """)
+            """
+        )
         let sessions = 1000
         var counts: [String: Int] = [:]
         for index in 0..<sessions {
@@ -160,7 +162,8 @@ struct DeterminismTests {
               prime:
                 - { id: alpha, playlist: media/ads/alpha/master.m3u8 }
                 - { id: bravo, playlist: media/ads/bravo/master.m3u8 }
-            """)
+            """
+        )
         let plan = Planner().plan(campaign, for: viewer())
         let mid = try #require(plan.planned("mid"))
         let order = mid.ads.map(\.id)
@@ -171,7 +174,8 @@ struct DeterminismTests {
         #expect(
             plan.signature == [
                 "charlie@0", "slate@1.92", "act-1@3.84", "\(first)@11.52", "\(second)@\(secondStart)", "act-2@21.12", "charlie@26.88",
-            ])
+            ]
+        )
         #expect(plan.duration == decimal("28.8"))
         #expect(plan.planned("preroll")?.start == .zero)
         #expect(plan.planned("preroll")?.end == decimal("3.84"))
@@ -198,7 +202,8 @@ struct DeterminismTests {
             slate: { playlist: media/slate/master.m3u8 }
             pools:
               none: []
-            """)
+            """
+        )
         let plan = Planner().plan(campaign, for: viewer())
         let marathon = try #require(plan.planned("marathon"))
         #expect(marathon.slates == 500)

@@ -87,7 +87,8 @@ struct PodFillingTests {
                 rules:
                   - name: nothing
                     then: { exclude: ['.'] }
-                """)
+                """
+        )
         let planned = try #require(Planner().plan(campaign, for: viewer()).planned("mid"))
         #expect(planned.ads.isEmpty)
         #expect(planned.slates == 6)
@@ -109,7 +110,8 @@ struct PodFillingTests {
             pools:
               prime:
                 - { id: long, playlist: media/ads/long/master.m3u8 }
-            """)
+            """
+        )
         for index in 0..<20 {
             let plan = Planner().plan(campaign, for: viewer(session: "s-\(index)"))
             let preroll = try #require(plan.planned("preroll"))
@@ -136,7 +138,8 @@ struct PodFillingTests {
                 - { id: bravo, playlist: media/ads/bravo/master.m3u8 }
                 - { id: charlie, playlist: media/ads/charlie/master.m3u8 }
                 - { id: delta, playlist: media/ads/delta/master.m3u8 }
-            """)
+            """
+        )
         var pods: Set<[String]> = []
         for index in 0..<200 {
             let planned = try #require(Planner().plan(campaign, for: viewer(session: "s-\(index)")).planned("mid"))

@@ -16,7 +16,8 @@ struct RuleTests {
         // The attribute order of the request does not matter; the campaign's rule order does.
         #expect(
             planner.plan(campaign, for: viewer(["seen": "delta", "locale": "es"], at: Self.fridayEvening)).appliedRules
-                == ["spanish-speakers", "evening", "already-seen"])
+                == ["spanish-speakers", "evening", "already-seen"]
+        )
     }
 
     @Test func excludePatternKeepsAnAdOutOfEveryBreak() throws {
@@ -41,7 +42,9 @@ struct RuleTests {
                 rules: """
                     - name: no-a
                       then: { exclude: ['a$', '^charlie'] }
-                    """))
+                    """
+            )
+        )
         let planned = try #require(Planner().plan(campaign, for: viewer()).planned("mid"))
         #expect(planned.candidate("alpha")?.outcome == .excluded(rule: "no-a", reason: "exclude 'a$'"))
         #expect(planned.candidate("delta")?.outcome == .excluded(rule: "no-a", reason: "exclude 'a$'"))
@@ -92,7 +95,9 @@ struct RuleTests {
                       then: { boost: { alpha: 3 } }
                     - name: halve
                       then: { boost: { alpha: 0.5, bravo: 4 } }
-                    """))
+                    """
+            )
+        )
         let planned = try #require(Planner().plan(campaign, for: viewer()).planned("mid"))
         #expect(planned.candidate("alpha")?.weight == 1.5)
         #expect(planned.candidate("alpha")?.boosts.map(\.rule) == ["triple", "halve"])
@@ -120,7 +125,8 @@ struct RuleTests {
               - name: push-charlie
                 when: { attributes: { push: '^yes$' } }
                 then: { boost: { charlie: 9 } }
-            """)
+            """
+        )
         func charlieShare(_ attributes: [String: String]) -> Double {
             let wins = (0..<400).filter { index in
                 Planner().plan(campaign, for: viewer(attributes, session: "s-\(index)")).planned("mid")?.ads.first?.id == "charlie"
@@ -140,7 +146,9 @@ struct RuleTests {
                 rules: """
                     - name: mute-alpha
                       then: { boost: { alpha: 0 } }
-                    """))
+                    """
+            )
+        )
         for index in 0..<50 {
             let planned = try #require(Planner().plan(campaign, for: viewer(session: "s-\(index)")).planned("mid"))
             #expect(planned.candidate("alpha")?.outcome == .notChosen(reason: "its weight is 0"))
@@ -174,7 +182,8 @@ struct RuleTests {
               - name: uk-only-late
                 when: { attributes: { market: '^uk$' }, time: { from: "22:00", to: "02:00", zone: Europe/London } }
                 then: { pools: { mid: [uk] } }
-            """)
+            """
+        )
         let plain = Planner().plan(campaign, for: viewer())
         #expect(plain.planned("mid")?.pools == ["prime"])
         #expect(plain.planned("mid")?.candidates.map(\.ad.id) == ["alpha", "bravo"])

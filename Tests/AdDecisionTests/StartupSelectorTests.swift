@@ -28,7 +28,8 @@ struct StartupSelectorTests {
                 - { id: show, playlist: media/ladder/master.m3u8 }
             startup:
             \(startup.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
-            """)
+            """
+        )
         #expect(campaign.islands[0].asset.variants.count == 8)
         return StartupSelector().decide(campaign, for: viewer(attributes))
     }
@@ -110,7 +111,8 @@ struct StartupSelectorTests {
             """
             - when: { attributes: { device: '(?i)tv' } }
               pick: { max_bandwidth: 3000000 }
-            """)
+            """
+        )
         #expect(decision.variant == 1)
         #expect(decision.rule == nil)
         #expect(decision.reason == "no startup entry matched: the lowest BANDWIDTH")
@@ -132,7 +134,8 @@ struct StartupSelectorTests {
             program:
               islands:
                 - { id: show, playlist: media/ladder/master.m3u8 }
-            """)
+            """
+        )
         let decision = StartupSelector().decide(campaign, for: viewer())
         #expect(decision.variant == 1)
         #expect(decision.rule == nil)

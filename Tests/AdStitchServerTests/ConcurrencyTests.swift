@@ -53,7 +53,9 @@ struct ResponseCacheTests {
     func fetch(_ client: some TestClientProtocol, _ uri: String, gzip: Bool = false) async throws -> (headers: String, body: Data) {
         try await client.execute(uri: uri, method: .get, headers: gzip ? [.acceptEncoding: "gzip"] : [:]) { response in
             #expect(response.status == .ok)
-            let headers = [response.headers[.eTag], response.headers[.contentLength], response.headers[.contentEncoding], response.headers[.cacheControl]]
+            let headers = [
+                response.headers[.eTag], response.headers[.contentLength], response.headers[.contentEncoding], response.headers[.cacheControl],
+            ]
             return ("\(headers)", Data(response.body.readableBytesView))
         }
     }
@@ -84,7 +86,9 @@ struct ResponseCacheTests {
     @Test("the cache never answers one token with another's bytes: each session gets what a cacheless server renders for it")
     func keyedByToken() async throws {
         let cached = Application(router: buildRouter(store: RouteTests.store, policy: SessionPolicy(secret: RouteTests.secret)))
-        let uncached = Application(router: buildRouter(store: RouteTests.store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0))
+        let uncached = Application(
+            router: buildRouter(store: RouteTests.store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0)
+        )
         // Two sessions whose ads differ (a Spanish viewer never gets bravo).
         let prefixes = try await cached.test(.router) { client in
             [
@@ -126,7 +130,10 @@ struct ResponseCacheTests {
                 if budget == 0 {
                     #expect(stitched == 24)
                 } else {
-                    #expect(bodies.allSatisfy { $0.count + 600 < budget / 4 } && bodies.map(\.count).reduce(0, +) > budget * 3 / 2, "the playlists do not fit the test")
+                    #expect(
+                        bodies.allSatisfy { $0.count + 600 < budget / 4 } && bodies.map(\.count).reduce(0, +) > budget * 3 / 2,
+                        "the playlists do not fit the test"
+                    )
                     #expect((14...21).contains(stitched), "\(stitched) stitched")
                 }
             }

@@ -29,7 +29,9 @@ struct HTTPHardeningTests {
     @Test("a method a resource does not answer gets 405 with Allow, not 404")
     func methodNotAllowed() async throws {
         try await self.app().test(.router) { client in
-            for (uri, method) in [("/v1/campaigns", HTTPRequest.Method.post), ("/v1/campaigns/evening-news/master.m3u8", .delete), ("/healthz", .put)] {
+            for (uri, method) in [
+                ("/v1/campaigns", HTTPRequest.Method.post), ("/v1/campaigns/evening-news/master.m3u8", .delete), ("/healthz", .put),
+            ] {
                 try await client.execute(uri: uri, method: method) { response in
                     #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
                     #expect(response.headers[.allow] == "GET, HEAD, OPTIONS")
@@ -44,12 +46,15 @@ struct HTTPHardeningTests {
             let (master, prefix) = try await RouteTests().startSession(client, query: "session=r-9")
             _ = master
             let playlist = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { String(buffer: $0.body) }
-            let segment = try #require(playlist.split(separator: "\n").first { $0.hasPrefix("/v1/campaigns/evening-news/media/") && $0.hasSuffix(".ts") })
+            let segment = try #require(
+                playlist.split(separator: "\n").first { $0.hasPrefix("/v1/campaigns/evening-news/media/") && $0.hasSuffix(".ts") }
+            )
             let size = try await client.execute(uri: String(segment), method: .get) { $0.body.readableBytes }
             for (range, status, length) in [
                 ("bytes=0-9", HTTPResponse.Status.partialContent, 10), ("bytes=-4", .partialContent, 4), ("bytes=\(size - 2)-", .partialContent, 2),
                 ("bytes=\(size)-", .rangeNotSatisfiable, 0), ("bytes=0-99999999999999999999", .partialContent, size),
-                ("bytes=99999999999999999999-", .rangeNotSatisfiable, 0), ("bytes=-99999999999999999999", .partialContent, size), ("bytes=0-9,20-29", .ok, size), ("bytes=+1-+5", .ok, size), ("bytes=5-1", .ok, size),
+                ("bytes=99999999999999999999-", .rangeNotSatisfiable, 0), ("bytes=-99999999999999999999", .partialContent, size),
+                ("bytes=0-9,20-29", .ok, size), ("bytes=+1-+5", .ok, size), ("bytes=5-1", .ok, size),
                 ("bytes=abc", .ok, size), ("items=0-9", .ok, size), ("bytes=--3", .ok, size),
             ] {
                 try await client.execute(uri: String(segment), method: .get, headers: [.range: range]) { response in
@@ -66,7 +71,9 @@ struct HTTPHardeningTests {
             for path in ["campaign.yaml", "media/generate.sh", "media/program/act-1/master.m3u8"] {
                 try await client.execute(uri: "/v1/campaigns/evening-news/media/\(path)", method: .get) { #expect($0.status == .notFound, "\(path)") }
             }
-            try await client.execute(uri: "/v1/campaigns/evening-news/media/media/../campaign.yaml", method: .get) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: "/v1/campaigns/evening-news/media/media/../campaign.yaml", method: .get) {
+                #expect($0.status == .badRequest)
+            }
             try await client.execute(uri: "/v1/campaigns/evening-news/media/media/program/keys/act-1.key", method: .get) { #expect($0.status == .ok) }
         }
     }

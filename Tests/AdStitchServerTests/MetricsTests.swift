@@ -40,7 +40,9 @@ struct MetricsTests {
             try await client.execute(uri: prefix + "boundaries.json", method: .get, headers: [.ifNoneMatch: etag ?? ""]) {
                 #expect($0.status == .notModified)
             }
-            try await client.execute(uri: "/v1/campaigns/evening-news/sessions/forged.token/v0.m3u8", method: .get) { #expect($0.status == .forbidden) }
+            try await client.execute(uri: "/v1/campaigns/evening-news/sessions/forged.token/v0.m3u8", method: .get) {
+                #expect($0.status == .forbidden)
+            }
             try await client.execute(uri: "/no/such/path/\(UUID())", method: .get) { #expect($0.status == .notFound) }
 
             let samples = try await self.metrics(client)

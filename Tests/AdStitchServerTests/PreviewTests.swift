@@ -55,10 +55,18 @@ struct PreviewTests {
             }
             for piece in plan.pieces {
                 let attributes = "data-kind=\"\(PlanReport.kind(piece))\" data-id=\"\(piece.id)\""
-                #expect(html.contains("\(attributes)\(piece.breakID.map { " data-break=\"\($0)\"" } ?? "") data-start=\"\(piece.start)\" data-end=\"\(piece.start + piece.duration)\""))
+                #expect(
+                    html.contains(
+                        "\(attributes)\(piece.breakID.map { " data-break=\"\($0)\"" } ?? "") data-start=\"\(piece.start)\" data-end=\"\(piece.start + piece.duration)\""
+                    )
+                )
             }
             for planned in plan.breaks {
-                #expect(html.contains("<div class=\"break-reasons\" data-break=\"\(planned.adBreak.id)\" data-start=\"\(planned.start)\" data-end=\"\(planned.end)\">"))
+                #expect(
+                    html.contains(
+                        "<div class=\"break-reasons\" data-break=\"\(planned.adBreak.id)\" data-start=\"\(planned.start)\" data-end=\"\(planned.end)\">"
+                    )
+                )
             }
             // Spanish speakers never get bravo: the page names the rule.
             #expect(html.contains("<tr class=\"excluded\" data-ad=\"bravo\">"))
@@ -94,7 +102,10 @@ struct PreviewTests {
             let manifestURI = try #require(playlist.sessionData.first { $0.value.dataID == "com.adstitch.boundaries" }?.value.uri)
             // A preview token: its files are served under /preview/… and never on the public API.
             #expect(manifestURI.hasPrefix("/preview/evening-news/sessions/"))
-            try await client.execute(uri: manifestURI.replacingOccurrences(of: "/preview/evening-news/", with: "/v1/campaigns/evening-news/"), method: .get) {
+            try await client.execute(
+                uri: manifestURI.replacingOccurrences(of: "/preview/evening-news/", with: "/v1/campaigns/evening-news/"),
+                method: .get
+            ) {
                 #expect($0.status == .forbidden)
             }
             try await client.execute(uri: manifestURI, method: .get) { response in

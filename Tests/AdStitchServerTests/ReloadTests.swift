@@ -43,8 +43,13 @@ struct ReloadTests {
             let firstRevision = try #require(store.statuses.first?.serving)
 
             // An edit: every ad but delta excluded, so new sessions differ.
-            try Data((yaml + "\n# edited\n").replacingOccurrences(of: "then: { exclude: ['^bravo$'] }", with: "then: { exclude: ['^(alpha|bravo|charlie)$'] }")
-                .replacingOccurrences(of: "attributes: { locale: '^es(-|$)' }", with: "attributes: { locale: '.' }").utf8).write(to: file)
+            try Data(
+                (yaml + "\n# edited\n").replacingOccurrences(
+                    of: "then: { exclude: ['^bravo$'] }",
+                    with: "then: { exclude: ['^(alpha|bravo|charlie)$'] }"
+                )
+                .replacingOccurrences(of: "attributes: { locale: '^es(-|$)' }", with: "attributes: { locale: '.' }").utf8
+            ).write(to: file)
             #expect(Self.settle(store, logger: logger))
             let secondRevision = try #require(store.statuses.first?.serving)
             #expect(secondRevision != firstRevision)
@@ -164,4 +169,3 @@ struct ReloadTests {
         }
     }
 }
-

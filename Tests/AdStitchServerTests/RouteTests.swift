@@ -21,7 +21,11 @@ struct RouteTests {
     }
 
     /// The master of a new session and the session's path prefix (`/v1/campaigns/{id}/sessions/{token}/`).
-    func startSession(_ client: some TestClientProtocol, _ campaign: String = "evening-news", query: String = "session=s-1&locale=es-ES")
+    func startSession(
+        _ client: some TestClientProtocol,
+        _ campaign: String = "evening-news",
+        query: String = "session=s-1&locale=es-ES"
+    )
         async throws -> (master: String, prefix: String)
     {
         try await client.execute(uri: "/v1/campaigns/\(campaign)/master.m3u8?\(query)", method: .get) { response in
@@ -72,7 +76,10 @@ struct RouteTests {
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "video/mp2t")
                 let path = String(first.uri.dropFirst("/v1/campaigns/evening-news/media/".count))
-                #expect(Data(response.body.readableBytesView) == FileManager.default.contents(atPath: Self.campaigns.appendingPathComponent("evening-news/\(path)").path))
+                #expect(
+                    Data(response.body.readableBytesView)
+                        == FileManager.default.contents(atPath: Self.campaigns.appendingPathComponent("evening-news/\(path)").path)
+                )
             }
             try await client.execute(uri: prefix + "boundaries.json", method: .get) { response in
                 let manifest = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
@@ -88,7 +95,12 @@ struct RouteTests {
             let (_, prefix) = try await self.startSession(client)
             return (prefix, try await client.execute(uri: prefix + "v1.m3u8", method: .get) { String(buffer: $0.body) })
         }
-        let replica = Application(router: buildRouter(store: CampaignStore(folder: Self.campaigns, logger: Logger(label: "replica")), policy: SessionPolicy(secret: Self.secret)))
+        let replica = Application(
+            router: buildRouter(
+                store: CampaignStore(folder: Self.campaigns, logger: Logger(label: "replica")),
+                policy: SessionPolicy(secret: Self.secret)
+            )
+        )
         try await replica.test(.router) { client in
             let second = try await client.execute(uri: prefix + "v1.m3u8", method: .get) { String(buffer: $0.body) }
             #expect(second == first)
@@ -107,7 +119,8 @@ struct RouteTests {
                 // The session's attributes with another locale: a viewer editing their way out of an ad.
                 let json = String(decoding: Data(base64Encoded: String(pieces[0]).padded) ?? Data(), as: UTF8.self)
                     .replacingOccurrences(of: "es-ES", with: "en-GB")
-                edited = Data(json.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-")
+                edited =
+                    Data(json.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-")
                     .replacingOccurrences(of: "/", with: "_") + "." + pieces[1]
             case "signature":
                 edited = pieces[0] + "." + String(pieces[1].reversed())
@@ -143,10 +156,13 @@ struct RouteTests {
         }
     }
 
-    @Test("media paths cannot leave the campaign folder, however encoded", arguments: [
-        "../campaign.yaml", "..%2Fcampaign.yaml", "%2e%2e/%2e%2e/evening-news/campaign.yaml", "media/%2e%2e/%2e%2e/campaign.yaml",
-        "..%2F..%2F..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd",
-    ])
+    @Test(
+        "media paths cannot leave the campaign folder, however encoded",
+        arguments: [
+            "../campaign.yaml", "..%2Fcampaign.yaml", "%2e%2e/%2e%2e/evening-news/campaign.yaml", "media/%2e%2e/%2e%2e/campaign.yaml",
+            "..%2F..%2F..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd",
+        ]
+    )
     func pathTraversal(path: String) async throws {
         try await self.app().test(.router) { client in
             try await client.execute(uri: "/v1/campaigns/evening-news/media/" + path, method: .get) { response in
@@ -227,7 +243,8 @@ struct RouteTests {
     func contextFromHeaders() async throws {
         try await self.app().test(.router) { client in
             let prefix = try await client.execute(
-                uri: "/v1/campaigns/evening-news/master.m3u8?session=h-1", method: .get,
+                uri: "/v1/campaigns/evening-news/master.m3u8?session=h-1",
+                method: .get,
                 headers: [.acceptLanguage: "es-ES,es;q=0.9", .userAgent: "Mozilla/5.0 (SMART-TV; Tizen 6.0)"]
             ) { response in
                 let master = String(buffer: response.body)

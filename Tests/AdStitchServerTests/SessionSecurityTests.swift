@@ -35,7 +35,9 @@ struct SessionSecurityTests {
     static func signed(_ pairs: [(String, String)]) -> String {
         let query = pairs.map { (name: $0.0, value: $0.1) }
         let sig = SessionPolicy.signature(of: query, key: Self.startKey)
-        return (pairs + [("sig", sig)]).map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.1)" }.joined(separator: "&")
+        return (pairs + [("sig", sig)]).map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.1)" }.joined(
+            separator: "&"
+        )
     }
 
     static func problem(_ response: TestResponse) throws -> String {
@@ -85,7 +87,8 @@ struct SessionSecurityTests {
     func unsignedStartsIgnoreTrustedAttributes() async throws {
         try await self.app(self.policy()).test(.router) { client in
             let master = try await client.execute(
-                uri: "/v1/campaigns/evening-news/master.m3u8?session=u-1&seen=alpha,bravo,charlie,delta", method: .get
+                uri: "/v1/campaigns/evening-news/master.m3u8?session=u-1&seen=alpha,bravo,charlie,delta",
+                method: .get
             ) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.init("AdStitch-Ignored-Attributes")!] == "seen")
@@ -127,7 +130,9 @@ struct SessionSecurityTests {
     @Test("keys rotate: the first secret signs, every one verifies; a dropped key ends its sessions")
     func keyRotation() async throws {
         let token = try await self.app(self.policy(secrets: ["old-key"])).test(.router) { client in
-            try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?session=k-1", method: .get) { try Self.token(String(buffer: $0.body)) }
+            try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?session=k-1", method: .get) {
+                try Self.token(String(buffer: $0.body))
+            }
         }
         try await self.app(self.policy(secrets: ["new-key", "old-key"])).test(.router) { client in
             try await client.execute(uri: "/v1/campaigns/evening-news/sessions/\(token)/v0.m3u8", method: .get) { #expect($0.status == .ok) }
@@ -147,7 +152,9 @@ struct SessionSecurityTests {
         let secret = SymmetricKey(data: Data("test-secret".utf8))
         let revision = try #require(RouteTests.store.campaign("evening-news")?.campaign.revision)
         let tokens = [Int64.max - 5, Int64.min, -1, 253_402_300_799_999].map { at in
-            SessionToken(campaign: "evening-news", revision: revision, session: "t", at: at, attributes: [:], expires: Int64.max).encoded(secret: secret)
+            SessionToken(campaign: "evening-news", revision: revision, session: "t", at: at, attributes: [:], expires: Int64.max).encoded(
+                secret: secret
+            )
         }
         try await self.app(self.policy()).test(.router) { client in
             for token in tokens {
@@ -169,8 +176,12 @@ struct SessionSecurityTests {
                     #expect(detail.contains("bandwidth=\(value) must be"))
                 }
             }
-            try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?bandwidth=9007199254740991", method: .get) { #expect($0.status == .ok) }
-            try await client.execute(uri: "/preview/evening-news/report.json?bandwidth=9223372036854775807", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?bandwidth=9007199254740991", method: .get) {
+                #expect($0.status == .ok)
+            }
+            try await client.execute(uri: "/preview/evening-news/report.json?bandwidth=9223372036854775807", method: .get) {
+                #expect($0.status == .ok)
+            }
             try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
         }
     }
@@ -210,4 +221,3 @@ struct SessionSecurityTests {
         }
     }
 }
-

@@ -14,12 +14,20 @@ struct SessionTokenTests {
         var generator = SystemRandomNumberGenerator()
         let alphabet = Array("abcXYZ019-_.~ /+=?&%é漢🎬\"\\\n")
         for index in 0..<200 {
-            func text(_ limit: Int) -> String { String((0..<Int.random(in: 0...limit, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }) }
+            func text(_ limit: Int) -> String {
+                String((0..<Int.random(in: 0...limit, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            }
             var attributes: [String: String] = [:]
             for _ in 0..<Int.random(in: 0...4, using: &generator) { attributes[text(8)] = text(40) }
             let token = SessionToken(
-                campaign: "c-\(index)", revision: text(16), session: text(index % 50), at: Int64.random(in: SessionToken.decisionTimes, using: &generator),
-                attributes: attributes, expires: Int64.random(in: 0...Int64.max, using: &generator), scope: Bool.random(using: &generator) ? .viewer : .preview)
+                campaign: "c-\(index)",
+                revision: text(16),
+                session: text(index % 50),
+                at: Int64.random(in: SessionToken.decisionTimes, using: &generator),
+                attributes: attributes,
+                expires: Int64.random(in: 0...Int64.max, using: &generator),
+                scope: Bool.random(using: &generator) ? .viewer : .preview
+            )
             let encoded = token.encoded(secret: Self.secret)
             #expect(encoded.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." })
             #expect(SessionToken(decoding: encoded, secret: Self.secret) == token)

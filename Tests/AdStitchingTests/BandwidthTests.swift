@@ -22,12 +22,12 @@ struct BandwidthTests {
             "p/master.m3u8": master, "p/v.m3u8": media(["4", "4", "4", "4", "4", "4", "4", "4", "1.468"]),
             "a/master.m3u8": master, "a/v.m3u8": media(["3.782"]),
             "campaign.yaml": """
-                version: 1
-                id: bandwidth
-                program: { islands: [ { id: act-1, playlist: p/master.m3u8 } ] }
-                breaks: [ { id: pre, before: act-1, duration: 5, pools: [prime] }, { id: post, after: act-1, duration: 5, pools: [prime] } ]
-                pools: { prime: [ { id: alpha, playlist: a/master.m3u8 } ] }
-                """,
+            version: 1
+            id: bandwidth
+            program: { islands: [ { id: act-1, playlist: p/master.m3u8 } ] }
+            breaks: [ { id: pre, before: act-1, duration: 5, pools: [prime] }, { id: post, after: act-1, duration: 5, pools: [prime] } ]
+            pools: { prime: [ { id: alpha, playlist: a/master.m3u8 } ] }
+            """,
         ]
         for (path, text) in files {
             let url = folder.appendingPathComponent(path)
@@ -45,7 +45,8 @@ struct BandwidthTests {
         for index in 0..<20 {
             let plan = Planner().plan(campaign, for: viewer(session: "bw-\(index)"))
             let master = try PlaylistParser().parseMultivariantPlaylist(
-                try renderer.multivariant(plan, playlistURI: { "\($0.id).m3u8" }, boundariesURI: "boundaries.json"))
+                try renderer.multivariant(plan, playlistURI: { "\($0.id).m3u8" }, boundariesURI: "boundaries.json")
+            )
             let variant = try #require(master.variants.first?.streamInf)
             #expect(variant.bandwidth == 235_400)
             #expect(variant.averageBandwidth == 235_400)

@@ -82,7 +82,8 @@ struct BoundaryManifestTests {
          "boundaries":[0,3.84,5.76,7.68],
          "islands":[{"id":"act-1","start":0,"end":3.84,"contentStart":0},{"id":"act-2","start":7.68,"end":9.6,"contentStart":3.84}]}
         """
-    static let ads = #"[{"id":"alpha","start":3.84,"duration":1.92,"tracking":{"impression":["https://t.example/i"]}},"#
+    static let ads =
+        #"[{"id":"alpha","start":3.84,"duration":1.92,"tracking":{"impression":["https://t.example/i"]}},"#
         + #"{"id":"slate","start":5.76,"duration":1.92,"slate":true}]"#
 
     @Test("docs/boundary-manifest.schema.json is a draft 2020-12 schema the check applies in full")
@@ -112,7 +113,8 @@ struct BoundaryManifestTests {
             ("tracking URLs that are not strings", #"["https://t.example/i"]"#, "[1]"),
             ("an island without contentStart", #","contentStart":3.84"#, ""),
             ("a repeated boundary", "[0,3.84,5.76,7.68]", "[0,3.84,3.84,7.68]"),
-        ])
+        ]
+    )
     func schemaRejects(_ what: String, _ original: String, _ replacement: String) throws {
         #expect(Self.valid.contains(original), "the mutation for \(what) does not apply")
         let mutated = Self.valid.replacingOccurrences(of: original, with: replacement)

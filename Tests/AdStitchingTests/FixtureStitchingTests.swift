@@ -63,7 +63,9 @@ struct FixtureStitchingTests {
                     "#EXT-X-DISCONTINUITY",
                     "#EXT-X-KEY:METHOD=AES-128,URI=\"\(key2)\",IV=0x000000000000000000000000000000C8",
                     "#EXT-X-KEY:METHOD=AES-128,URI=\"\(key2)\",IV=0x000000000000000000000000000000C9",
-                ], "\(variant)")
+                ],
+                "\(variant)"
+            )
             let playlist = try #require(session.playlists[variant])
             #expect(playlist.version == 3)  // floating-point EXTINF (3) covers IV (2)
             // Segment by segment, the keys in force are the source's with their implicit IV made explicit.
@@ -99,7 +101,8 @@ struct FixtureStitchingTests {
                 "#EXT-X-MAP:URI=\"\(Self.absolute("media/fmp4/program-aes/act-2/180p/init.mp4"))\"",
                 "#EXT-X-KEY:METHOD=AES-128,URI=\"\(key2)\",IV=0x00000000000000000000000000000007",
                 "#EXT-X-KEY:METHOD=AES-128,URI=\"\(key2)\",IV=0x00000000000000000000000000000008",
-            ])
+            ]
+        )
         // For every piece of every rendition: a map at its start, and the keys of its segments the source's.
         for rendition in session.renditions {
             let playlist = session.playlist(rendition)
@@ -126,10 +129,13 @@ struct FixtureStitchingTests {
         #expect(
             Self.lines(text, "#EXT-X-BYTERANGE", main) == [
                 "#EXT-X-BYTERANGE:47000@0", main, "#EXT-X-BYTERANGE:48128@47000", main, "#EXT-X-BYTERANGE:46060@95128", main,
-            ])
-        #expect(Self.lines(try #require(session.texts["v1"]), "#EXT-X-BYTERANGE") == [
-            "#EXT-X-BYTERANGE:94000@0", "#EXT-X-BYTERANGE:96256@94000", "#EXT-X-BYTERANGE:92120@190256",
-        ])
+            ]
+        )
+        #expect(
+            Self.lines(try #require(session.texts["v1"]), "#EXT-X-BYTERANGE") == [
+                "#EXT-X-BYTERANGE:94000@0", "#EXT-X-BYTERANGE:96256@94000", "#EXT-X-BYTERANGE:92120@190256",
+            ]
+        )
         #expect(session.playlists["v0"]?.version == 4)
     }
 
@@ -159,9 +165,11 @@ struct FixtureStitchingTests {
             #expect(ad.uri == Self.absolute("media/ladder/ad/\(rung)/seg_000.ts")[...], "\(variant) plays \(ad.uri)")
         }
         // BANDWIDTH the peak: the programme's own, higher than each ad variant.
-        #expect(session.master.variants.map { "\($0.uri) \($0.streamInf.bandwidth ?? 0)" } == [
-            "v0.m3u8 800000", "v2.m3u8 1600000", "v1.m3u8 2400000", "v3.m3u8 3200000",
-        ])
+        #expect(
+            session.master.variants.map { "\($0.uri) \($0.streamInf.bandwidth ?? 0)" } == [
+                "v0.m3u8 800000", "v2.m3u8 1600000", "v1.m3u8 2400000", "v3.m3u8 3200000",
+            ]
+        )
     }
 
     @Test("Renditions the ad lacks: audio in the DEFAULT language, subtitles and I-frames filled for its exact duration")
@@ -221,7 +229,9 @@ struct FixtureStitchingTests {
                     "#EXT-X-DISCONTINUITY", "#EXT-X-CUE-IN",
                     "#EXT-X-DISCONTINUITY", "#EXT-X-CUE-OUT:DURATION=1.92",
                     "#EXT-X-CUE-IN", "#EXT-X-ENDLIST",
-                ], "\(id)")
+                ],
+                "\(id)"
+            )
             #expect(!text.contains("#EXT-X-DATERANGE") && !text.contains("#EXT-X-PROGRAM-DATE-TIME"), "\(id)")
         }
     }

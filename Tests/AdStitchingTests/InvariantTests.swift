@@ -24,7 +24,8 @@ struct DemoSessions: Sendable {
                     return DemoSessions(demo: demo, catalog: SourceCatalog(campaign: campaign, uris: uris), sessions: sessions)
                 }
             )
-        })
+        }
+    )
 
     static func of(_ demo: Demo) throws -> DemoSessions { try Self.stitched[demo]!.get() }
 }
@@ -505,7 +506,8 @@ struct InvariantTests {
             let data = master.sessionData.filter { $0.value.dataID == SessionRenderer.boundariesDataID }
             #expect(data.count == 1 && data.first?.value.uri == StitchedSession.boundariesURI)
             // Every stitched playlist is reachable from the master exactly once.
-            let referenced = master.variants.map { String($0.uri) } + master.iFrameVariants.compactMap(\.value.uri)
+            let referenced =
+                master.variants.map { String($0.uri) } + master.iFrameVariants.compactMap(\.value.uri)
                 + master.renditions.compactMap(\.value.uri)
             #expect(referenced.sorted() == session.renditions.map { "\($0.id).m3u8" }.sorted())
         }

@@ -28,7 +28,10 @@ struct CLITests {
 
     @Test("fmt prints the canonical playlist: LF, no blank lines, a final newline, lines otherwise untouched")
     func fmtCanonicalises() throws {
-        let file = try self.temporary("a.m3u8", "#EXTM3U\r\n#EXT-X-TARGETDURATION:10\r\n\r\n#EXTINF:10.010010,Title, with comma\r\nseg.ts\r\n#EXT-X-ENDLIST")
+        let file = try self.temporary(
+            "a.m3u8",
+            "#EXTM3U\r\n#EXT-X-TARGETDURATION:10\r\n\r\n#EXTINF:10.010010,Title, with comma\r\nseg.ts\r\n#EXT-X-ENDLIST"
+        )
         let result = try self.adstitch("fmt", file.path)
         #expect(result.status == 0)
         #expect(result.output == "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.010010,Title, with comma\nseg.ts\n#EXT-X-ENDLIST\n")
@@ -44,7 +47,10 @@ struct CLITests {
 
     @Test("validate prints file:line: error for a playlist and exits 1")
     func validatePlaylist() throws {
-        let file = try self.temporary("v.m3u8", "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-BYTERANGE:100\n#EXTINF:10,\nseg.ts\n#EXT-X-ENDLIST\n")
+        let file = try self.temporary(
+            "v.m3u8",
+            "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-BYTERANGE:100\n#EXTINF:10,\nseg.ts\n#EXT-X-ENDLIST\n"
+        )
         let result = try self.adstitch("validate", file.path)
         #expect(result.status == 1)
         #expect(result.output.contains("\(file.path):2: error:") && result.output.contains("[version]"), "\(result.output)")
@@ -75,11 +81,22 @@ struct CLITests {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("cli-session-\(UUID().uuidString.prefix(6))")
         defer { try? FileManager.default.removeItem(at: out) }
         let result = try self.adstitch(
-            "stitch", Repository.campaign("feature-fmp4").path, "--out", out.path, "--session", "s-cli", "--at", "2026-11-27T19:30:00Z",
-            "--set", "locale=es")
+            "stitch",
+            Repository.campaign("feature-fmp4").path,
+            "--out",
+            out.path,
+            "--session",
+            "s-cli",
+            "--at",
+            "2026-11-27T19:30:00Z",
+            "--set",
+            "locale=es"
+        )
         #expect(result.status == 0, "\(result.output)")
         let files = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
-        #expect(files == ["a0.m3u8", "a1.m3u8", "boundaries.json", "empty.vtt", "i0.m3u8", "i1.m3u8", "master.m3u8", "s2.m3u8", "v0.m3u8", "v1.m3u8"])
+        #expect(
+            files == ["a0.m3u8", "a1.m3u8", "boundaries.json", "empty.vtt", "i0.m3u8", "i1.m3u8", "master.m3u8", "s2.m3u8", "v0.m3u8", "v1.m3u8"]
+        )
         let v0URL = out.appendingPathComponent("v0.m3u8")
         let v0 = try PlaylistParser().parseMediaPlaylist(try String(contentsOf: v0URL, encoding: .utf8), url: v0URL)
         for segment in v0.segments {
@@ -99,7 +116,17 @@ struct CLITests {
         #expect(text.status == 0)
         #expect(text.output.contains("excluded by rule \"spanish-speakers\""), "\(text.output)")
         let json = try self.adstitch(
-            arguments[0], arguments[1], arguments[2], arguments[3], arguments[4], arguments[5], arguments[6], arguments[7], "--format", "json")
+            arguments[0],
+            arguments[1],
+            arguments[2],
+            arguments[3],
+            arguments[4],
+            arguments[5],
+            arguments[6],
+            arguments[7],
+            "--format",
+            "json"
+        )
         let report = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
         let breaks = report?["breaks"] as? [[String: Any]] ?? []
         #expect(breaks.map { $0["id"] as? String } == ["preroll", "mid-1", "postroll"])

@@ -10,89 +10,104 @@ import Testing
 enum RealClients {}
 
 extension RealClients {
-/// The stitched demo sessions, played by real clients over HTTP (DESIGN.md "Real clients").
-@Suite("Real clients", .serialized)
-struct RealClientTests {
-    static let context = ViewerContext(
-        session: "e2e-1", at: Date(timeIntervalSince1970: 1_795_800_000), attributes: ["locale": "en-GB", "device": "desktop"])
+    /// The stitched demo sessions, played by real clients over HTTP (DESIGN.md "Real clients").
+    @Suite("Real clients", .serialized)
+    struct RealClientTests {
+        static let context = ViewerContext(
+            session: "e2e-1",
+            at: Date(timeIntervalSince1970: 1_795_800_000),
+            attributes: ["locale": "en-GB", "device": "desktop"]
+        )
 
-    /// GStreamer's hlsdemux decodes every frame of every rendition: exactly duration × 25 video
-    /// frames, and audio at least as long as the video (AAC priming adds a frame per piece).
-    @Test("GStreamer decodes every frame of every rendition of the TS demo")
-    func gstreamerDecodesTheTSDemo() throws {
-        let session = try StitchedSession(campaign: "evening-news", context: Self.context)
-        let expectedFrames = Self.frames(session.manifest.duration, fps: 25)
-        for rendition in session.renditions {
-            let decoded = try Decoded(session.url(rendition), scratch: session.root)
-            #expect(decoded.videoFrames == expectedFrames, "\(rendition.id): \(decoded.videoFrames) frames, expected \(expectedFrames)")
-            let audio = decoded.audioSeconds
-            let video = session.manifest.duration.doubleValue
-            #expect(audio >= video - 0.001 && audio <= video + Double(session.plan.pieces.count) * 0.05, "\(rendition.id): \(audio) s of audio for \(video) s")
-        }
-    }
-
-    /// The fMP4 demo: maps after every discontinuity, byte ranges, demuxed English and Spanish
-    /// audio (bravo has English only: the Spanish rendition plays its DEFAULT), subtitles and
-    /// I-frames filled where ads lack them.
-    @Test("GStreamer decodes every frame of the fMP4 demo's video and audio renditions")
-    func gstreamerDecodesTheFMP4Demo() throws {
-        let session = try StitchedSession(campaign: "feature-fmp4", context: Self.context)
-        let duration = session.manifest.duration
-        var checked = 0
-        for rendition in session.renditions {
-            switch rendition.kind {
-            case .video:
-                let decoded = try Decoded(session.url(rendition), scratch: session.root, audio: false)
-                #expect(decoded.videoFrames == Self.frames(duration, fps: 25), "\(rendition.id): \(decoded.videoFrames) frames for \(duration) s")
-            case .audio:
-                let decoded = try Decoded(session.url(rendition), scratch: session.root, video: false)
-                #expect(abs(decoded.audioSeconds - duration.doubleValue) < 0.05, "\(rendition.id): \(decoded.audioSeconds) s of audio for \(duration) s")
-            case .subtitles, .iFrame:
-                continue
+        /// GStreamer's hlsdemux decodes every frame of every rendition: exactly duration × 25 video
+        /// frames, and audio at least as long as the video (AAC priming adds a frame per piece).
+        @Test("GStreamer decodes every frame of every rendition of the TS demo")
+        func gstreamerDecodesTheTSDemo() throws {
+            let session = try StitchedSession(campaign: "evening-news", context: Self.context)
+            let expectedFrames = Self.frames(session.manifest.duration, fps: 25)
+            for rendition in session.renditions {
+                let decoded = try Decoded(session.url(rendition), scratch: session.root)
+                #expect(decoded.videoFrames == expectedFrames, "\(rendition.id): \(decoded.videoFrames) frames, expected \(expectedFrames)")
+                let audio = decoded.audioSeconds
+                let video = session.manifest.duration.doubleValue
+                #expect(
+                    audio >= video - 0.001 && audio <= video + Double(session.plan.pieces.count) * 0.05,
+                    "\(rendition.id): \(audio) s of audio for \(video) s"
+                )
             }
-            checked += 1
         }
-        #expect(checked == 4)  // two video variants, English and Spanish audio
-    }
 
-    @Test("ffprobe reports the boundary manifest's duration for the stitched master")
-    func ffprobeAgreesWithTheManifest() throws {
-        let session = try StitchedSession(campaign: "evening-news", context: Self.context)
-        let result = try Tool.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "default=nw=1:nk=1", session.masterURL.absoluteString])
-        #expect(result.status == 0, "\(result.output)")
-        let reported = ExactDecimal(result.output.trimmingCharacters(in: .whitespacesAndNewlines))
-        #expect(reported == session.manifest.duration, "ffprobe: \(result.output), manifest: \(session.manifest.duration)")
-    }
+        /// The fMP4 demo: maps after every discontinuity, byte ranges, demuxed English and Spanish
+        /// audio (bravo has English only: the Spanish rendition plays its DEFAULT), subtitles and
+        /// I-frames filled where ads lack them.
+        @Test("GStreamer decodes every frame of the fMP4 demo's video and audio renditions")
+        func gstreamerDecodesTheFMP4Demo() throws {
+            let session = try StitchedSession(campaign: "feature-fmp4", context: Self.context)
+            let duration = session.manifest.duration
+            var checked = 0
+            for rendition in session.renditions {
+                switch rendition.kind {
+                case .video:
+                    let decoded = try Decoded(session.url(rendition), scratch: session.root, audio: false)
+                    #expect(decoded.videoFrames == Self.frames(duration, fps: 25), "\(rendition.id): \(decoded.videoFrames) frames for \(duration) s")
+                case .audio:
+                    let decoded = try Decoded(session.url(rendition), scratch: session.root, video: false)
+                    #expect(
+                        abs(decoded.audioSeconds - duration.doubleValue) < 0.05,
+                        "\(rendition.id): \(decoded.audioSeconds) s of audio for \(duration) s"
+                    )
+                case .subtitles, .iFrame:
+                    continue
+                }
+                checked += 1
+            }
+            #expect(checked == 4)  // two video variants, English and Spanish audio
+        }
 
-    /// Chromium plays HLS natively; it must reach `ended` with no media error and no console error.
-    @Test("headless Chromium plays the TS demo session to the end")
-    func chromiumPlaysTheTSDemo() async throws {
-        let session = try StitchedSession(campaign: "evening-news", context: Self.context)
-        let page = try session.writePlayerPage()
-        let browser = try await WebDriver()
-        do {
-            try await self.playToTheEnd(page, in: browser, session: session)
-        } catch {
+        @Test("ffprobe reports the boundary manifest's duration for the stitched master")
+        func ffprobeAgreesWithTheManifest() throws {
+            let session = try StitchedSession(campaign: "evening-news", context: Self.context)
+            let result = try Tool.run(
+                "ffprobe",
+                ["-v", "error", "-show_entries", "format=duration", "-of", "default=nw=1:nk=1", session.masterURL.absoluteString]
+            )
+            #expect(result.status == 0, "\(result.output)")
+            let reported = ExactDecimal(result.output.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(reported == session.manifest.duration, "ffprobe: \(result.output), manifest: \(session.manifest.duration)")
+        }
+
+        /// Chromium plays HLS natively; it must reach `ended` with no media error and no console error.
+        @Test("headless Chromium plays the TS demo session to the end")
+        func chromiumPlaysTheTSDemo() async throws {
+            let session = try StitchedSession(campaign: "evening-news", context: Self.context)
+            let page = try session.writePlayerPage()
+            let browser = try await WebDriver()
+            do {
+                try await self.playToTheEnd(page, in: browser, session: session)
+            } catch {
+                await browser.quit()
+                throw error
+            }
             await browser.quit()
-            throw error
         }
-        await browser.quit()
-    }
 
-    private func playToTheEnd(_ page: URL, in browser: WebDriver, session: StitchedSession) async throws {
-        let playback = try await browser.play(page)
-        #expect(playback.ended, "did not play to the end: \(playback.description)")
-        #expect(playback.error == nil, "media error: \(playback.description)")
-        if let duration = playback.duration {
-            #expect(abs(duration - session.manifest.duration.doubleValue) < 0.5, "the player's duration \(duration) vs the manifest's \(session.manifest.duration)")
+        private func playToTheEnd(_ page: URL, in browser: WebDriver, session: StitchedSession) async throws {
+            let playback = try await browser.play(page)
+            #expect(playback.ended, "did not play to the end: \(playback.description)")
+            #expect(playback.error == nil, "media error: \(playback.description)")
+            if let duration = playback.duration {
+                #expect(
+                    abs(duration - session.manifest.duration.doubleValue) < 0.5,
+                    "the player's duration \(duration) vs the manifest's \(session.manifest.duration)"
+                )
+            }
+            #expect(try await browser.severeLogs().isEmpty)
         }
-        #expect(try await browser.severeLogs().isEmpty)
-    }
 
-    static func frames(_ duration: ExactDecimal, fps: Int) -> Int {
-        (duration * fps).roundedToInteger
+        static func frames(_ duration: ExactDecimal, fps: Int) -> Int {
+            (duration * fps).roundedToInteger
+        }
     }
-}
 }
 
 /// Decodes a playlist with GStreamer into fixed-size grey frames and mono 48 kHz samples, so the
@@ -110,16 +125,18 @@ struct Decoded {
         let queue = ["queue", "max-size-buffers=0", "max-size-bytes=0", "max-size-time=0"]
         var pipeline = ["-q", "uridecodebin", "uri=\(url.absoluteString)", "name=d"]
         if wantsVideo {
-            pipeline += ["d.", "!"] + queue + [
-                "!", "video/x-raw", "!", "videoconvert", "!", "videoscale", "!",
-                "video/x-raw,format=GRAY8,width=64,height=36", "!", "filesink", "location=\(video.path)",
-            ]
+            pipeline +=
+                ["d.", "!"] + queue + [
+                    "!", "video/x-raw", "!", "videoconvert", "!", "videoscale", "!",
+                    "video/x-raw,format=GRAY8,width=64,height=36", "!", "filesink", "location=\(video.path)",
+                ]
         }
         if wantsAudio {
-            pipeline += ["d.", "!"] + queue + [
-                "!", "audio/x-raw", "!", "audioconvert", "!", "audioresample", "!",
-                "audio/x-raw,format=S16LE,channels=1,rate=48000", "!", "filesink", "location=\(audio.path)",
-            ]
+            pipeline +=
+                ["d.", "!"] + queue + [
+                    "!", "audio/x-raw", "!", "audioconvert", "!", "audioresample", "!",
+                    "audio/x-raw,format=S16LE,channels=1,rate=48000", "!", "filesink", "location=\(audio.path)",
+                ]
         }
         // A decode of these sessions takes a second or two; one that stalls is run again once
         // before it counts as a failure (GStreamer's HLS demuxer hung once under CI load).

@@ -23,7 +23,9 @@ final class StitchedSession: Sendable {
         let sessionDirectory = root.appendingPathComponent("session")
         try FileManager.default.createDirectory(at: sessionDirectory, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(
-            at: root.appendingPathComponent("campaign"), withDestinationURL: campaign.file.deletingLastPathComponent())
+            at: root.appendingPathComponent("campaign"),
+            withDestinationURL: campaign.file.deletingLastPathComponent()
+        )
         let server = try StaticServer(root: root)
         let uris = URIStyle.rebased(root: campaign.file.deletingLastPathComponent(), onto: server.base.appendingPathComponent("campaign/"))
         let layout = try StitchLayout(campaign: campaign, uris: uris)

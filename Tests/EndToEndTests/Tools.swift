@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,7 +63,7 @@ enum Spawn {
             posix_spawn_file_actions_addclose(&actions, fd)
         }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         // The child must not inherit the test runner's blocked or ignored signals, or SIGTERM
         // would never stop a server.
         var attributes = posix_spawnattr_t()

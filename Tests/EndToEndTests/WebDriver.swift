@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,8 +27,11 @@ final class WebDriver: @unchecked Sendable {
                     "goog:loggingPrefs": ["browser": "ALL"],
                     "goog:chromeOptions": [
                         "binary": try Tool.path("chromium"),
-                        "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--autoplay-policy=no-user-gesture-required",
-                                 "--window-size=1280,900"],
+                        "args": [
+                            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                            "--autoplay-policy=no-user-gesture-required",
+                            "--window-size=1280,900",
+                        ],
                     ],
                 ]
             ]
@@ -53,7 +57,8 @@ final class WebDriver: @unchecked Sendable {
     }
 
     func screenshot(to file: URL) async throws {
-        guard let base64 = try await self.call("GET", "/session/\(self.session)/screenshot", nil) as? String, let data = Data(base64Encoded: base64) else {
+        guard let base64 = try await self.call("GET", "/session/\(self.session)/screenshot", nil) as? String, let data = Data(base64Encoded: base64)
+        else {
             throw Failure(description: "no screenshot")
         }
         try data.write(to: file)
@@ -75,14 +80,18 @@ final class WebDriver: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             try await Task.sleep(for: .seconds(1))
-            state = try await self.execute(
-                "const v = document.getElementById('video'); v.playbackRate = 4; return [v.ended, v.duration, v.error ? v.error.message : null, v.currentTime]"
-            ) as? [Any] ?? []
+            state =
+                try await self.execute(
+                    "const v = document.getElementById('video'); v.playbackRate = 4; return [v.ended, v.duration, v.error ? v.error.message : null, v.currentTime]"
+                ) as? [Any] ?? []
             if state.first as? Bool == true || (state.count > 2 && !(state[2] is NSNull)) { break }
         }
         return Playback(
-            ended: state.first as? Bool == true, duration: state.count > 1 ? state[1] as? Double : nil,
-            error: state.count > 2 ? state[2] as? String : "no state", description: "\(state)")
+            ended: state.first as? Bool == true,
+            duration: state.count > 1 ? state[1] as? Double : nil,
+            error: state.count > 2 ? state[2] as? String : "no state",
+            description: "\(state)"
+        )
     }
 
     /// Ends the browser session and stops chromedriver.

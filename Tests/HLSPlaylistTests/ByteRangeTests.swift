@@ -9,10 +9,18 @@ struct ByteRangeTests {
     @Test("an omitted offset continues the previous range of the same resource")
     func implicitOffsetContinuesPreviousRange() throws {
         let text = canonical(
-            "#EXTM3U", "#EXT-X-VERSION:4", "#EXT-X-TARGETDURATION:10",
-            "#EXTINF:10,", "#EXT-X-BYTERANGE:1000@500", "media.ts",
-            "#EXTINF:10,", "#EXT-X-BYTERANGE:2000", "media.ts",
-            "#EXTINF:10,", "#EXT-X-BYTERANGE:300", "media.ts"
+            "#EXTM3U",
+            "#EXT-X-VERSION:4",
+            "#EXT-X-TARGETDURATION:10",
+            "#EXTINF:10,",
+            "#EXT-X-BYTERANGE:1000@500",
+            "media.ts",
+            "#EXTINF:10,",
+            "#EXT-X-BYTERANGE:2000",
+            "media.ts",
+            "#EXTINF:10,",
+            "#EXT-X-BYTERANGE:300",
+            "media.ts"
         )
         let playlist = try parseMedia(text)
         let ranges = playlist.segments.compactMap(\.byteRange)
@@ -36,9 +44,15 @@ struct ByteRangeTests {
     @Test("an omitted offset after a range of another resource parses with no offset and is a lint error")
     func implicitOffsetAfterAnotherResource() throws {
         let text = canonical(
-            "#EXTM3U", "#EXT-X-VERSION:4", "#EXT-X-TARGETDURATION:10",
-            "#EXTINF:10,", "#EXT-X-BYTERANGE:1000@0", "a.ts",
-            "#EXTINF:10,", "#EXT-X-BYTERANGE:1000", "b.ts"
+            "#EXTM3U",
+            "#EXT-X-VERSION:4",
+            "#EXT-X-TARGETDURATION:10",
+            "#EXTINF:10,",
+            "#EXT-X-BYTERANGE:1000@0",
+            "a.ts",
+            "#EXTINF:10,",
+            "#EXT-X-BYTERANGE:1000",
+            "b.ts"
         )
         let playlist = try parseMedia(text)
         #expect(playlist.segments[1].byteRange?.offset == nil)
@@ -56,10 +70,16 @@ struct ByteRangeTests {
     func implicitOffsetAfterWholeResource() throws {
         let playlist = try parseMedia(
             canonical(
-                "#EXTM3U", "#EXT-X-VERSION:4", "#EXT-X-TARGETDURATION:10",
-                "#EXTINF:10,", "media.ts",
-                "#EXTINF:10,", "#EXT-X-BYTERANGE:1000", "media.ts"
-            ))
+                "#EXTM3U",
+                "#EXT-X-VERSION:4",
+                "#EXT-X-TARGETDURATION:10",
+                "#EXTINF:10,",
+                "media.ts",
+                "#EXTINF:10,",
+                "#EXT-X-BYTERANGE:1000",
+                "media.ts"
+            )
+        )
         #expect(playlist.segments[1].byteRange?.offset == nil)
         let findings = PlaylistLinter().lint(playlist).rule("byterange-offset")
         #expect(findings.map(\.line) == [7])
@@ -69,7 +89,8 @@ struct ByteRangeTests {
     @Test("an omitted offset with no prior range is a lint error")
     func implicitOffsetWithoutPriorRange() throws {
         let playlist = try parseMedia(
-            canonical("#EXTM3U", "#EXT-X-VERSION:4", "#EXT-X-TARGETDURATION:10", "#EXTINF:10,", "#EXT-X-BYTERANGE:1000", "media.ts"))
+            canonical("#EXTM3U", "#EXT-X-VERSION:4", "#EXT-X-TARGETDURATION:10", "#EXTINF:10,", "#EXT-X-BYTERANGE:1000", "media.ts")
+        )
         #expect(playlist.segments[0].byteRange?.offset == nil)
         #expect(playlist.segments[0].byteRange?.isOffsetExplicit == false)
         let findings = PlaylistLinter().lint(playlist).rule("byterange-offset")
@@ -81,11 +102,20 @@ struct ByteRangeTests {
     func explicitZeroVersusOmitted() throws {
         let playlist = try parseMedia(
             canonical(
-                "#EXTM3U", "#EXT-X-VERSION:4", "#EXT-X-TARGETDURATION:10",
-                "#EXTINF:10,", "#EXT-X-BYTERANGE:1000@0", "media.ts",
-                "#EXTINF:10,", "#EXT-X-BYTERANGE:1000@0", "media.ts",
-                "#EXTINF:10,", "#EXT-X-BYTERANGE:1000", "media.ts"
-            ))
+                "#EXTM3U",
+                "#EXT-X-VERSION:4",
+                "#EXT-X-TARGETDURATION:10",
+                "#EXTINF:10,",
+                "#EXT-X-BYTERANGE:1000@0",
+                "media.ts",
+                "#EXTINF:10,",
+                "#EXT-X-BYTERANGE:1000@0",
+                "media.ts",
+                "#EXTINF:10,",
+                "#EXT-X-BYTERANGE:1000",
+                "media.ts"
+            )
+        )
         let ranges = playlist.segments.compactMap(\.byteRange)
         #expect(ranges.map(\.offset) == [0, 0, 1000])
         #expect(ranges.map(\.isOffsetExplicit) == [true, true, false])
@@ -101,7 +131,8 @@ struct ByteRangeTests {
     @Test("a malformed EXT-X-BYTERANGE is a parse error on its line")
     func malformedByteRangeIsAnError() throws {
         let error = try #require(
-            parseError(canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXTINF:10,", "#EXT-X-BYTERANGE:1000@x", "a.ts")))
+            parseError(canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXTINF:10,", "#EXT-X-BYTERANGE:1000@x", "a.ts"))
+        )
         #expect(error.code == .malformedTag)
         #expect(error.line == 4)
     }
@@ -111,7 +142,8 @@ struct ByteRangeTests {
         let original = try Fixture.text("mediaconvert-fmp4-byterange.m3u8")
         let playlist = try #require(try Fixture.parse("mediaconvert-fmp4-byterange.m3u8").media)
         let written = PlaylistWriter(options: .init(explicitByteRangeOffsets: true)).write(playlist)
-        let expected = original
+        let expected =
+            original
             .replacingOccurrences(of: "#EXT-X-BYTERANGE:3352871\n", with: "#EXT-X-BYTERANGE:3352871@3463210\n")
             .replacingOccurrences(of: "#EXT-X-BYTERANGE:3398122\n", with: "#EXT-X-BYTERANGE:3398122@6816081\n")
             .replacingOccurrences(of: "#EXT-X-BYTERANGE:1200456\n", with: "#EXT-X-BYTERANGE:1200456@10214203\n")
@@ -127,9 +159,15 @@ struct ByteRangeTests {
     @Test("the explicitByteRangeOffsets option leaves an unresolvable offset as written")
     func writerLeavesUnresolvableOffsets() throws {
         let text = canonical(
-            "#EXTM3U", "#EXT-X-VERSION:4", "#EXT-X-TARGETDURATION:10",
-            "#EXTINF:10,", "#EXT-X-BYTERANGE:1000", "a.ts",
-            "#EXTINF:10,", "#EXT-X-BYTERANGE:500", "a.ts"
+            "#EXTM3U",
+            "#EXT-X-VERSION:4",
+            "#EXT-X-TARGETDURATION:10",
+            "#EXTINF:10,",
+            "#EXT-X-BYTERANGE:1000",
+            "a.ts",
+            "#EXTINF:10,",
+            "#EXT-X-BYTERANGE:500",
+            "a.ts"
         )
         let playlist = try parseMedia(text)
         #expect(PlaylistWriter(options: .init(explicitByteRangeOffsets: true)).write(playlist) == text)
@@ -140,9 +178,14 @@ struct ByteRangeTests {
         func findings(_ byteRange: String) throws -> [Diagnostic] {
             try lint(
                 canonical(
-                    "#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:6",
+                    "#EXTM3U",
+                    "#EXT-X-VERSION:6",
+                    "#EXT-X-TARGETDURATION:6",
                     "#EXT-X-MAP:URI=\"main.mp4\",BYTERANGE=\"\(byteRange)\"",
-                    "#EXTINF:6,", "#EXT-X-BYTERANGE:5000@720", "main.mp4", "#EXT-X-ENDLIST"
+                    "#EXTINF:6,",
+                    "#EXT-X-BYTERANGE:5000@720",
+                    "main.mp4",
+                    "#EXT-X-ENDLIST"
                 )
             ).rule("map-byterange")
         }
@@ -157,11 +200,19 @@ struct ByteRangeTests {
     func bitrateSkipsByteRangeSegments() throws {
         let playlist = try parseMedia(
             canonical(
-                "#EXTM3U", "#EXT-X-VERSION:4", "#EXT-X-TARGETDURATION:10", "#EXT-X-BITRATE:2400",
-                "#EXTINF:10,", "a.ts",
-                "#EXTINF:10,", "#EXT-X-BYTERANGE:1000@0", "b.ts",
-                "#EXTINF:10,", "c.ts"
-            ))
+                "#EXTM3U",
+                "#EXT-X-VERSION:4",
+                "#EXT-X-TARGETDURATION:10",
+                "#EXT-X-BITRATE:2400",
+                "#EXTINF:10,",
+                "a.ts",
+                "#EXTINF:10,",
+                "#EXT-X-BYTERANGE:1000@0",
+                "b.ts",
+                "#EXTINF:10,",
+                "c.ts"
+            )
+        )
         #expect(playlist.segments.map(\.bitrate) == [2400, nil, 2400])
     }
 }

@@ -41,7 +41,10 @@ struct ErrorTests {
     func malformedExtinf() {
         for value in ["ten,", "-1,", ",title", "1e1,", "10.0.1,", "+5,", "0x10,", ""] {
             self.expectError(
-                canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXTINF:10,", "a.ts", "#EXTINF:\(value)", "b.ts"), .malformedTag, line: 5)
+                canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXTINF:10,", "a.ts", "#EXTINF:\(value)", "b.ts"),
+                .malformedTag,
+                line: 5
+            )
         }
     }
 
@@ -61,7 +64,9 @@ struct ErrorTests {
     func unterminatedQuote() {
         self.expectError(
             canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXT-X-KEY:METHOD=AES-128,URI=\"key.bin", "#EXTINF:10,", "a.ts"),
-            .malformedAttributeList, line: 3)
+            .malformedAttributeList,
+            line: 3
+        )
     }
 
     @Test("an attribute without = is malformed")
@@ -93,15 +98,26 @@ struct ErrorTests {
         }
         self.expectError(
             canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXT-X-KEY:METHOD=AES-128,URI=\"k\",IV=1234", "#EXTINF:10,", "a.ts"),
-            .invalidAttributeValue, line: 3)
+            .invalidAttributeValue,
+            line: 3
+        )
         self.expectError(
             canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXT-X-KEY:METHOD=\"AES-128\",URI=\"k\"", "#EXTINF:10,", "a.ts"),
-            .invalidAttributeValue, line: 3)
+            .invalidAttributeValue,
+            line: 3
+        )
         self.expectError(
             canonical(
-                "#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXT-X-PROGRAM-DATE-TIME:2026-11-23T06:00:00Z",
-                "#EXT-X-DATERANGE:ID=\"a\",START-DATE=\"2026-11-23T06:00:00Z\",X-COM-EXAMPLE-FLAG=YES", "#EXTINF:10,", "a.ts"),
-            .invalidAttributeValue, line: 4)
+                "#EXTM3U",
+                "#EXT-X-TARGETDURATION:10",
+                "#EXT-X-PROGRAM-DATE-TIME:2026-11-23T06:00:00Z",
+                "#EXT-X-DATERANGE:ID=\"a\",START-DATE=\"2026-11-23T06:00:00Z\",X-COM-EXAMPLE-FLAG=YES",
+                "#EXTINF:10,",
+                "a.ts"
+            ),
+            .invalidAttributeValue,
+            line: 4
+        )
     }
 
     // MARK: - Structure
@@ -116,24 +132,38 @@ struct ErrorTests {
     func extinfAtEndWithoutURI() {
         self.expectError(canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXTINF:10,", "a.ts", "#EXTINF:10,"), .segmentWithoutURI, line: 5)
         self.expectError(
-            canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXTINF:10,", "a.ts", "#EXTINF:9,", "#EXT-X-ENDLIST"), .segmentWithoutURI, line: 5)
+            canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXTINF:10,", "a.ts", "#EXTINF:9,", "#EXT-X-ENDLIST"),
+            .segmentWithoutURI,
+            line: 5
+        )
     }
 
     @Test("an EXTINF followed by another EXTINF is an error on the first one")
     func extinfFollowedByExtinf() {
         self.expectError(
-            canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXTINF:10,", "#EXTINF:10,", "a.ts"), .segmentWithoutURI, line: 3)
+            canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXTINF:10,", "#EXTINF:10,", "a.ts"),
+            .segmentWithoutURI,
+            line: 3
+        )
     }
 
     @Test("an EXT-X-STREAM-INF without a URI after it is an error on the STREAM-INF's line")
     func streamInfWithoutURI() {
         self.expectError(
-            canonical("#EXTM3U", "#EXT-X-STREAM-INF:BANDWIDTH=1", "a.m3u8", "#EXT-X-STREAM-INF:BANDWIDTH=2"), .variantWithoutURI, line: 4)
+            canonical("#EXTM3U", "#EXT-X-STREAM-INF:BANDWIDTH=1", "a.m3u8", "#EXT-X-STREAM-INF:BANDWIDTH=2"),
+            .variantWithoutURI,
+            line: 4
+        )
         self.expectError(
-            canonical("#EXTM3U", "#EXT-X-STREAM-INF:BANDWIDTH=1", "#EXT-X-STREAM-INF:BANDWIDTH=2", "b.m3u8"), .variantWithoutURI, line: 2)
+            canonical("#EXTM3U", "#EXT-X-STREAM-INF:BANDWIDTH=1", "#EXT-X-STREAM-INF:BANDWIDTH=2", "b.m3u8"),
+            .variantWithoutURI,
+            line: 2
+        )
         self.expectError(
             canonical("#EXTM3U", "#EXT-X-STREAM-INF:BANDWIDTH=1", "# comment", "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",NAME=\"a\"", "a.m3u8"),
-            .variantWithoutURI, line: 2)
+            .variantWithoutURI,
+            line: 2
+        )
     }
 
     @Test("a URI line in a multivariant playlist must follow an EXT-X-STREAM-INF")
@@ -144,11 +174,20 @@ struct ErrorTests {
     @Test("multivariant and media tags in one playlist are an error on the later of the two")
     func mixedPlaylistTypes() {
         self.expectError(
-            canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXT-X-STREAM-INF:BANDWIDTH=1", "a.m3u8"), .mixedPlaylistTypes, line: 3)
+            canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXT-X-STREAM-INF:BANDWIDTH=1", "a.m3u8"),
+            .mixedPlaylistTypes,
+            line: 3
+        )
         self.expectError(
-            canonical("#EXTM3U", "#EXT-X-STREAM-INF:BANDWIDTH=1", "a.m3u8", "#EXTINF:10,", "b.ts"), .mixedPlaylistTypes, line: 4)
+            canonical("#EXTM3U", "#EXT-X-STREAM-INF:BANDWIDTH=1", "a.m3u8", "#EXTINF:10,", "b.ts"),
+            .mixedPlaylistTypes,
+            line: 4
+        )
         self.expectError(
-            canonical("#EXTM3U", "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",NAME=\"a\"", "#EXT-X-CUE-IN"), .mixedPlaylistTypes, line: 3)
+            canonical("#EXTM3U", "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",NAME=\"a\"", "#EXT-X-CUE-IN"),
+            .mixedPlaylistTypes,
+            line: 3
+        )
     }
 
     @Test("asking for the wrong kind of playlist is an error")
@@ -224,14 +263,24 @@ struct ErrorTests {
         ]
         for (header, middle, line) in cases {
             let text = canonical(
-                "#EXTM3U", "#EXT-X-TARGETDURATION:10", header, "#EXTINF:10,", "a.ts", middle, "#EXT-X-DISCONTINUITY", "#EXTINF:10,", "b.ts")
+                "#EXTM3U",
+                "#EXT-X-TARGETDURATION:10",
+                header,
+                "#EXTINF:10,",
+                "a.ts",
+                middle,
+                "#EXT-X-DISCONTINUITY",
+                "#EXTINF:10,",
+                "b.ts"
+            )
             let error = parseError(text)
             #expect(error?.code == .malformedTag, "\(header)\(middle): \(String(describing: error))")
             #expect(error?.line == line, "\(header)\(middle): \(String(describing: error))")
         }
         // Large but representable values parse.
         let large = try parseMedia(
-            canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXT-X-MEDIA-SEQUENCE:\(Int.max - 1)", "#EXTINF:10,", "a.ts", "#EXTINF:10,", "b.ts"))
+            canonical("#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXT-X-MEDIA-SEQUENCE:\(Int.max - 1)", "#EXTINF:10,", "a.ts", "#EXTINF:10,", "b.ts")
+        )
         #expect(large.segments.map(\.mediaSequenceNumber) == [Int.max - 1, Int.max])
     }
 

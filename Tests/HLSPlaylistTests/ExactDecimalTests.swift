@@ -18,7 +18,8 @@ struct ExactDecimalTests {
             ("0.1000000000000000000000", ExactDecimal(scaledValue: 100_000_000_000_000_000)),
             ("9999999999999999999", ExactDecimal(scaledValue: 9_999_999_999_999_999_999 * 1_000_000_000_000_000_000)),
             ("-0", ExactDecimal.zero),
-        ])
+        ]
+    )
     func parses(text: String, expected: ExactDecimal) throws {
         let value = try #require(ExactDecimal(text))
         #expect(value == expected)
@@ -32,7 +33,8 @@ struct ExactDecimalTests {
             "0.0000000000000000001",  // nor can 10⁻¹⁹
             "10000000000000000000",  // 10¹⁹ is out of range
             "١٢",  // non-ASCII digits
-        ])
+        ]
+    )
     func rejectsGarbage(text: String) {
         #expect(ExactDecimal(text) == nil)
     }
@@ -47,7 +49,8 @@ struct ExactDecimalTests {
             (ExactDecimal(significand: 10_010_010, exponent: 6), "10.01001"),
             (ExactDecimal(scaledValue: 1), "0.000000000000000001"),
             (ExactDecimal.zero, "0"),
-        ])
+        ]
+    )
     func formatsShortest(value: ExactDecimal, expected: String) {
         #expect(value.description == expected)
         // And the text parses back to the same value.
@@ -103,7 +106,8 @@ struct ExactDecimalTests {
         arguments: [
             ("10.4", 10), ("10.5", 11), ("10.49999", 10), ("10.500000000000000001", 11), ("-10.5", -11), ("-10.4", -10),
             ("0.5", 1), ("-0.5", -1), ("0", 0), ("9.999999999999999999", 10),
-        ])
+        ]
+    )
     func roundsHalfAwayFromZero(text: String, expected: Int) throws {
         #expect(try #require(ExactDecimal(text)).roundedToInteger == expected)
     }

@@ -23,8 +23,16 @@ struct LintTests {
     func findingsAreSortedByLine() throws {
         let diagnostics = try lint(
             canonical(
-                "#EXTM3U", "#EXT-X-VERSION:2", "#EXTINF:10.5,", "a.m4s", "#EXT-X-VERSION:3", "#EXT-X-KEY:METHOD=NONE,URI=\"k\"",
-                "#EXTINF:1,", "b.ts"))
+                "#EXTM3U",
+                "#EXT-X-VERSION:2",
+                "#EXTINF:10.5,",
+                "a.m4s",
+                "#EXT-X-VERSION:3",
+                "#EXT-X-KEY:METHOD=NONE,URI=\"k\"",
+                "#EXTINF:1,",
+                "b.ts"
+            )
+        )
         let lines = diagnostics.map { $0.line ?? 0 }
         #expect(lines == lines.sorted())
         #expect(diagnostics.first?.line == nil)  // the missing target duration
@@ -43,7 +51,15 @@ struct LintTests {
     @Test("an EXTINF that rounds to TARGETDURATION passes: 10.4 with TD 10")
     func extinfRoundingToTargetDurationPasses() throws {
         let found = try self.findings(
-            "target-duration", "#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:10", "#EXTINF:10.4,", "a.ts", "#EXTINF:10.499999,", "b.ts")
+            "target-duration",
+            "#EXTM3U",
+            "#EXT-X-VERSION:6",
+            "#EXT-X-TARGETDURATION:10",
+            "#EXTINF:10.4,",
+            "a.ts",
+            "#EXTINF:10.499999,",
+            "b.ts"
+        )
         #expect(found.isEmpty)
     }
 
@@ -105,7 +121,14 @@ struct LintTests {
     @Test("a second EXT-X-VERSION is an error on its line; one is fine")
     func duplicateVersion() throws {
         let found = try self.findings(
-            "duplicate-tag", "#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:10", "#EXT-X-VERSION:3", "#EXTINF:10,", "a.ts")
+            "duplicate-tag",
+            "#EXTM3U",
+            "#EXT-X-VERSION:3",
+            "#EXT-X-TARGETDURATION:10",
+            "#EXT-X-VERSION:3",
+            "#EXTINF:10,",
+            "a.ts"
+        )
         #expect(found.map(\.severity) == [.error])
         #expect(found.map(\.line) == [4])
         #expect(try self.findings("duplicate-tag", "#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:10", "#EXTINF:10,", "a.ts").isEmpty)
@@ -136,8 +159,12 @@ struct LintTests {
         #expect(try self.findings("resolution", "#EXTM3U", "#EXT-X-STREAM-INF:BANDWIDTH=64000,CODECS=\"mp4a.40.2\"", "a.m3u8").isEmpty)
         #expect(
             try self.findings(
-                "resolution", "#EXTM3U", "#EXT-X-STREAM-INF:BANDWIDTH=900000,CODECS=\"avc1.4d401f,mp4a.40.2\",RESOLUTION=640x360", "a.m3u8"
-            ).isEmpty)
+                "resolution",
+                "#EXTM3U",
+                "#EXT-X-STREAM-INF:BANDWIDTH=900000,CODECS=\"avc1.4d401f,mp4a.40.2\",RESOLUTION=640x360",
+                "a.m3u8"
+            ).isEmpty
+        )
     }
 
     @Test("an I-frame variant with more BANDWIDTH than the regular variant of its RESOLUTION is a warning")
@@ -146,37 +173,52 @@ struct LintTests {
             "#EXTM3U", "#EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS=\"avc1.640020,mp4a.40.2\",RESOLUTION=1280x720", "720p.m3u8",
         ]
         let above = try self.findings(
-            "iframe-bandwidth", lines + ["#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=2500000,CODECS=\"avc1.640020\",RESOLUTION=1280x720,URI=\"i.m3u8\""])
+            "iframe-bandwidth",
+            lines + ["#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=2500000,CODECS=\"avc1.640020\",RESOLUTION=1280x720,URI=\"i.m3u8\""]
+        )
         #expect(above.map(\.severity) == [.warning])
         #expect(above.map(\.line) == [4])
         let below = try self.findings(
-            "iframe-bandwidth", lines + ["#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=250000,CODECS=\"avc1.640020\",RESOLUTION=1280x720,URI=\"i.m3u8\""])
+            "iframe-bandwidth",
+            lines + ["#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=250000,CODECS=\"avc1.640020\",RESOLUTION=1280x720,URI=\"i.m3u8\""]
+        )
         #expect(below.isEmpty)
         // Another picture size is not compared.
         let otherSize = try self.findings(
-            "iframe-bandwidth", lines + ["#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=2500000,CODECS=\"avc1.640020\",RESOLUTION=1920x1080,URI=\"i.m3u8\""])
+            "iframe-bandwidth",
+            lines + ["#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=2500000,CODECS=\"avc1.640020\",RESOLUTION=1920x1080,URI=\"i.m3u8\""]
+        )
         #expect(otherSize.isEmpty)
     }
 
     @Test("AUDIO, SUBTITLES and CLOSED-CAPTIONS must name EXT-X-MEDIA groups that exist")
     func groupReferences() throws {
         let missing = try self.findings(
-            "group-reference", "#EXTM3U",
+            "group-reference",
+            "#EXTM3U",
             "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aud\",NAME=\"English\",URI=\"en.m3u8\"",
-            "#EXT-X-STREAM-INF:BANDWIDTH=1,CODECS=\"mp4a.40.2\",AUDIO=\"audio\",SUBTITLES=\"subs\",CLOSED-CAPTIONS=\"cc\"", "a.m3u8")
+            "#EXT-X-STREAM-INF:BANDWIDTH=1,CODECS=\"mp4a.40.2\",AUDIO=\"audio\",SUBTITLES=\"subs\",CLOSED-CAPTIONS=\"cc\"",
+            "a.m3u8"
+        )
         #expect(missing.map(\.severity) == [.error, .error, .error])
         #expect(missing.allSatisfy { $0.line == 3 })
         // A group of the wrong TYPE does not count.
         let wrongType = try self.findings(
-            "group-reference", "#EXTM3U",
+            "group-reference",
+            "#EXTM3U",
             "#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"aud\",NAME=\"English\",URI=\"en.m3u8\"",
-            "#EXT-X-STREAM-INF:BANDWIDTH=1,CODECS=\"mp4a.40.2\",AUDIO=\"aud\"", "a.m3u8")
+            "#EXT-X-STREAM-INF:BANDWIDTH=1,CODECS=\"mp4a.40.2\",AUDIO=\"aud\"",
+            "a.m3u8"
+        )
         #expect(wrongType.count == 1)
         let present = try self.findings(
-            "group-reference", "#EXTM3U",
+            "group-reference",
+            "#EXTM3U",
             "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aud\",NAME=\"English\",URI=\"en.m3u8\"",
             "#EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID=\"cc\",NAME=\"English\",INSTREAM-ID=\"CC1\"",
-            "#EXT-X-STREAM-INF:BANDWIDTH=1,CODECS=\"mp4a.40.2\",AUDIO=\"aud\",CLOSED-CAPTIONS=\"cc\"", "a.m3u8")
+            "#EXT-X-STREAM-INF:BANDWIDTH=1,CODECS=\"mp4a.40.2\",AUDIO=\"aud\",CLOSED-CAPTIONS=\"cc\"",
+            "a.m3u8"
+        )
         #expect(present.isEmpty)
     }
 
@@ -185,12 +227,28 @@ struct LintTests {
     @Test("fMP4 segments (.m4s, .mp4) with no EXT-X-MAP are an error")
     func fmp4WithoutMap() throws {
         let found = try self.findings(
-            "fmp4-map", "#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:6", "#EXTINF:6,", "a.m4s", "#EXTINF:6,", "b.mp4?t=1", "#EXTINF:6,",
-            "c.ts")
+            "fmp4-map",
+            "#EXTM3U",
+            "#EXT-X-VERSION:6",
+            "#EXT-X-TARGETDURATION:6",
+            "#EXTINF:6,",
+            "a.m4s",
+            "#EXTINF:6,",
+            "b.mp4?t=1",
+            "#EXTINF:6,",
+            "c.ts"
+        )
         #expect(found.map(\.severity) == [.error, .error])
         #expect(found.map(\.line) == [5, 7])
         let withMap = try self.findings(
-            "fmp4-map", "#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:6", "#EXT-X-MAP:URI=\"init.mp4\"", "#EXTINF:6,", "a.m4s")
+            "fmp4-map",
+            "#EXTM3U",
+            "#EXT-X-VERSION:6",
+            "#EXT-X-TARGETDURATION:6",
+            "#EXT-X-MAP:URI=\"init.mp4\"",
+            "#EXTINF:6,",
+            "a.m4s"
+        )
         #expect(withMap.isEmpty)
     }
 
@@ -201,14 +259,22 @@ struct LintTests {
         #expect(kept.map(\.severity) == [.warning])
         #expect(kept.map(\.line) == [9])
         let reemitted = try self.findings(
-            "fmp4-map-after-discontinuity", head + ["#EXT-X-DISCONTINUITY", "#EXT-X-MAP:URI=\"ad-init.mp4\"", "#EXTINF:6,", "ad.m4s"])
+            "fmp4-map-after-discontinuity",
+            head + ["#EXT-X-DISCONTINUITY", "#EXT-X-MAP:URI=\"ad-init.mp4\"", "#EXTINF:6,", "ad.m4s"]
+        )
         #expect(reemitted.isEmpty)
     }
 
     @Test("KEY METHOD=NONE with a URI is an error; bare METHOD=NONE is fine")
     func keyNoneWithAttributes() throws {
         let found = try self.findings(
-            "key-none-attributes", "#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXT-X-KEY:METHOD=NONE,URI=\"key.bin\"", "#EXTINF:10,", "a.ts")
+            "key-none-attributes",
+            "#EXTM3U",
+            "#EXT-X-TARGETDURATION:10",
+            "#EXT-X-KEY:METHOD=NONE,URI=\"key.bin\"",
+            "#EXTINF:10,",
+            "a.ts"
+        )
         #expect(found.map(\.severity) == [.error])
         #expect(found.map(\.line) == [3])
         let bare = try self.findings("key-none-attributes", "#EXTM3U", "#EXT-X-TARGETDURATION:10", "#EXT-X-KEY:METHOD=NONE", "#EXTINF:10,", "a.ts")
@@ -227,23 +293,29 @@ struct LintTests {
         #expect(found.map(\.line) == [3])
         let withDate = try self.findings(
             "daterange-without-program-date-time",
-            Self.dateRangeHead + ["#EXT-X-PROGRAM-DATE-TIME:2026-11-23T06:00:00.000Z", dateRange, "#EXTINF:10,", "a.ts"])
+            Self.dateRangeHead + ["#EXT-X-PROGRAM-DATE-TIME:2026-11-23T06:00:00.000Z", dateRange, "#EXTINF:10,", "a.ts"]
+        )
         #expect(withDate.isEmpty)
     }
 
     @Test("two DATERANGEs with one ID that disagree on an attribute are an error; adding attributes is fine")
     func conflictingDateRanges() throws {
-        let head = Self.dateRangeHead + [
-            "#EXT-X-PROGRAM-DATE-TIME:2026-11-23T06:00:00.000Z",
-            "#EXT-X-DATERANGE:ID=\"ad\",START-DATE=\"2026-11-23T06:00:00.000Z\",PLANNED-DURATION=30",
-            "#EXTINF:10,", "a.ts",
-        ]
+        let head =
+            Self.dateRangeHead + [
+                "#EXT-X-PROGRAM-DATE-TIME:2026-11-23T06:00:00.000Z",
+                "#EXT-X-DATERANGE:ID=\"ad\",START-DATE=\"2026-11-23T06:00:00.000Z\",PLANNED-DURATION=30",
+                "#EXTINF:10,", "a.ts",
+            ]
         let conflict = try self.findings(
-            "daterange-conflict", head + ["#EXT-X-DATERANGE:ID=\"ad\",START-DATE=\"2026-11-23T06:00:05.000Z\",DURATION=30"])
+            "daterange-conflict",
+            head + ["#EXT-X-DATERANGE:ID=\"ad\",START-DATE=\"2026-11-23T06:00:05.000Z\",DURATION=30"]
+        )
         #expect(conflict.map(\.severity) == [.error])
         #expect(conflict.map(\.line) == [7])
         let consistent = try self.findings(
-            "daterange-conflict", head + ["#EXT-X-DATERANGE:ID=\"ad\",START-DATE=\"2026-11-23T06:00:00.000Z\",DURATION=30"])
+            "daterange-conflict",
+            head + ["#EXT-X-DATERANGE:ID=\"ad\",START-DATE=\"2026-11-23T06:00:00.000Z\",DURATION=30"]
+        )
         #expect(consistent.isEmpty)
     }
 
@@ -252,14 +324,20 @@ struct LintTests {
         let head = Self.dateRangeHead + ["#EXT-X-PROGRAM-DATE-TIME:2026-11-23T06:00:00.000Z"]
         let start = "START-DATE=\"2026-11-23T06:00:00.000Z\""
         let withoutClass = try self.findings(
-            "daterange-end-on-next", head + ["#EXT-X-DATERANGE:ID=\"a\",\(start),END-ON-NEXT=YES", "#EXTINF:10,", "a.ts"])
+            "daterange-end-on-next",
+            head + ["#EXT-X-DATERANGE:ID=\"a\",\(start),END-ON-NEXT=YES", "#EXTINF:10,", "a.ts"]
+        )
         #expect(withoutClass.map(\.severity) == [.error])
         #expect(withoutClass.map(\.line) == [4])
         let withDuration = try self.findings(
-            "daterange-end-on-next", head + ["#EXT-X-DATERANGE:ID=\"a\",CLASS=\"ad\",\(start),DURATION=10,END-ON-NEXT=YES", "#EXTINF:10,", "a.ts"])
+            "daterange-end-on-next",
+            head + ["#EXT-X-DATERANGE:ID=\"a\",CLASS=\"ad\",\(start),DURATION=10,END-ON-NEXT=YES", "#EXTINF:10,", "a.ts"]
+        )
         #expect(withDuration.map(\.severity) == [.error])
         let valid = try self.findings(
-            "daterange-end-on-next", head + ["#EXT-X-DATERANGE:ID=\"a\",CLASS=\"ad\",\(start),END-ON-NEXT=YES", "#EXTINF:10,", "a.ts"])
+            "daterange-end-on-next",
+            head + ["#EXT-X-DATERANGE:ID=\"a\",CLASS=\"ad\",\(start),END-ON-NEXT=YES", "#EXTINF:10,", "a.ts"]
+        )
         #expect(valid.isEmpty)
     }
 
@@ -269,11 +347,13 @@ struct LintTests {
         let start = "START-DATE=\"2026-11-23T07:00:00.000+01:00\""
         let mismatch = try self.findings(
             "daterange-duration",
-            head + ["#EXT-X-DATERANGE:ID=\"a\",\(start),END-DATE=\"2026-11-23T06:00:31.000Z\",DURATION=30", "#EXTINF:10,", "a.ts"])
+            head + ["#EXT-X-DATERANGE:ID=\"a\",\(start),END-DATE=\"2026-11-23T06:00:31.000Z\",DURATION=30", "#EXTINF:10,", "a.ts"]
+        )
         #expect(mismatch.map(\.severity) == [.error])
         let match = try self.findings(
             "daterange-duration",
-            head + ["#EXT-X-DATERANGE:ID=\"a\",\(start),END-DATE=\"2026-11-23T06:00:30.000Z\",DURATION=30", "#EXTINF:10,", "a.ts"])
+            head + ["#EXT-X-DATERANGE:ID=\"a\",\(start),END-DATE=\"2026-11-23T06:00:30.000Z\",DURATION=30", "#EXTINF:10,", "a.ts"]
+        )
         #expect(match.isEmpty)
     }
 
@@ -284,7 +364,9 @@ struct LintTests {
         let neither = try self.findings("interstitial-asset", head + [tag, "#EXTINF:10,", "a.ts"])
         #expect(neither.map(\.severity) == [.error])
         let both = try self.findings(
-            "interstitial-asset", head + [tag + ",X-ASSET-URI=\"https://a/x.m3u8\",X-ASSET-LIST=\"https://a/l.json\"", "#EXTINF:10,", "a.ts"])
+            "interstitial-asset",
+            head + [tag + ",X-ASSET-URI=\"https://a/x.m3u8\",X-ASSET-LIST=\"https://a/l.json\"", "#EXTINF:10,", "a.ts"]
+        )
         #expect(both.map(\.severity) == [.error])
         let one = try self.findings("interstitial-asset", head + [tag + ",X-ASSET-URI=\"https://a/x.m3u8\"", "#EXTINF:10,", "a.ts"])
         #expect(one.isEmpty)
@@ -301,8 +383,15 @@ struct LintTests {
         #expect(withoutHoldBack.map(\.severity) == [.error])
         let complete = try lint(
             canonical(
-                "#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-SERVER-CONTROL:PART-HOLD-BACK=1.5", "#EXT-X-PART-INF:PART-TARGET=0.5",
-                "#EXT-X-PART:DURATION=0.5,URI=\"p0.ts\"", "#EXTINF:1,", "s0.ts"))
+                "#EXTM3U",
+                "#EXT-X-TARGETDURATION:1",
+                "#EXT-X-SERVER-CONTROL:PART-HOLD-BACK=1.5",
+                "#EXT-X-PART-INF:PART-TARGET=0.5",
+                "#EXT-X-PART:DURATION=0.5,URI=\"p0.ts\"",
+                "#EXTINF:1,",
+                "s0.ts"
+            )
+        )
         #expect(complete.errors.isEmpty, "\(complete)")
     }
 }

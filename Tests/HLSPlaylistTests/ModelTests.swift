@@ -29,7 +29,8 @@ struct ModelTests {
             #EXT-X-START:TIME-OFFSET=-12.5,PRECISE=YES
             #EXTINF:6,
             a.ts
-            """)
+            """
+        )
         let start = try #require(playlist.start)
         #expect(start.timeOffset == -ExactDecimal(significand: 125, exponent: 1))
         #expect(start.isPrecise)
@@ -112,7 +113,8 @@ struct ModelTests {
             #EXT-X-DISCONTINUITY
             #EXTINF:10,
             b.ts
-            """)
+            """
+        )
         #expect(playlist.mediaSequence == 0)
         #expect(playlist.discontinuitySequence == 0)
         #expect(playlist.segments.map(\.mediaSequenceNumber) == [0, 1])
@@ -185,7 +187,8 @@ struct ModelTests {
             #EXT-X-KEY:METHOD=AES-128,URI="https://k/c"
             #EXTINF:10,
             c.ts
-            """)
+            """
+        )
         #expect(playlist.segments[0].keys.count == 2)
         #expect(playlist.segments[1].keys.isEmpty)
         #expect(playlist.segments[2].keys.map(\.uri) == ["https://k/c"])
@@ -224,7 +227,8 @@ struct ModelTests {
             #EXT-X-MAP:URI="init-b.mp4",BYTERANGE="720@0"
             #EXTINF:4,
             b0.m4s
-            """)
+            """
+        )
         #expect(playlist.segments.map { $0.map?.uri } == ["init-a.mp4", "init-a.mp4", "init-b.mp4"])
         #expect(playlist.segments[2].map?.byteRange == ByteRange(length: 720, offset: 0))
         let stitched = try #require(try Fixture.parse("adstitch-fmp4-ad-break.m3u8").media)
@@ -232,7 +236,8 @@ struct ModelTests {
             stitched.segments.map { $0.map?.uri } == [
                 "content/720p/init.mp4", "content/720p/init.mp4", "https://ads.example.com/acme/720p/init.mp4",
                 "https://ads.example.com/acme/720p/init.mp4", "content/720p/init.mp4", "content/720p/init.mp4",
-            ])
+            ]
+        )
         #expect(stitched.segments.map(\.keys.count) == [1, 1, 0, 0, 1, 1])
     }
 
@@ -290,9 +295,11 @@ struct ModelTests {
         #expect(playlist.variants[3].streamInf.audio == "ec3-surround")
         #expect(playlist.variants[3].streamInf.codecs == ["avc1.640028", "ec-3"])
 
-        #expect(playlist.iFrameVariants.map(\.value.uri) == [
-            "video/360p/iframe_index.m3u8", "video/720p/iframe_index.m3u8", "video/1080p/iframe_index.m3u8",
-        ])
+        #expect(
+            playlist.iFrameVariants.map(\.value.uri) == [
+                "video/360p/iframe_index.m3u8", "video/720p/iframe_index.m3u8", "video/1080p/iframe_index.m3u8",
+            ]
+        )
         #expect(playlist.iFrameVariants[2].value.bandwidth == 292_716)
         #expect(playlist.iFrameVariants[2].value.resolution == Resolution(width: 1920, height: 1080))
 
@@ -330,9 +337,11 @@ struct ModelTests {
         let playlist = try #require(try Fixture.parse("apple-multivariant-hdr-sdr.m3u8").multivariant)
         #expect(playlist.variants.map(\.streamInf.videoRange) == ["SDR", "SDR", "PQ", "HLG", "PQ", "HLG"])
         #expect(playlist.variants.map(\.streamInf.hdcpLevel) == [nil, nil, nil, "TYPE-1", "TYPE-1", "TYPE-1"])
-        #expect(playlist.variants.map { $0.streamInf.codecs.first ?? "" }.map { String($0.prefix(4)) } == [
-            "avc1", "avc1", "hvc1", "hvc1", "dvh1", "hvc1",
-        ])
+        #expect(
+            playlist.variants.map { $0.streamInf.codecs.first ?? "" }.map { String($0.prefix(4)) } == [
+                "avc1", "avc1", "hvc1", "hvc1", "dvh1", "hvc1",
+            ]
+        )
         #expect(playlist.variants[5].streamInf.attributes.string("SUPPLEMENTAL-CODECS") == "dvh1.08.07/db4h")
         #expect(playlist.variants[4].streamInf.frameRate == ExactDecimal(significand: 23976, exponent: 3))
         #expect(playlist.iFrameVariants.map(\.value.videoRange) == ["SDR", "PQ", "PQ"])
@@ -375,7 +384,8 @@ struct ModelTests {
             #EXTINF:10,
             c.ts
             #EXT-X-CUE-IN
-            """)
+            """
+        )
         let tags = playlist.lines.compactMap(\.tag)
         let cueOuts = tags.compactMap { if case .cueOut(let cue) = $0 { cue } else { nil } }
         let conts = tags.compactMap { if case .cueOutCont(let cue) = $0 { cue } else { nil } }
@@ -430,7 +440,8 @@ struct ModelTests {
             #EXT-X-DATERANGE:ID="ad-2",CLASS="com.example.ad",START-DATE="2026-11-23T06:00:10.000Z"
             #EXTINF:10,
             b.ts
-            """)
+            """
+        )
         #expect(playlist.dateRanges.map(\.dateRange.endOnNext) == [true, false])
         #expect(playlist.dateRanges.map(\.dateRange.dateRangeClass) == ["com.example.ad", "com.example.ad"])
     }
@@ -481,7 +492,8 @@ struct ModelTests {
             fileSequence271.ts
             #EXT-X-PART:DURATION=0.33334,URI="filePart272.0.ts",INDEPENDENT=YES
             #EXT-X-PRELOAD-HINT:TYPE=PART,URI="filePart272.1.ts"
-            """)
+            """
+        )
         #expect(playlist.skip?.value.skippedSegments == 4)
         #expect(playlist.skip?.line == 7)
         #expect(playlist.segments.map(\.mediaSequenceNumber) == [270, 271])

@@ -91,9 +91,13 @@ struct PropertyTests {
             #expect(playlist.variants.map { String($0.uri) } == generated.variants.map(\.uri), context)
             #expect(playlist.variants.map(\.streamInf.bandwidth) == generated.variants.map(\.bandwidth), context)
             #expect(
-                playlist.variants.map { $0.streamInf.attributes.attributes.map(\.name) } == generated.variants.map(\.attributeNames), context)
+                playlist.variants.map { $0.streamInf.attributes.attributes.map(\.name) } == generated.variants.map(\.attributeNames),
+                context
+            )
             #expect(
-                playlist.variants.map { $0.streamInf.attributes["FRAME-RATE"]?.rawValue } == generated.variants.map(\.frameRate), context)
+                playlist.variants.map { $0.streamInf.attributes["FRAME-RATE"]?.rawValue } == generated.variants.map(\.frameRate),
+                context
+            )
             #expect(playlist.renditions.count == generated.renditionCount, context)
             #expect(playlist.iFrameVariants.count == generated.iFrameVariantCount, context)
             #expect(PlaylistLinter().lint(playlist).errors.isEmpty, context)
@@ -249,8 +253,15 @@ struct GeneratedMediaPlaylist {
             lines.append(uri)
             self.segments.append(
                 Segment(
-                    durationText: duration.text, microseconds: duration.microseconds, title: title, uri: uri, byteRange: byteRange,
-                    keyURIs: keyURIs, isDiscontinuity: isDiscontinuity))
+                    durationText: duration.text,
+                    microseconds: duration.microseconds,
+                    title: title,
+                    uri: uri,
+                    byteRange: byteRange,
+                    keyURIs: keyURIs,
+                    isDiscontinuity: isDiscontinuity
+                )
+            )
         }
         if random.chance(0.7) { lines.append("#EXT-X-ENDLIST") }
         if random.chance(0.1) { lines.append("# end") }
@@ -285,7 +296,8 @@ struct GeneratedMultivariantPlaylist {
             let isDefault = index == 0 ? "YES" : "NO"
             lines.append(
                 "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aud\",LANGUAGE=\"\(code)\",NAME=\"\(name)\",DEFAULT=\(isDefault),AUTOSELECT=YES,"
-                    + "URI=\"audio/\(code).m3u8\"")
+                    + "URI=\"audio/\(code).m3u8\""
+            )
         }
         let hasSubtitles = random.chance(0.4)
         if hasSubtitles {

@@ -148,10 +148,12 @@ struct RoundTripTests {
             if case .comment(let text) = line.content { return String(text) }
             return nil
         }
-        #expect(comments == [
-            "## Generated with https://github.com/shaka-project/shaka-packager version v3.2.0", "# ad break follows", "#",
-            "# trailer, with: punctuation=kept",
-        ])
+        #expect(
+            comments == [
+                "## Generated with https://github.com/shaka-project/shaka-packager version v3.2.0", "# ad break follows", "#",
+                "# trailer, with: punctuation=kept",
+            ]
+        )
         #expect(playlist.segments.count == 1)
         #expect(playlist.lines[1].number == 2)
     }
@@ -339,7 +341,8 @@ struct RoundTripTests {
                     "360p.m3u8",
                     "#EXT-X-STREAM-INF:BANDWIDTH=2000000, CODECS=\"avc1.4d401f,mp4a.40.2\",RESOLUTION=1280x720",
                     "720p.m3u8"
-                ))
+                )
+        )
     }
 
     @Test("non-ASCII text keeps its bytes, including its Unicode normalisation form")

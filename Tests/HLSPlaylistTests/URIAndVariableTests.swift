@@ -24,7 +24,8 @@ struct URIAndVariableTests {
             ("//ads.example.net/creative/seg.ts", "https://ads.example.net/creative/seg.ts"),
             ("http://origin.example.org/a/b.ts?x=%2F", "http://origin.example.org/a/b.ts?x=%2F"),
             ("skd://fps.example.com/asset/1", "skd://fps.example.com/asset/1"),
-        ])
+        ]
+    )
     func resolvesAgainstHTTPBase(uri: String, expected: String) throws {
         let resolved = try #require(URIResolution.resolve(uri, against: Self.httpBase))
         #expect(resolved.absoluteString == expected)
@@ -38,7 +39,8 @@ struct URIAndVariableTests {
             ("../ads/spot%20a.ts", "file:///var/media/ads/spot%20a.ts"),
             ("/srv/hls/abs.ts", "file:///srv/hls/abs.ts"),
             ("https://cdn.example.com/x.ts", "https://cdn.example.com/x.ts"),
-        ])
+        ]
+    )
     func resolvesAgainstFileBase(uri: String, expected: String) throws {
         let resolved = try #require(URIResolution.resolve(uri, against: Self.fileBase))
         #expect(resolved.absoluteString == expected)
@@ -47,13 +49,16 @@ struct URIAndVariableTests {
     @Test("a media playlist resolves its segment and key URIs against its own URL")
     func mediaPlaylistResolvesAgainstItsURL() throws {
         let playlist = try #require(
-            try PlaylistParser().parse(try Fixture.text("aes128-key-rotation.m3u8"), url: Self.httpBase).media)
+            try PlaylistParser().parse(try Fixture.text("aes128-key-rotation.m3u8"), url: Self.httpBase).media
+        )
         let segment = playlist.segments[0]
         #expect(
             playlist.resolve(segment.uri)?.absoluteString
-                == "https://cdn.example.com/live/channel1/720p/segment_2680.ts?token=st%3D1795420800%7Eexp%3D1795424400")
+                == "https://cdn.example.com/live/channel1/720p/segment_2680.ts?token=st%3D1795420800%7Eexp%3D1795424400"
+        )
         #expect(
-            playlist.resolve(segment.keys[0].uri ?? "")?.absoluteString == "https://keys.example.com/v1/key?assetId=8f14e45f&rotation=446")
+            playlist.resolve(segment.keys[0].uri ?? "")?.absoluteString == "https://keys.example.com/v1/key?assetId=8f14e45f&rotation=446"
+        )
         let fromFile = try #require(try Fixture.parse("ffmpeg-ts-vod.m3u8").media)
         #expect(fromFile.resolve(fromFile.segments[0].uri)?.absoluteString == Fixture.url("stream0.ts").absoluteString)
     }
@@ -62,10 +67,12 @@ struct URIAndVariableTests {
     func multivariantResolvesAgainstItsURL() throws {
         let base = URL(string: "https://cdn.example.com/vod/bbb/master.m3u8")!
         let playlist = try #require(
-            try PlaylistParser().parse(try Fixture.text("apple-multivariant-audio-subs-cc.m3u8"), url: base).multivariant)
+            try PlaylistParser().parse(try Fixture.text("apple-multivariant-audio-subs-cc.m3u8"), url: base).multivariant
+        )
         #expect(playlist.resolve(playlist.variants[0].uri)?.absoluteString == "https://cdn.example.com/vod/bbb/video/360p/prog_index.m3u8")
         #expect(
-            playlist.resolve(playlist.renditions[0].value.uri ?? "")?.absoluteString == "https://cdn.example.com/vod/bbb/audio/en/aac_128k.m3u8")
+            playlist.resolve(playlist.renditions[0].value.uri ?? "")?.absoluteString == "https://cdn.example.com/vod/bbb/audio/en/aac_128k.m3u8"
+        )
     }
 
     // MARK: - Variables
@@ -109,7 +116,8 @@ struct URIAndVariableTests {
             #EXT-X-KEY:METHOD=AES-128,URI="{$keys}/k?id=7",IV=0x0000000000000000000000000000000A
             #EXTINF:10,
             {$literal}/a.ts
-            """)
+            """
+        )
         let resolved = try playlist.resolvingVariables()
         #expect(resolved.segments[0].keys[0].uri == "https://keys.example.com/k?id=7")
         #expect(resolved.segments[0].keys[0].iv == "0x0000000000000000000000000000000A")
@@ -130,7 +138,8 @@ struct URIAndVariableTests {
             #EXT-X-KEY:METHOD=AES-128,URI="k.bin",IV={$iv}
             #EXTINF:10,
             a.ts
-            """)
+            """
+        )
         #expect(playlist.segments[0].keys[0].iv == "{$iv}")
         let resolved = try playlist.resolvingVariables()
         #expect(resolved.segments[0].keys[0].iv == "0x00000000000000000000000000000A78")
@@ -142,8 +151,15 @@ struct URIAndVariableTests {
     func hexadecimalSubstitutionIsChecked() throws {
         let playlist = try parseMedia(
             canonical(
-                "#EXTM3U", "#EXT-X-VERSION:8", "#EXT-X-TARGETDURATION:10", "#EXT-X-DEFINE:NAME=\"iv\",VALUE=\"not-hex\"",
-                "#EXT-X-KEY:METHOD=AES-128,URI=\"k.bin\",IV={$iv}", "#EXTINF:10,", "a.ts"))
+                "#EXTM3U",
+                "#EXT-X-VERSION:8",
+                "#EXT-X-TARGETDURATION:10",
+                "#EXT-X-DEFINE:NAME=\"iv\",VALUE=\"not-hex\"",
+                "#EXT-X-KEY:METHOD=AES-128,URI=\"k.bin\",IV={$iv}",
+                "#EXTINF:10,",
+                "a.ts"
+            )
+        )
         let error = try #require(Self.error { () throws(PlaylistError) in _ = try playlist.resolvingVariables() })
         #expect(error.code == .invalidAttributeValue)
         #expect(error.line == 5)
@@ -164,7 +180,8 @@ struct URIAndVariableTests {
             {$cdn}/a.ts
             #EXTINF:10,
             {$cnd}/b.ts
-            """)
+            """
+        )
         let error = try #require(Self.error { () throws(PlaylistError) in _ = try playlist.resolvingVariables() })
         #expect(error.code == .undefinedVariable)
         #expect(error.line == 8)
@@ -185,7 +202,8 @@ struct URIAndVariableTests {
             #EXT-X-DEFINE:NAME="cdn",VALUE="https://cdn.example.com"
             #EXTINF:10,
             {$cdn}/a.m4s
-            """)
+            """
+        )
         let error = try #require(Self.error { () throws(PlaylistError) in _ = try playlist.resolvingVariables() })
         #expect(error.code == .undefinedVariable)
         #expect(error.line == 4)
@@ -202,7 +220,8 @@ struct URIAndVariableTests {
             #EXT-X-DEFINE:NAME="cdn",VALUE="https://b.example.com"
             #EXTINF:10,
             {$cdn}/a.ts
-            """)
+            """
+        )
         let error = try #require(Self.error { () throws(PlaylistError) in _ = try playlist.resolvingVariables() })
         #expect(error.code == .duplicateVariable)
         #expect(error.line == 5)
@@ -220,7 +239,8 @@ struct URIAndVariableTests {
             #EXT-X-DEFINE:IMPORT="asset"
             #EXTINF:10,
             {$host}/vod/{$asset}/480p/seg_0.ts
-            """)
+            """
+        )
         let resolved = try media.resolvingVariables(importingFrom: multivariant)
         #expect(resolved.segments[0].uri == "https://cdn-a.example.com/vod/bbb/480p/seg_0.ts")
     }
@@ -229,7 +249,8 @@ struct URIAndVariableTests {
     func importOfUnknownName() throws {
         let multivariant = try #require(try Fixture.parse("variables-multivariant.m3u8").multivariant)
         let media = try parseMedia(
-            canonical("#EXTM3U", "#EXT-X-VERSION:8", "#EXT-X-TARGETDURATION:10", "#EXT-X-DEFINE:IMPORT=\"region\"", "#EXTINF:10,", "a.ts"))
+            canonical("#EXTM3U", "#EXT-X-VERSION:8", "#EXT-X-TARGETDURATION:10", "#EXT-X-DEFINE:IMPORT=\"region\"", "#EXTINF:10,", "a.ts")
+        )
         let error = try #require(Self.error { () throws(PlaylistError) in _ = try media.resolvingVariables(importingFrom: multivariant) })
         #expect(error.code == .undefinedVariable)
         #expect(error.line == 4)
@@ -238,7 +259,8 @@ struct URIAndVariableTests {
     @Test("IMPORT without a multivariant playlist is an error")
     func importWithoutMultivariant() throws {
         let media = try parseMedia(
-            canonical("#EXTM3U", "#EXT-X-VERSION:8", "#EXT-X-TARGETDURATION:10", "#EXT-X-DEFINE:IMPORT=\"host\"", "#EXTINF:10,", "{$host}/a.ts"))
+            canonical("#EXTM3U", "#EXT-X-VERSION:8", "#EXT-X-TARGETDURATION:10", "#EXT-X-DEFINE:IMPORT=\"host\"", "#EXTINF:10,", "{$host}/a.ts")
+        )
         let error = try #require(Self.error { () throws(PlaylistError) in _ = try media.resolvingVariables() })
         #expect(error.code == .undefinedVariable)
         #expect(error.line == 4)
@@ -249,7 +271,8 @@ struct URIAndVariableTests {
     @Test("IMPORT in a multivariant playlist is an error")
     func importInMultivariant() throws {
         let playlist = try parseMultivariant(
-            canonical("#EXTM3U", "#EXT-X-VERSION:8", "#EXT-X-DEFINE:IMPORT=\"host\"", "#EXT-X-STREAM-INF:BANDWIDTH=1", "v.m3u8"))
+            canonical("#EXTM3U", "#EXT-X-VERSION:8", "#EXT-X-DEFINE:IMPORT=\"host\"", "#EXT-X-STREAM-INF:BANDWIDTH=1", "v.m3u8")
+        )
         let error = try #require(Self.error { () throws(PlaylistError) in _ = try playlist.resolvingVariables() })
         #expect(error.code == .invalidVariableDefinition)
         #expect(error.line == 3)
@@ -266,7 +289,8 @@ struct URIAndVariableTests {
             #EXT-X-DEFINE:QUERYPARAM="region"
             #EXTINF:10,
             a.ts?token={$token}&r={$region}
-            """)
+            """
+        )
         let url = URL(string: "https://cdn.example.com/live/index.m3u8?region=eu-west&token=a%20b%2Fc%3D%C3%A9")!
         let resolved = try media.resolvingVariables(playlistURL: url)
         #expect(resolved.segments[0].uri == "a.ts?token=a b/c=é&r=eu-west")
@@ -278,7 +302,8 @@ struct URIAndVariableTests {
     @Test("QUERYPARAM naming a parameter the URL lacks is an error")
     func queryParameterMissing() throws {
         let media = try parseMedia(
-            canonical("#EXTM3U", "#EXT-X-VERSION:11", "#EXT-X-TARGETDURATION:10", "#EXT-X-DEFINE:QUERYPARAM=\"token\"", "#EXTINF:10,", "a.ts"))
+            canonical("#EXTM3U", "#EXT-X-VERSION:11", "#EXT-X-TARGETDURATION:10", "#EXT-X-DEFINE:QUERYPARAM=\"token\"", "#EXTINF:10,", "a.ts")
+        )
         let url = URL(string: "https://cdn.example.com/live/index.m3u8?other=1")!
         let error = try #require(Self.error { () throws(PlaylistError) in _ = try media.resolvingVariables(playlistURL: url) })
         #expect(error.code == .undefinedVariable)
@@ -289,8 +314,14 @@ struct URIAndVariableTests {
     func defineWithTwoSources() throws {
         let media = try parseMedia(
             canonical(
-                "#EXTM3U", "#EXT-X-VERSION:11", "#EXT-X-TARGETDURATION:10", "#EXT-X-DEFINE:NAME=\"a\",VALUE=\"1\",QUERYPARAM=\"a\"",
-                "#EXTINF:10,", "x.ts"))
+                "#EXTM3U",
+                "#EXT-X-VERSION:11",
+                "#EXT-X-TARGETDURATION:10",
+                "#EXT-X-DEFINE:NAME=\"a\",VALUE=\"1\",QUERYPARAM=\"a\"",
+                "#EXTINF:10,",
+                "x.ts"
+            )
+        )
         let error = try #require(Self.error { () throws(PlaylistError) in _ = try media.resolvingVariables() })
         #expect(error.code == .invalidVariableDefinition)
         #expect(error.line == 4)

@@ -4,7 +4,9 @@ import Foundation
 /// 40-minute islands with a pre-roll and two mid-rolls, six variants, 6 s segments (1,200 per
 /// variant), five ads and a slate. `StitchingBenchmarks` loads it; `make bench-http` serves it.
 public enum TwoHourCampaign {
-    static let ladder = [(416, 234, 145_000), (640, 360, 365_000), (768, 432, 730_000), (960, 540, 2_000_000), (1280, 720, 3_000_000), (1920, 1080, 6_000_000)]
+    static let ladder = [
+        (416, 234, 145_000), (640, 360, 365_000), (768, 432, 730_000), (960, 540, 2_000_000), (1280, 720, 3_000_000), (1920, 1080, 6_000_000),
+    ]
 
     public static func temporaryFolder() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("adstitch-bench-\(UUID().uuidString.prefix(8))")
@@ -58,7 +60,8 @@ public enum TwoHourCampaign {
             for segment in 0..<segments { playlist += "#EXTINF:\(length),\nsegment_\(segment).ts\n" }
             playlist += "#EXT-X-ENDLIST\n"
             try! Data(playlist.utf8).write(to: variant.appendingPathComponent("index.m3u8"))
-            master += "#EXT-X-STREAM-INF:BANDWIDTH=\(Int(Double(bandwidth) * scale)),CODECS=\"avc1.640028,mp4a.40.2\",RESOLUTION=\(width)x\(height)\nv\(index)/index.m3u8\n"
+            master +=
+                "#EXT-X-STREAM-INF:BANDWIDTH=\(Int(Double(bandwidth) * scale)),CODECS=\"avc1.640028,mp4a.40.2\",RESOLUTION=\(width)x\(height)\nv\(index)/index.m3u8\n"
         }
         try! Data(master.utf8).write(to: directory.appendingPathComponent("master.m3u8"))
     }

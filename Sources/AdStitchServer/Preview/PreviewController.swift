@@ -79,8 +79,14 @@ struct PreviewController: Sendable {
         let served = try self.campaign(context)
         let viewer = try Self.validContext(request)
         let token = SessionToken(
-            campaign: served.campaign.id, revision: served.campaign.revision, session: viewer.session, at: viewer.at, attributes: viewer.attributes,
-            expires: self.sessions.policy.expiryOfNewToken, scope: .preview)
+            campaign: served.campaign.id,
+            revision: served.campaign.revision,
+            session: viewer.session,
+            at: viewer.at,
+            attributes: viewer.attributes,
+            expires: self.sessions.policy.expiryOfNewToken,
+            scope: .preview
+        )
         return try self.sessions.masterResponse(served, token: token, prefix: "/preview/\(served.campaign.id)/", for: request)
     }
 
@@ -106,7 +112,8 @@ struct PreviewController: Sendable {
         var response = Response.tagged(text, contentType: "text/html; charset=utf-8", cache: "no-store")
         response.status = status
         // Everything the page needs comes from this server; media may be remote.
-        response.headers[.contentSecurityPolicy] = "default-src 'self'; media-src * blob: data:; img-src 'self' data:; object-src 'none'; base-uri 'none'"
+        response.headers[.contentSecurityPolicy] =
+            "default-src 'self'; media-src * blob: data:; img-src 'self' data:; object-src 'none'; base-uri 'none'"
         return response
     }
 }

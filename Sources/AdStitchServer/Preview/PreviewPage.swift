@@ -36,7 +36,8 @@ enum PreviewPage {
                 <table class="campaigns"><thead><tr><th>Campaign</th><th>Id</th><th>Status</th><th>Revision</th><th>File</th></tr></thead>
                 <tbody>
                 \(rows)</tbody></table>
-                """)
+                """
+        )
     }
 
     // MARK: - One viewer
@@ -44,7 +45,8 @@ enum PreviewPage {
     static func campaign(_ served: ServedCampaign, context: PreviewContext, plan: Plan?) -> String {
         let campaign = served.campaign
         var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a></p>\n"
-        body += "<h1>\(escape(campaign.title)) <small><code>\(escape(campaign.id))</code> revision <code>\(escape(campaign.revision))</code></small></h1>\n"
+        body +=
+            "<h1>\(escape(campaign.title)) <small><code>\(escape(campaign.id))</code> revision <code>\(escape(campaign.revision))</code></small></h1>\n"
         body += self.form(campaign, context: context, action: "/preview/\(campaign.id)")
         body += self.errors(context.errors)
         guard let plan else { return document(title: campaign.title, body: body) }
@@ -98,7 +100,8 @@ enum PreviewPage {
 
     static func compare(_ served: ServedCampaign, context: PreviewContext, plans: [Plan], count: Int) -> String {
         let campaign = served.campaign
-        var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a> › <a href=\"/preview/\(escape(campaign.id))?\(escape(context.query))\">\(escape(campaign.title))</a></p>\n"
+        var body =
+            "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a> › <a href=\"/preview/\(escape(campaign.id))?\(escape(context.query))\">\(escape(campaign.title))</a></p>\n"
         body += "<h1>\(escape(campaign.title)): \(plans.count) sessions side by side</h1>\n"
         body += self.form(campaign, context: context, action: "/preview/\(campaign.id)/compare", count: count)
         body += self.errors(context.errors)
@@ -111,7 +114,8 @@ enum PreviewPage {
                 return nil
             }
             let session = context.with(session: plan.context.session)
-            body += "<tr data-session=\"\(escape(plan.context.session))\"><td><a href=\"/preview/\(escape(campaign.id))?\(escape(session.query))\">\(escape(plan.context.session))</a></td>"
+            body +=
+                "<tr data-session=\"\(escape(plan.context.session))\"><td><a href=\"/preview/\(escape(campaign.id))?\(escape(session.query))\">\(escape(plan.context.session))</a></td>"
             body += "<td>\(self.timeline(plan, id: nil, scale: longest))</td><td>\(escape(ads.joined(separator: ", ")))</td></tr>\n"
         }
         body += "</tbody></table>\n"
@@ -141,11 +145,16 @@ enum PreviewPage {
         var fields = "<label>Session <input name=\"session\" value=\"\(escape(context.session))\"></label>\n"
         fields += "<label>At (ISO 8601) <input name=\"at\" value=\"\(escape(context.atText))\"></label>\n"
         for name in PreviewContext.fields {
-            fields += "<label>\(name.prefix(1).uppercased() + name.dropFirst()) <input name=\"\(name)\" value=\"\(escape(context.attributes[name] ?? ""))\"></label>\n"
+            fields +=
+                "<label>\(name.prefix(1).uppercased() + name.dropFirst()) <input name=\"\(name)\" value=\"\(escape(context.attributes[name] ?? ""))\"></label>\n"
         }
         let more = context.attributes.keys.filter { !PreviewContext.fields.contains($0) }.sorted().map { "\($0)=\(context.attributes[$0] ?? "")" }
-        fields += "<label class=\"wide\">More attributes (key=value per line) <textarea name=\"more\" rows=\"1\">\(escape(more.joined(separator: "\n")))</textarea></label>\n"
-        if let count { fields += "<label>Sessions <input name=\"count\" type=\"number\" min=\"1\" max=\"\(PreviewController.maxCompared)\" value=\"\(count)\"></label>\n" }
+        fields +=
+            "<label class=\"wide\">More attributes (key=value per line) <textarea name=\"more\" rows=\"1\">\(escape(more.joined(separator: "\n")))</textarea></label>\n"
+        if let count {
+            fields +=
+                "<label>Sessions <input name=\"count\" type=\"number\" min=\"1\" max=\"\(PreviewController.maxCompared)\" value=\"\(count)\"></label>\n"
+        }
         return """
             <form class="context" method="get" action="\(escape(action))">
             \(fields)<button type="submit">Preview</button>
@@ -164,22 +173,27 @@ enum PreviewPage {
     static func timeline(_ plan: Plan, id: String?, scale: ExactDecimal? = nil) -> String {
         let total = max((scale ?? plan.duration).doubleValue, 0.001)
         func x(_ time: ExactDecimal) -> String { format(time.doubleValue / total * 1000) }
-        var svg = "<svg class=\"timeline\"\(id.map { " id=\"\(escape($0))\"" } ?? "") viewBox=\"0 0 1000 64\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"timeline\">\n"
+        var svg =
+            "<svg class=\"timeline\"\(id.map { " id=\"\(escape($0))\"" } ?? "") viewBox=\"0 0 1000 64\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"timeline\">\n"
         for planned in plan.breaks {
             let restricted = !planned.adBreak.restrict.isEmpty
-            svg += "<g class=\"break\(restricted ? " restricted" : "")\" data-break=\"\(escape(planned.adBreak.id))\" data-start=\"\(planned.start)\" data-end=\"\(planned.end)\">"
+            svg +=
+                "<g class=\"break\(restricted ? " restricted" : "")\" data-break=\"\(escape(planned.adBreak.id))\" data-start=\"\(planned.start)\" data-end=\"\(planned.end)\">"
             svg += "<rect x=\"\(x(planned.start))\" y=\"2\" width=\"\(x(planned.duration))\" height=\"10\"/>"
-            svg += "<title>break \(escape(planned.adBreak.id)): \(planned.start)–\(planned.end) s\(restricted ? ", restrict " + planned.adBreak.restrict.joined(separator: ", ") : "")</title></g>\n"
+            svg +=
+                "<title>break \(escape(planned.adBreak.id)): \(planned.start)–\(planned.end) s\(restricted ? ", restrict " + planned.adBreak.restrict.joined(separator: ", ") : "")</title></g>\n"
         }
         for piece in plan.pieces {
             let kind = PlanReport.kind(piece)
             let end = piece.start + piece.duration
-            svg += "<g class=\"piece \(kind)\(kind == "ad" ? " ad-\(self.colour(piece.id))" : "")\" data-kind=\"\(kind)\" data-id=\"\(escape(piece.id))\""
+            svg +=
+                "<g class=\"piece \(kind)\(kind == "ad" ? " ad-\(self.colour(piece.id))" : "")\" data-kind=\"\(kind)\" data-id=\"\(escape(piece.id))\""
             if let breakID = piece.breakID { svg += " data-break=\"\(escape(breakID))\"" }
             svg += " data-start=\"\(piece.start)\" data-end=\"\(end)\">"
             svg += "<rect x=\"\(x(piece.start))\" y=\"16\" width=\"\(x(piece.duration))\" height=\"30\"/>"
             if piece.duration.doubleValue / total > 0.05 {
-                svg += "<text x=\"\(format((piece.start.doubleValue + piece.duration.doubleValue / 2) / total * 1000))\" y=\"36\">\(escape(piece.id))</text>"
+                svg +=
+                    "<text x=\"\(format((piece.start.doubleValue + piece.duration.doubleValue / 2) / total * 1000))\" y=\"36\">\(escape(piece.id))</text>"
             }
             svg += "<title>\(kind == "slate" ? "slate" : "\(kind) \(escape(piece.id))"): \(piece.start)–\(end) s</title></g>\n"
         }
@@ -193,7 +207,8 @@ enum PreviewPage {
         var rows = ""
         for piece in plan.pieces {
             let kind = PlanReport.kind(piece)
-            rows += "<tr class=\"\(kind)\" data-kind=\"\(kind)\" data-id=\"\(escape(piece.id))\" data-start=\"\(piece.start)\" data-end=\"\(piece.start + piece.duration)\">"
+            rows +=
+                "<tr class=\"\(kind)\" data-kind=\"\(kind)\" data-id=\"\(escape(piece.id))\" data-start=\"\(piece.start)\" data-end=\"\(piece.start + piece.duration)\">"
             rows += "<td>\(piece.start)</td><td>\(piece.start + piece.duration)</td><td>\(piece.duration)</td><td>\(kind)</td>"
             rows += "<td><code>\(escape(piece.id))</code></td><td>\(escape(piece.breakID ?? ""))</td></tr>\n"
         }
@@ -206,22 +221,28 @@ enum PreviewPage {
 
     /// One break: how it was filled, and for each ad of its pools why it was chosen or not.
     static func reasons(_ planned: PlannedBreak) -> String {
-        var summary = "\(planned.start)–\(planned.end) s: \(planned.duration) of \(planned.adBreak.duration) s from \(planned.pools.joined(separator: ", "))"
+        var summary =
+            "\(planned.start)–\(planned.end) s: \(planned.duration) of \(planned.adBreak.duration) s from \(planned.pools.joined(separator: ", "))"
         if planned.slates > 0 { summary += "; slate ×\(planned.slates)" }
         if planned.unfilled > .zero { summary += "; \(planned.unfilled) s unfilled" }
-        let restrict = planned.adBreak.restrict.isEmpty ? "" : " <span class=\"restrict\">restrict: \(escape(planned.adBreak.restrict.joined(separator: ", ")))</span>"
+        let restrict =
+            planned.adBreak.restrict.isEmpty
+            ? "" : " <span class=\"restrict\">restrict: \(escape(planned.adBreak.restrict.joined(separator: ", ")))</span>"
         var rows = ""
         for candidate in planned.candidates {
             let boosts = candidate.boosts.map { " × \(format($0.factor)) (<code>\(escape($0.rule))</code>)" }.joined()
             switch candidate.outcome {
             case .chosen(let position):
-                rows += "<tr class=\"chosen\" data-ad=\"\(escape(candidate.ad.id))\"><td>✓</td><td><code>\(escape(candidate.ad.id))</code></td><td>\(candidate.ad.asset.duration) s</td>"
+                rows +=
+                    "<tr class=\"chosen\" data-ad=\"\(escape(candidate.ad.id))\"><td>✓</td><td><code>\(escape(candidate.ad.id))</code></td><td>\(candidate.ad.asset.duration) s</td>"
                 rows += "<td>chosen #\(position + 1), weight \(format(candidate.ad.weight))\(boosts)</td></tr>\n"
             case .excluded(let rule, let reason):
-                rows += "<tr class=\"excluded\" data-ad=\"\(escape(candidate.ad.id))\"><td>✗</td><td><code>\(escape(candidate.ad.id))</code></td><td>\(candidate.ad.asset.duration) s</td>"
+                rows +=
+                    "<tr class=\"excluded\" data-ad=\"\(escape(candidate.ad.id))\"><td>✗</td><td><code>\(escape(candidate.ad.id))</code></td><td>\(candidate.ad.asset.duration) s</td>"
                 rows += "<td>excluded by rule <code>\(escape(rule))</code>: \(escape(reason))</td></tr>\n"
             case .notChosen(let reason):
-                rows += "<tr class=\"not-chosen\" data-ad=\"\(escape(candidate.ad.id))\"><td>·</td><td><code>\(escape(candidate.ad.id))</code></td><td>\(candidate.ad.asset.duration) s</td>"
+                rows +=
+                    "<tr class=\"not-chosen\" data-ad=\"\(escape(candidate.ad.id))\"><td>·</td><td><code>\(escape(candidate.ad.id))</code></td><td>\(candidate.ad.asset.duration) s</td>"
                 rows += "<td>not chosen: \(escape(reason))\(boosts)</td></tr>\n"
             }
         }
@@ -239,7 +260,8 @@ enum PreviewPage {
         let variants = plan.campaign.islands.first?.asset.variants.map(\.streamInf) ?? []
         func describe(_ index: Int) -> String { PlanReport.variantTraits(variants, index).joined(separator: " · ") }
         let entry = plan.startup.rule.map { " (startup entry \($0 + 1))" } ?? ""
-        var out = "<p>Startup variant: <strong>v\(plan.startup.variant)</strong> \(escape(describe(plan.startup.variant))): \(escape(plan.startup.reason))\(entry).</p>\n"
+        var out =
+            "<p>Startup variant: <strong>v\(plan.startup.variant)</strong> \(escape(describe(plan.startup.variant))): \(escape(plan.startup.reason))\(entry).</p>\n"
         out += "<ol class=\"variants\">\n"
         for index in plan.startup.order {
             out += "<li\(index == plan.startup.variant ? " class=\"startup\"" : "")><code>v\(index)</code> \(escape(describe(index)))</li>\n"

@@ -4,8 +4,10 @@ extension PlaylistLinter {
         guard !playlist.dateRanges.isEmpty else { return }
         if !playlist.segments.contains(where: { $0.programDateTime != nil }) {
             findings.error(
-                "daterange-without-program-date-time", line: playlist.dateRanges[0].line,
-                "a playlist with EXT-X-DATERANGE must also have an EXT-X-PROGRAM-DATE-TIME (§4.4.5.1); add one before the first segment")
+                "daterange-without-program-date-time",
+                line: playlist.dateRanges[0].line,
+                "a playlist with EXT-X-DATERANGE must also have an EXT-X-PROGRAM-DATE-TIME (§4.4.5.1); add one before the first segment"
+            )
         }
         // Attributes of each ID so far: later tags with the same ID may add attributes, never change them.
         var byID: [String: (attributes: [String: String], line: Int)] = [:]
@@ -21,9 +23,11 @@ extension PlaylistLinter {
                 for attribute in range.attributes.attributes {
                     if let earlier = first.attributes[attribute.name], earlier != attribute.rawValue {
                         findings.error(
-                            "daterange-conflict", line: line,
+                            "daterange-conflict",
+                            line: line,
                             "EXT-X-DATERANGE ID=\"\(id)\" gives \(attribute.name)=\(attribute.rawValue), but line \(first.line) gave "
-                                + "\(earlier); tags with one ID must agree on every attribute they share (§4.4.5.1)")
+                                + "\(earlier); tags with one ID must agree on every attribute they share (§4.4.5.1)"
+                        )
                     }
                 }
             } else if range.startDate == nil {
@@ -52,8 +56,10 @@ extension PlaylistLinter {
                     (startDate.secondsSinceEpoch + duration - endDate.secondsSinceEpoch).magnitude > ExactDecimal(significand: 1, exponent: 3)
                 {
                     findings.error(
-                        "daterange-duration", line: line,
-                        "END-DATE must equal START-DATE plus DURATION (\(duration) s) in EXT-X-DATERANGE ID=\"\(id)\"")
+                        "daterange-duration",
+                        line: line,
+                        "END-DATE must equal START-DATE plus DURATION (\(duration) s) in EXT-X-DATERANGE ID=\"\(id)\""
+                    )
                 }
             }
             if range.endOnNext {
@@ -62,7 +68,10 @@ extension PlaylistLinter {
                 }
                 if merged["DURATION"] != nil || merged["END-DATE"] != nil {
                     findings.error(
-                        "daterange-end-on-next", line: line, "EXT-X-DATERANGE with END-ON-NEXT=YES may not have DURATION or END-DATE")
+                        "daterange-end-on-next",
+                        line: line,
+                        "EXT-X-DATERANGE with END-ON-NEXT=YES may not have DURATION or END-DATE"
+                    )
                 }
             }
             if let value = range.attributes.string("END-ON-NEXT"), value != "YES" {
@@ -77,8 +86,10 @@ extension PlaylistLinter {
                 let hasList = merged["X-ASSET-LIST"] != nil
                 if hasURI == hasList {
                     findings.error(
-                        "interstitial-asset", line: line,
-                        "an interstitial EXT-X-DATERANGE needs exactly one of X-ASSET-URI and X-ASSET-LIST (Appendix D.2)")
+                        "interstitial-asset",
+                        line: line,
+                        "an interstitial EXT-X-DATERANGE needs exactly one of X-ASSET-URI and X-ASSET-LIST (Appendix D.2)"
+                    )
                 }
             }
         }

@@ -8,13 +8,17 @@ extension PlaylistLinter {
         self.checkLowLatency(playlist, into: &findings)
         if playlist.playlistType == .vod, !playlist.hasEndList {
             findings.warning(
-                "vod-without-endlist", line: nil,
-                "EXT-X-PLAYLIST-TYPE:VOD says the playlist cannot change, but it has no EXT-X-ENDLIST; add #EXT-X-ENDLIST")
+                "vod-without-endlist",
+                line: nil,
+                "EXT-X-PLAYLIST-TYPE:VOD says the playlist cannot change, but it has no EXT-X-ENDLIST; add #EXT-X-ENDLIST"
+            )
         }
         if let offset = playlist.start?.timeOffset, !playlist.segments.isEmpty, offset.magnitude > playlist.duration {
             findings.warning(
-                "start-offset", line: self.firstLine(of: "EXT-X-START", in: playlist.lines),
-                "EXT-X-START TIME-OFFSET \(offset) is beyond the playlist's \(playlist.duration) s (§4.4.2.2)")
+                "start-offset",
+                line: self.firstLine(of: "EXT-X-START", in: playlist.lines),
+                "EXT-X-START TIME-OFFSET \(offset) is beyond the playlist's \(playlist.duration) s (§4.4.2.2)"
+            )
         }
         if playlist.start != nil, playlist.start?.timeOffset == nil {
             findings.error("missing-attribute", line: self.firstLine(of: "EXT-X-START", in: playlist.lines), "EXT-X-START needs TIME-OFFSET")
@@ -31,22 +35,28 @@ extension PlaylistLinter {
         }
         if target < 1 {
             findings.error(
-                "target-duration", line: self.firstLine(of: "EXT-X-TARGETDURATION", in: playlist.lines),
-                "EXT-X-TARGETDURATION must be at least 1")
+                "target-duration",
+                line: self.firstLine(of: "EXT-X-TARGETDURATION", in: playlist.lines),
+                "EXT-X-TARGETDURATION must be at least 1"
+            )
         }
         let before6 = (playlist.version ?? 1) < 6
         for segment in playlist.segments {
             let rounded = segment.duration.roundedToInteger
             if rounded > target {
                 findings.error(
-                    "target-duration", line: segment.infLineNumber,
+                    "target-duration",
+                    line: segment.infLineNumber,
                     "EXTINF \(segment.durationText) rounds to \(rounded), above EXT-X-TARGETDURATION \(target); "
-                        + "raise the target duration to at least \(rounded)")
+                        + "raise the target duration to at least \(rounded)"
+                )
             } else if before6, segment.duration > ExactDecimal(target) {
                 findings.warning(
-                    "target-duration", line: segment.infLineNumber,
+                    "target-duration",
+                    line: segment.infLineNumber,
                     "EXTINF \(segment.durationText) exceeds EXT-X-TARGETDURATION \(target); before protocol version 6 the "
-                        + "target duration was the unrounded maximum (§8), so older players may expect \(segment.duration.ceiling)")
+                        + "target duration was the unrounded maximum (§8), so older players may expect \(segment.duration.ceiling)"
+                )
             }
         }
     }
@@ -61,13 +71,17 @@ extension PlaylistLinter {
             case .mediaSequence?, .discontinuitySequence?:
                 if line.number > firstURILine {
                     findings.error(
-                        "sequence-placement", line: line.number,
-                        "\(line.tag?.name ?? "") must appear before the first media segment (line \(firstURILine)); move it to the header")
+                        "sequence-placement",
+                        line: line.number,
+                        "\(line.tag?.name ?? "") must appear before the first media segment (line \(firstURILine)); move it to the header"
+                    )
                 }
                 if case .discontinuitySequence? = line.tag, let first = firstDiscontinuity {
                     findings.error(
-                        "sequence-placement", line: line.number,
-                        "EXT-X-DISCONTINUITY-SEQUENCE must appear before any EXT-X-DISCONTINUITY (line \(first))")
+                        "sequence-placement",
+                        line: line.number,
+                        "EXT-X-DISCONTINUITY-SEQUENCE must appear before any EXT-X-DISCONTINUITY (line \(first))"
+                    )
                 }
             case .discontinuity?:
                 firstDiscontinuity = firstDiscontinuity ?? line.number
@@ -89,31 +103,39 @@ extension PlaylistLinter {
                         let expected = previous.date.secondsSinceEpoch + (segment.startTime - previous.segment.startTime)
                         if date.secondsSinceEpoch + ExactDecimal(1) <= expected, !segment.isDiscontinuity {
                             findings.error(
-                                "program-date-time", line: line,
+                                "program-date-time",
+                                line: line,
                                 "EXT-X-PROGRAM-DATE-TIME goes back more than a second against the segments before it, "
-                                    + "making the date-to-segment mapping ambiguous (§6.2.1)")
+                                    + "making the date-to-segment mapping ambiguous (§6.2.1)"
+                            )
                         }
                     }
                     previousDate = (date, segment)
                 } else {
                     findings.error(
-                        "program-date-time", line: line,
-                        "EXT-X-PROGRAM-DATE-TIME \(text) is not an ISO 8601 date-time such as 2026-11-23T06:00:00.000Z")
+                        "program-date-time",
+                        line: line,
+                        "EXT-X-PROGRAM-DATE-TIME \(text) is not an ISO 8601 date-time such as 2026-11-23T06:00:00.000Z"
+                    )
                 }
             }
             if segment.map == nil, Self.looksLikeFragmentedMP4(segment.uri) {
                 findings.error(
-                    "fmp4-map", line: segment.uriLineNumber,
+                    "fmp4-map",
+                    line: segment.uriLineNumber,
                     "\(segment.uri) looks like an fMP4 segment but no EXT-X-MAP applies to it; fMP4 segments need their "
-                        + "initialization section (§3.1.2)")
+                        + "initialization section (§3.1.2)"
+                )
             }
             if segment.isDiscontinuity, index > 0, segment.map != nil,
                 !playlist.lines[segment.lineIndices].contains(where: { if case .tag(.map) = $0.content { true } else { false } })
             {
                 findings.warning(
-                    "fmp4-map-after-discontinuity", line: segment.uriLineNumber,
+                    "fmp4-map-after-discontinuity",
+                    line: segment.uriLineNumber,
                     "an fMP4 segment after EXT-X-DISCONTINUITY keeps the earlier EXT-X-MAP; re-emit EXT-X-MAP after the "
-                        + "discontinuity so players re-initialise with the right init section")
+                        + "discontinuity so players re-initialise with the right init section"
+                )
             }
         }
     }
@@ -135,8 +157,10 @@ extension PlaylistLinter {
                     if let parsed = ByteRange(range) {
                         if parsed.offset == nil {
                             findings.error(
-                                "map-byterange", line: line.number,
-                                "EXT-X-MAP BYTERANGE=\"\(range)\" needs an offset (LENGTH@OFFSET): §4.4.4.5 makes it required")
+                                "map-byterange",
+                                line: line.number,
+                                "EXT-X-MAP BYTERANGE=\"\(range)\" needs an offset (LENGTH@OFFSET): §4.4.4.5 makes it required"
+                            )
                         }
                     } else {
                         findings.error("map-byterange", line: line.number, "EXT-X-MAP BYTERANGE must be \"LENGTH@OFFSET\"")
@@ -144,8 +168,10 @@ extension PlaylistLinter {
                 }
                 if activeAES128WithoutIV {
                     findings.error(
-                        "map-key-iv", line: line.number,
-                        "this EXT-X-MAP is encrypted with AES-128 by a key without IV; §4.4.4.5 requires the key's IV attribute")
+                        "map-key-iv",
+                        line: line.number,
+                        "this EXT-X-MAP is encrypted with AES-128 by a key without IV; §4.4.4.5 requires the key's IV attribute"
+                    )
                 }
             default: continue
             }
@@ -166,8 +192,10 @@ extension PlaylistLinter {
             let others = key.attributes.attributes.map(\.name).filter { $0 != "METHOD" }
             if !others.isEmpty {
                 findings.error(
-                    "key-none-attributes", line: line,
-                    "\(tagName) with METHOD=NONE may not have other attributes (\(others.joined(separator: ", "))); remove them")
+                    "key-none-attributes",
+                    line: line,
+                    "\(tagName) with METHOD=NONE may not have other attributes (\(others.joined(separator: ", "))); remove them"
+                )
             }
             return
         }
@@ -200,8 +228,10 @@ extension PlaylistLinter {
             if partInf.partTarget == nil { findings.error("missing-attribute", line: line, "EXT-X-PART-INF needs PART-TARGET") }
             if playlist.serverControl?.partHoldBack == nil {
                 findings.error(
-                    "part-hold-back", line: line,
-                    "a playlist with EXT-X-PART-INF needs EXT-X-SERVER-CONTROL with PART-HOLD-BACK (§4.4.3.8)")
+                    "part-hold-back",
+                    line: line,
+                    "a playlist with EXT-X-PART-INF needs EXT-X-SERVER-CONTROL with PART-HOLD-BACK (§4.4.3.8)"
+                )
             }
         }
         if let control = playlist.serverControl {
@@ -226,7 +256,10 @@ extension PlaylistLinter {
                 if let duration = part.duration {
                     if let partTarget, duration > partTarget {
                         findings.error(
-                            "part-duration", line: line.number, "EXT-X-PART DURATION \(duration) exceeds PART-TARGET \(partTarget) (§4.4.4.9)")
+                            "part-duration",
+                            line: line.number,
+                            "EXT-X-PART DURATION \(duration) exceeds PART-TARGET \(partTarget) (§4.4.4.9)"
+                        )
                     }
                 } else {
                     findings.error("missing-attribute", line: line.number, "EXT-X-PART needs a DURATION attribute")

@@ -14,8 +14,10 @@ extension PlaylistLinter {
             let line = entry.line
             guard let type = media.type else {
                 findings.error(
-                    media.attributes["TYPE"] == nil ? "missing-attribute" : "media-type", line: line,
-                    "EXT-X-MEDIA needs TYPE=AUDIO, VIDEO, SUBTITLES or CLOSED-CAPTIONS")
+                    media.attributes["TYPE"] == nil ? "missing-attribute" : "media-type",
+                    line: line,
+                    "EXT-X-MEDIA needs TYPE=AUDIO, VIDEO, SUBTITLES or CLOSED-CAPTIONS"
+                )
                 continue
             }
             guard let group = media.groupID, let name = media.name else {
@@ -30,7 +32,11 @@ extension PlaylistLinter {
             }
             if media.isDefault {
                 if let first = defaults[groupKey] {
-                    findings.error("media-default", line: line, "\(type.rawValue) group \"\(group)\" already has a DEFAULT=YES member (line \(first))")
+                    findings.error(
+                        "media-default",
+                        line: line,
+                        "\(type.rawValue) group \"\(group)\" already has a DEFAULT=YES member (line \(first))"
+                    )
                 } else {
                     defaults[groupKey] = line
                 }
@@ -75,27 +81,35 @@ extension PlaylistLinter {
             self.checkBandwidth(streamInf, line: line, tagName: StreamInf.tagName, into: &findings)
             if streamInf.attributes["CODECS"] == nil {
                 findings.warning(
-                    "codecs", line: line,
-                    "EXT-X-STREAM-INF has no CODECS; players need it to skip variants they cannot decode without downloading them")
+                    "codecs",
+                    line: line,
+                    "EXT-X-STREAM-INF has no CODECS; players need it to skip variants they cannot decode without downloading them"
+                )
             }
             if streamInf.resolution == nil, Self.hasVideo(streamInf.codecs) {
                 findings.warning(
-                    "resolution", line: line,
-                    "EXT-X-STREAM-INF of a video variant has no RESOLUTION; players need it to pick a variant for the screen")
+                    "resolution",
+                    line: line,
+                    "EXT-X-STREAM-INF of a video variant has no RESOLUTION; players need it to pick a variant for the screen"
+                )
             }
             for (attribute, type) in [("AUDIO", MediaType.audio), ("VIDEO", .video), ("SUBTITLES", .subtitles)] {
                 if let group = streamInf.attributes.string(attribute), groups[type]?.contains(group) != true {
                     findings.error(
-                        "group-reference", line: line,
-                        "\(attribute)=\"\(group)\" names no EXT-X-MEDIA with TYPE=\(type.rawValue) and GROUP-ID=\"\(group)\"")
+                        "group-reference",
+                        line: line,
+                        "\(attribute)=\"\(group)\" names no EXT-X-MEDIA with TYPE=\(type.rawValue) and GROUP-ID=\"\(group)\""
+                    )
                 }
             }
             if let captions = streamInf.attributes["CLOSED-CAPTIONS"] {
                 if captions.isQuoted {
                     if groups[.closedCaptions]?.contains(String(captions.value)) != true {
                         findings.error(
-                            "group-reference", line: line,
-                            "CLOSED-CAPTIONS=\(captions.rawValue) names no EXT-X-MEDIA with TYPE=CLOSED-CAPTIONS and that GROUP-ID")
+                            "group-reference",
+                            line: line,
+                            "CLOSED-CAPTIONS=\(captions.rawValue) names no EXT-X-MEDIA with TYPE=CLOSED-CAPTIONS and that GROUP-ID"
+                        )
                     }
                 } else {
                     closedCaptionsNone += 1
@@ -112,8 +126,10 @@ extension PlaylistLinter {
         }
         if closedCaptionsNone > 0, closedCaptionsNone != playlist.variants.count {
             findings.error(
-                "closed-captions-none", line: nil,
-                "some variants have CLOSED-CAPTIONS=NONE and others do not; with NONE on one, every EXT-X-STREAM-INF must say NONE (§4.4.6.2)")
+                "closed-captions-none",
+                line: nil,
+                "some variants have CLOSED-CAPTIONS=NONE and others do not; with NONE on one, every EXT-X-STREAM-INF must say NONE (§4.4.6.2)"
+            )
         }
         for entry in playlist.iFrameVariants {
             let iFrame = entry.value
@@ -128,9 +144,11 @@ extension PlaylistLinter {
                 let regular = sameSize.compactMap({ $0.streamInf.bandwidth }).max(), bandwidth > regular
             {
                 findings.warning(
-                    "iframe-bandwidth", line: entry.line,
+                    "iframe-bandwidth",
+                    line: entry.line,
                     "I-frame variant BANDWIDTH \(bandwidth) exceeds the \(iFrame.resolution?.description ?? "") variant's \(regular); "
-                        + "measure the I-frame playlist's peak bit rate")
+                        + "measure the I-frame playlist's peak bit rate"
+                )
             }
         }
     }
@@ -160,7 +178,10 @@ extension PlaylistLinter {
             let key = "\(id)\u{0}\(data.language ?? "")"
             if let first = dataKeys[key] {
                 findings.error(
-                    "session-data", line: entry.line, "EXT-X-SESSION-DATA DATA-ID=\"\(id)\" with this LANGUAGE already appears on line \(first)")
+                    "session-data",
+                    line: entry.line,
+                    "EXT-X-SESSION-DATA DATA-ID=\"\(id)\" with this LANGUAGE already appears on line \(first)"
+                )
             } else {
                 dataKeys[key] = entry.line
             }
@@ -174,7 +195,10 @@ extension PlaylistLinter {
             }
             if let pathway = steering.value.pathwayID, !playlist.variants.contains(where: { $0.streamInf.pathwayID == pathway }) {
                 findings.error(
-                    "content-steering", line: steering.line, "PATHWAY-ID=\"\(pathway)\" is not the PATHWAY-ID of any variant (§4.4.6.6)")
+                    "content-steering",
+                    line: steering.line,
+                    "PATHWAY-ID=\"\(pathway)\" is not the PATHWAY-ID of any variant (§4.4.6.6)"
+                )
             }
         }
     }

@@ -12,9 +12,11 @@ extension PlaylistLinter {
         let versionLine = self.firstLine(of: "EXT-X-VERSION", in: lines)
         let declaredText = declared.map { "EXT-X-VERSION is \($0)" } ?? "the playlist has no EXT-X-VERSION (version 1)"
         findings.error(
-            "version", line: versionLine ?? required.line,
+            "version",
+            line: versionLine ?? required.line,
             "\(declaredText), but \(required.feature) (line \(required.line)) needs version \(required.version); "
-                + "declare #EXT-X-VERSION:\(required.version) or higher")
+                + "declare #EXT-X-VERSION:\(required.version) or higher"
+        )
     }
 
     /// The highest requirement among the media playlist's features.

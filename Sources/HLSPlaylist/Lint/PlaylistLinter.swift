@@ -56,12 +56,18 @@ public struct PlaylistLinter: Sendable {
             }
             if let list = tag.attributes {
                 for attribute in list.attributes where attribute.isQuoted && attribute.value.isEmpty && !tag.allowsEmptyQuotedString(attribute.name) {
-                    findings.error("empty-quoted-string", line: line.number, "\(attribute.name) is an empty quoted-string; RFC 8216bis §4.2 requires a value")
+                    findings.error(
+                        "empty-quoted-string",
+                        line: line.number,
+                        "\(attribute.name) is an empty quoted-string; RFC 8216bis §4.2 requires a value"
+                    )
                 }
                 for attribute in list.attributes where attribute.name.hasPrefix("REQ-") && tag.attributeSchema?[attribute.name] == nil {
                     findings.warning(
-                        "unknown-req-attribute", line: line.number,
-                        "\(attribute.name) is not known; players MUST ignore a tag with an unknown REQ- attribute (§6.3.1)")
+                        "unknown-req-attribute",
+                        line: line.number,
+                        "\(attribute.name) is not known; players MUST ignore a tag with an unknown REQ- attribute (§6.3.1)"
+                    )
                 }
             }
         }

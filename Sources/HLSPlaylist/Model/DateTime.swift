@@ -30,9 +30,13 @@ public struct DateTime: Sendable, Hashable, Comparable {
             index += 1
             return true
         }
-        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-            index < bytes.count, bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: "t"),
-            case _ = (index += 1), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
+        func expectSeparator() -> Bool {  // `T` or `t` between date and time
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: "t") else { return false }
+            index += 1
+            return true
+        }
+        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2), expectSeparator(),
+            let hour = number(2), expect(":"), let minute = number(2), expect(":"),
             let second = number(2),
             (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60,
             second < 61

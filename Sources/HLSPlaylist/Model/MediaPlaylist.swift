@@ -60,7 +60,12 @@ public struct MediaPlaylist: Sendable {
         let text = PlaylistWriter().write(lines: lines)
         let parsed = try ParsedText.parse(text)
         guard parsed.firstMultivariantTagLine == 0 else {
-            throw PlaylistError(.unexpectedPlaylistType, line: parsed.firstMultivariantTagLine, text: "", "a media playlist cannot hold multivariant tags")
+            throw PlaylistError(
+                .unexpectedPlaylistType,
+                line: parsed.firstMultivariantTagLine,
+                text: "",
+                "a media playlist cannot hold multivariant tags"
+            )
         }
         try self.init(parsed: parsed, url: url)
     }
@@ -135,7 +140,11 @@ public struct MediaSegments: RandomAccessCollection, Sendable {
         let parsed = self.playlist.parsed
         let inf = parsed.inf(at: Int(record.infLine))
         var segment = MediaSegment(
-            uri: parsed.content(at: Int(record.uriLine)), duration: record.duration, durationText: inf.durationText, title: inf.title)
+            uri: parsed.content(at: Int(record.uriLine)),
+            duration: record.duration,
+            durationText: inf.durationText,
+            title: inf.title
+        )
         segment.byteRange = record.byteRange >= 0 ? self.playlist.byteRanges[Int(record.byteRange)] : nil
         segment.isDiscontinuity = record.isDiscontinuity
         segment.keys = self.playlist.keySets[Int(record.keySet)]
@@ -213,8 +222,11 @@ extension MediaPlaylist {
                 case .inf:
                     if let pending = self.pendingInf {
                         throw PlaylistError(
-                            .segmentWithoutURI, line: Int(self.parsed.records[pending].number), text: self.parsed.original(at: pending),
-                            "this EXTINF is followed by another EXTINF (line \(record.number)) instead of its segment URI")
+                            .segmentWithoutURI,
+                            line: Int(self.parsed.records[pending].number),
+                            text: self.parsed.original(at: pending),
+                            "this EXTINF is followed by another EXTINF (line \(record.number)) instead of its segment URI"
+                        )
                     }
                     self.pendingInf = index
                 case .uri: try self.addSegment(uriLine: index)
@@ -223,8 +235,11 @@ extension MediaPlaylist {
             }
             if let pending = self.pendingInf {
                 throw PlaylistError(
-                    .segmentWithoutURI, line: Int(self.parsed.records[pending].number), text: self.parsed.original(at: pending),
-                    "this EXTINF has no segment URI after it; add the URI line or remove the tag")
+                    .segmentWithoutURI,
+                    line: Int(self.parsed.records[pending].number),
+                    text: self.parsed.original(at: pending),
+                    "this EXTINF has no segment URI after it; add the URI line or remove the tag"
+                )
             }
             try self.checkMediaSequenceNumbers()
         }
@@ -240,9 +255,12 @@ extension MediaPlaylist {
             let first = skipOverflow ? 0 : Int.max - base + 1
             let uriLine = Int(self.segments[first].uriLine)
             throw PlaylistError(
-                .malformedTag, line: Int(self.parsed.records[uriLine].number), text: self.parsed.original(at: uriLine),
+                .malformedTag,
+                line: Int(self.parsed.records[uriLine].number),
+                text: self.parsed.original(at: uriLine),
                 "this segment's media sequence number (EXT-X-MEDIA-SEQUENCE plus SKIPPED-SEGMENTS plus its position) "
-                    + "exceeds \(Int.max); lower EXT-X-MEDIA-SEQUENCE")
+                    + "exceeds \(Int.max); lower EXT-X-MEDIA-SEQUENCE"
+            )
         }
 
         private mutating func add(_ tag: Tag, line: Int, index: Int) {
@@ -289,8 +307,11 @@ extension MediaPlaylist {
             let record = self.parsed.records[index]
             guard let infLine = self.pendingInf else {
                 throw PlaylistError(
-                    .unexpectedURI, line: Int(record.number), text: self.parsed.original(at: index),
-                    "a segment URI must follow its #EXTINF (RFC 8216bis §4.4.4.1: EXTINF is required for each segment)")
+                    .unexpectedURI,
+                    line: Int(record.number),
+                    text: self.parsed.original(at: index),
+                    "a segment URI must follow its #EXTINF (RFC 8216bis §4.4.4.1: EXTINF is required for each segment)"
+                )
             }
             let duration = self.parsed.durations[Int(self.parsed.records[infLine].payload)]
             if self.pendingDiscontinuity { self.discontinuityCount += 1 }
@@ -299,17 +320,23 @@ extension MediaPlaylist {
             let (elapsed, durationOverflow) = self.elapsed.scaledValue.addingReportingOverflow(duration.scaledValue)
             guard !durationOverflow else {
                 throw PlaylistError(
-                    .malformedTag, line: Int(self.parsed.records[infLine].number), text: self.parsed.original(at: infLine),
+                    .malformedTag,
+                    line: Int(self.parsed.records[infLine].number),
+                    text: self.parsed.original(at: infLine),
                     "the playlist's total duration exceeds what AdStitch can hold exactly (about 1.7 × 10²⁰ s); "
-                        + "this EXTINF duration cannot be right")
+                        + "this EXTINF duration cannot be right"
+                )
             }
             let (discontinuitySequenceNumber, discontinuityOverflow) =
                 (self.discontinuitySequence ?? 0).addingReportingOverflow(self.discontinuityCount)
             guard !discontinuityOverflow else {
                 throw PlaylistError(
-                    .malformedTag, line: Int(record.number), text: self.parsed.original(at: index),
+                    .malformedTag,
+                    line: Int(record.number),
+                    text: self.parsed.original(at: index),
                     "this segment's discontinuity sequence number (EXT-X-DISCONTINUITY-SEQUENCE plus the discontinuities "
-                        + "before it) exceeds \(Int.max); lower EXT-X-DISCONTINUITY-SEQUENCE")
+                        + "before it) exceeds \(Int.max); lower EXT-X-DISCONTINUITY-SEQUENCE"
+                )
             }
             var byteRange: Int32 = -1
             if let pending = self.pendingByteRange {
@@ -320,8 +347,11 @@ extension MediaPlaylist {
                     let (sum, overflow) = offset.addingReportingOverflow(pending.range.length)
                     guard !overflow else {
                         throw PlaylistError(
-                            .malformedTag, line: resolved.lineNumber, text: self.parsed.original(at: pending.index),
-                            "the byte range ends beyond \(Int.max) bytes; check LENGTH and OFFSET")
+                            .malformedTag,
+                            line: resolved.lineNumber,
+                            text: self.parsed.original(at: pending.index),
+                            "the byte range ends beyond \(Int.max) bytes; check LENGTH and OFFSET"
+                        )
                     }
                     end = sum
                 }
@@ -333,13 +363,23 @@ extension MediaPlaylist {
             }
             self.segments.append(
                 SegmentRecord(
-                    duration: duration, startTime: self.elapsed,
+                    duration: duration,
+                    startTime: self.elapsed,
                     discontinuitySequenceNumber: discontinuitySequenceNumber,
-                    firstLine: Int32(self.firstLineOfNextSegment), infLine: Int32(infLine), uriLine: Int32(index),
-                    byteRange: byteRange, keySet: self.keySet, map: self.map, programDateTimeLine: self.pendingProgramDateTime,
+                    firstLine: Int32(self.firstLineOfNextSegment),
+                    infLine: Int32(infLine),
+                    uriLine: Int32(index),
+                    byteRange: byteRange,
+                    keySet: self.keySet,
+                    map: self.map,
+                    programDateTimeLine: self.pendingProgramDateTime,
                     bitrate: byteRange < 0 ? self.bitrate : -1,  // §4.4.4.8: BITRATE skips segments with a byte range
-                    partsStart: Int32(self.pendingPartsStart), partsEnd: Int32(self.parts.count),
-                    isDiscontinuity: self.pendingDiscontinuity, isGap: self.pendingGap))
+                    partsStart: Int32(self.pendingPartsStart),
+                    partsEnd: Int32(self.parts.count),
+                    isDiscontinuity: self.pendingDiscontinuity,
+                    isGap: self.pendingGap
+                )
+            )
             self.elapsed = ExactDecimal(scaledValue: elapsed)
             self.pendingInf = nil
             self.pendingDiscontinuity = false
@@ -364,21 +404,30 @@ extension MediaPlaylist {
             case let (previousURI, _)?:
                 self.diagnostics.append(
                     .error(
-                        "byterange-offset", line: line,
+                        "byterange-offset",
+                        line: line,
                         "EXT-X-BYTERANGE omits its offset, but the previous segment is a range of another resource "
-                            + "(\(self.parsed.content(at: previousURI))); write the offset explicitly (LENGTH@OFFSET)"))
+                            + "(\(self.parsed.content(at: previousURI))); write the offset explicitly (LENGTH@OFFSET)"
+                    )
+                )
             case nil where !self.segments.isEmpty:
                 self.diagnostics.append(
                     .error(
-                        "byterange-offset", line: line,
+                        "byterange-offset",
+                        line: line,
                         "EXT-X-BYTERANGE omits its offset, but the previous segment is a whole resource, not a range; "
-                            + "write the offset explicitly (LENGTH@OFFSET)"))
+                            + "write the offset explicitly (LENGTH@OFFSET)"
+                    )
+                )
             case nil:
                 self.diagnostics.append(
                     .error(
-                        "byterange-offset", line: line,
+                        "byterange-offset",
+                        line: line,
                         "EXT-X-BYTERANGE omits its offset, but there is no prior range to continue; "
-                            + "write the offset explicitly (LENGTH@OFFSET, e.g. @0)"))
+                            + "write the offset explicitly (LENGTH@OFFSET, e.g. @0)"
+                    )
+                )
             }
             return SegmentByteRange(length: range.length, offset: offset, isOffsetExplicit: false, lineNumber: line, lineIndex: tagIndex)
         }

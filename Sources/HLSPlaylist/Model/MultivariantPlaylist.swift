@@ -46,7 +46,12 @@ public struct MultivariantPlaylist: Sendable {
     public init(lines: some Sequence<PlaylistLine>, url: URL? = nil) throws(PlaylistError) {
         let parsed = try ParsedText.parse(PlaylistWriter().write(lines: lines))
         guard parsed.firstMediaTagLine == 0 else {
-            throw PlaylistError(.unexpectedPlaylistType, line: parsed.firstMediaTagLine, text: "", "a multivariant playlist cannot hold media playlist tags")
+            throw PlaylistError(
+                .unexpectedPlaylistType,
+                line: parsed.firstMediaTagLine,
+                text: "",
+                "a multivariant playlist cannot hold media playlist tags"
+            )
         }
         try self.init(parsed: parsed, url: url)
     }
@@ -71,19 +76,31 @@ public struct MultivariantPlaylist: Sendable {
             case .uri(let uri):
                 guard let variant = pending else {
                     throw PlaylistError(
-                        .unexpectedURI, line: line.number, text: uri,
-                        "a URI line in a multivariant playlist must follow #EXT-X-STREAM-INF (RFC 8216bis §4.4.6.2)")
+                        .unexpectedURI,
+                        line: line.number,
+                        text: uri,
+                        "a URI line in a multivariant playlist must follow #EXT-X-STREAM-INF (RFC 8216bis §4.4.6.2)"
+                    )
                 }
                 variants.append(
                     Variant(
-                        streamInf: variant.streamInf, uri: uri, line: variant.line, uriLine: line.number,
-                        tagIndex: variant.index, uriIndex: index))
+                        streamInf: variant.streamInf,
+                        uri: uri,
+                        line: variant.line,
+                        uriLine: line.number,
+                        tagIndex: variant.index,
+                        uriIndex: index
+                    )
+                )
                 pending = nil
             case .tag(let tag):
                 if let variant = pending, !Self.mayStandBeforeVariantURI(tag) {
                     throw PlaylistError(
-                        .variantWithoutURI, line: variant.line, text: lines[variant.index].text,
-                        "#EXT-X-STREAM-INF must be followed by its variant's URI line, found \(tag.name) on line \(line.number)")
+                        .variantWithoutURI,
+                        line: variant.line,
+                        text: lines[variant.index].text,
+                        "#EXT-X-STREAM-INF must be followed by its variant's URI line, found \(tag.name) on line \(line.number)"
+                    )
                 }
                 switch tag {
                 case .version(let value): version = version ?? value
@@ -102,8 +119,11 @@ public struct MultivariantPlaylist: Sendable {
         }
         if let variant = pending {
             throw PlaylistError(
-                .variantWithoutURI, line: variant.line, text: lines[variant.index].text,
-                "#EXT-X-STREAM-INF at the end of the playlist has no URI line after it")
+                .variantWithoutURI,
+                line: variant.line,
+                text: lines[variant.index].text,
+                "#EXT-X-STREAM-INF at the end of the playlist has no URI line after it"
+            )
         }
         self.parsed = parsed
         self.url = url

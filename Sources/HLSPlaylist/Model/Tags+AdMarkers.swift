@@ -55,7 +55,8 @@ private func looseAttributes(_ text: Substring) -> [String: Substring] {
     for pair in text.split(separator: ",") {
         guard let equals = pair.firstIndex(of: "=") else { continue }
         let value = pair[pair.index(after: equals)...]
-        result[pair[..<equals].uppercased()] = value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2
+        result[pair[..<equals].uppercased()] =
+            value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2
             ? value.dropFirst().dropLast() : value
     }
     return result

@@ -18,8 +18,11 @@ enum AttributeListParser {
             let name = text[nameStart..<index]
             guard index != end, utf8[index] == UInt8(ascii: "="), !name.isEmpty else {
                 throw PlaylistError(
-                    .malformedAttributeList, line: line, text: text,
-                    "expected NAME=VALUE pairs separated by commas, found \"\(name)\" without a value")
+                    .malformedAttributeList,
+                    line: line,
+                    text: text,
+                    "expected NAME=VALUE pairs separated by commas, found \"\(name)\" without a value"
+                )
             }
             index = utf8.index(after: index)  // past "="
             let valueStart = index
@@ -28,14 +31,20 @@ enum AttributeListParser {
                 while index != end, utf8[index] != UInt8(ascii: "\"") { index = utf8.index(after: index) }
                 guard index != end else {
                     throw PlaylistError(
-                        .malformedAttributeList, line: line, text: text,
-                        "the quoted value of \(name) has no closing quote")
+                        .malformedAttributeList,
+                        line: line,
+                        text: text,
+                        "the quoted value of \(name) has no closing quote"
+                    )
                 }
                 index = utf8.index(after: index)  // past the closing quote
                 guard index == end || utf8[index] == UInt8(ascii: ",") else {
                     throw PlaylistError(
-                        .malformedAttributeList, line: line, text: text,
-                        "expected a comma after the quoted value of \(name)")
+                        .malformedAttributeList,
+                        line: line,
+                        text: text,
+                        "expected a comma after the quoted value of \(name)"
+                    )
                 }
             } else {
                 while index != end, utf8[index] != UInt8(ascii: ",") { index = utf8.index(after: index) }
@@ -74,13 +83,19 @@ enum AttributeListParser {
                 let isCheckedAfterSubstitution = expected == .hexadecimalSequence && raw.contains("{$")
                 guard expected.accepts(raw) || isCheckedAfterSubstitution else {
                     throw PlaylistError(
-                        .invalidAttributeValue, line: line, text: text,
-                        "\(attribute.name) must be \(expected.name), found \(attribute.rawValue)")
+                        .invalidAttributeValue,
+                        line: line,
+                        text: text,
+                        "\(attribute.name) must be \(expected.name), found \(attribute.rawValue)"
+                    )
                 }
             } else if T.self == DateRange.self, attribute.name.hasPrefix("X-"), !DateRange.acceptsClientAttribute(raw) {
                 throw PlaylistError(
-                    .invalidAttributeValue, line: line, text: text,
-                    "\(attribute.name) must be a quoted-string, a hexadecimal-sequence or a signed-decimal-floating-point number")
+                    .invalidAttributeValue,
+                    line: line,
+                    text: text,
+                    "\(attribute.name) must be a quoted-string, a hexadecimal-sequence or a signed-decimal-floating-point number"
+                )
             }
         }
         return T(attributes: list)

@@ -32,8 +32,11 @@ enum LineParser {
 
     static func malformedInf(line: Int, text: Substring) -> PlaylistError {
         PlaylistError(
-            .malformedTag, line: line, text: text,
-            "EXTINF needs a duration in seconds as a decimal number (e.g. 10 or 9.984), then a comma")
+            .malformedTag,
+            line: line,
+            text: text,
+            "EXTINF needs a duration in seconds as a decimal number (e.g. 10 or 9.984), then a comma"
+        )
     }
 
     private static func tag(name: Substring, value: Substring?, line: Int, text: Substring) throws(PlaylistError) -> Tag {
@@ -62,7 +65,11 @@ enum LineParser {
         case .byteRange:
             guard let value, let range = ByteRange(value) else {
                 throw PlaylistError(
-                    .malformedTag, line: line, text: text, "#EXT-X-BYTERANGE must be LENGTH or LENGTH@OFFSET in decimal bytes")
+                    .malformedTag,
+                    line: line,
+                    text: text,
+                    "#EXT-X-BYTERANGE must be LENGTH or LENGTH@OFFSET in decimal bytes"
+                )
             }
             return .byteRange(range)
         case .discontinuity: return .discontinuity

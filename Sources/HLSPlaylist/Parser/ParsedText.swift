@@ -82,7 +82,8 @@ struct ParsedText: Sendable {
         return Inf(
             duration: self.durations[Int(self.records[index].payload)],
             durationText: value[..<(comma ?? value.endIndex)],
-            title: comma.map { value[value.utf8.index(after: $0)...] })
+            title: comma.map { value[value.utf8.index(after: $0)...] }
+        )
     }
 
     /// Whether two lines have the same trimmed text.
@@ -139,20 +140,32 @@ extension ParsedText {
         notes.droppedBlankLines = scanner.blankLines
         notes.missingFinalNewline = !text.utf8.isEmpty && text.utf8.last != 10
         let parsed = ParsedText(
-            text: text, records: scanner.records, tags: scanner.tags, durations: scanner.durations, source: notes,
-            firstMultivariantTagLine: scanner.firstMultivariantTagLine, firstMediaTagLine: scanner.firstMediaTagLine)
+            text: text,
+            records: scanner.records,
+            tags: scanner.tags,
+            durations: scanner.durations,
+            source: notes,
+            firstMultivariantTagLine: scanner.firstMultivariantTagLine,
+            firstMediaTagLine: scanner.firstMediaTagLine
+        )
         guard let first = parsed.records.first, first.number == 1, first.kind == .tag, case .m3u = parsed.tags[Int(first.payload)] else {
             throw PlaylistError(
-                .missingHeader, line: Int(parsed.records.first?.number ?? 1), text: parsed.records.isEmpty ? "" : parsed.original(at: 0),
-                "a playlist must start with #EXTM3U on its first line (RFC 8216bis §4.4.1.1)")
+                .missingHeader,
+                line: Int(parsed.records.first?.number ?? 1),
+                text: parsed.records.isEmpty ? "" : parsed.original(at: 0),
+                "a playlist must start with #EXTM3U on its first line (RFC 8216bis §4.4.1.1)"
+            )
         }
         if parsed.firstMultivariantTagLine > 0, parsed.firstMediaTagLine > 0 {
             let later = max(parsed.firstMultivariantTagLine, parsed.firstMediaTagLine)
             let laterIndex = parsed.records.firstIndex { Int($0.number) == later } ?? 0
             throw PlaylistError(
-                .mixedPlaylistTypes, line: later, text: parsed.original(at: laterIndex),
+                .mixedPlaylistTypes,
+                line: later,
+                text: parsed.original(at: laterIndex),
                 "a playlist cannot mix multivariant tags (line \(parsed.firstMultivariantTagLine)) with media playlist tags "
-                    + "(line \(parsed.firstMediaTagLine)); split it into a multivariant playlist and media playlists")
+                    + "(line \(parsed.firstMediaTagLine)); split it into a multivariant playlist and media playlists"
+            )
         }
         return parsed
     }
@@ -222,8 +235,14 @@ private struct Scanner {
                 self.blankLines += 1
             } else {
                 var record = LineRecord(
-                    start: Int32(start), end: Int32(end), contentStart: Int32(contentStart), contentEnd: Int32(contentEnd),
-                    number: number, kind: .uri, payload: -1)
+                    start: Int32(start),
+                    end: Int32(end),
+                    contentStart: Int32(contentStart),
+                    contentEnd: Int32(contentEnd),
+                    number: number,
+                    kind: .uri,
+                    payload: -1
+                )
                 if bytes[contentStart] == UInt8(ascii: "#") {
                     try self.classify(&record, bytes: bytes)
                 }

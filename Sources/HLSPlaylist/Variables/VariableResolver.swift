@@ -12,7 +12,8 @@ extension MediaPlaylist {
     ///   - playlistURL: the URL the playlist was requested with, for `QUERYPARAM`
     ///     (defaults to ``url``).
     public func resolvingVariables(
-        importingFrom multivariant: MultivariantPlaylist? = nil, playlistURL: URL? = nil
+        importingFrom multivariant: MultivariantPlaylist? = nil,
+        playlistURL: URL? = nil
     ) throws(PlaylistError) -> MediaPlaylist {
         guard self.needsResolution else { return self }
         let imports = try multivariant.map { (playlist) throws(PlaylistError) in try playlist.variables() }
@@ -95,18 +96,27 @@ struct VariableResolver {
         let kinds = ["NAME", "IMPORT", "QUERYPARAM"].filter { list[$0] != nil }
         guard kinds.count == 1, let source = define.source, let name = define.variableName else {
             throw PlaylistError(
-                .invalidVariableDefinition, line: line.number, text: line.text,
-                "EXT-X-DEFINE needs exactly one of NAME (with VALUE), IMPORT or QUERYPARAM (RFC 8216bis §4.4.2.3)")
+                .invalidVariableDefinition,
+                line: line.number,
+                text: line.text,
+                "EXT-X-DEFINE needs exactly one of NAME (with VALUE), IMPORT or QUERYPARAM (RFC 8216bis §4.4.2.3)"
+            )
         }
         guard !name.isEmpty, name.utf8.allSatisfy(Self.isNameByte) else {
             throw PlaylistError(
-                .invalidVariableDefinition, line: line.number, text: line.text,
-                "variable name \"\(name)\" may contain only A-Z, a-z, 0-9, '-' and '_'")
+                .invalidVariableDefinition,
+                line: line.number,
+                text: line.text,
+                "variable name \"\(name)\" may contain only A-Z, a-z, 0-9, '-' and '_'"
+            )
         }
         guard self.values[name] == nil else {
             throw PlaylistError(
-                .duplicateVariable, line: line.number, text: line.text,
-                "variable \"\(name)\" is already defined; each EXT-X-DEFINE must name a different variable")
+                .duplicateVariable,
+                line: line.number,
+                text: line.text,
+                "variable \"\(name)\" is already defined; each EXT-X-DEFINE must name a different variable"
+            )
         }
         switch source {
         case .value(_, let value):
@@ -114,8 +124,11 @@ struct VariableResolver {
         case .importFromMultivariant:
             guard !self.isMultivariant else {
                 throw PlaylistError(
-                    .invalidVariableDefinition, line: line.number, text: line.text,
-                    "IMPORT is only allowed in media playlists; define \"\(name)\" with NAME and VALUE here")
+                    .invalidVariableDefinition,
+                    line: line.number,
+                    text: line.text,
+                    "IMPORT is only allowed in media playlists; define \"\(name)\" with NAME and VALUE here"
+                )
             }
             if self.imports == nil, self.placeholdersForExternalValues {
                 self.values[name] = ""
@@ -123,13 +136,19 @@ struct VariableResolver {
             }
             guard let imports = self.imports else {
                 throw PlaylistError(
-                    .undefinedVariable, line: line.number, text: line.text,
-                    "IMPORT=\"\(name)\" needs the multivariant playlist this playlist was loaded from")
+                    .undefinedVariable,
+                    line: line.number,
+                    text: line.text,
+                    "IMPORT=\"\(name)\" needs the multivariant playlist this playlist was loaded from"
+                )
             }
             guard let value = imports[name] else {
                 throw PlaylistError(
-                    .undefinedVariable, line: line.number, text: line.text,
-                    "IMPORT=\"\(name)\": the multivariant playlist defines no variable \"\(name)\"")
+                    .undefinedVariable,
+                    line: line.number,
+                    text: line.text,
+                    "IMPORT=\"\(name)\": the multivariant playlist defines no variable \"\(name)\""
+                )
             }
             self.values[name] = value
         case .queryParameter:
@@ -139,13 +158,19 @@ struct VariableResolver {
             }
             guard let value = self.queryParameter(name) else {
                 throw PlaylistError(
-                    .undefinedVariable, line: line.number, text: line.text,
-                    "QUERYPARAM=\"\(name)\": the playlist URL \(self.url?.absoluteString ?? "(none)") has no query parameter \"\(name)\"")
+                    .undefinedVariable,
+                    line: line.number,
+                    text: line.text,
+                    "QUERYPARAM=\"\(name)\": the playlist URL \(self.url?.absoluteString ?? "(none)") has no query parameter \"\(name)\""
+                )
             }
             guard !value.contains(where: { $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
                 throw PlaylistError(
-                    .invalidVariableDefinition, line: line.number, text: line.text,
-                    "QUERYPARAM=\"\(name)\": the decoded value may not contain quotes or line breaks")
+                    .invalidVariableDefinition,
+                    line: line.number,
+                    text: line.text,
+                    "QUERYPARAM=\"\(name)\": the decoded value may not contain quotes or line breaks"
+                )
             }
             self.values[name] = value
         }
@@ -181,8 +206,11 @@ struct VariableResolver {
             }
             guard let value = self.values[String(name)] else {
                 throw PlaylistError(
-                    .undefinedVariable, line: line.number, text: line.text,
-                    "variable \"\(name)\" is used but not defined by an EXT-X-DEFINE before this line")
+                    .undefinedVariable,
+                    line: line.number,
+                    text: line.text,
+                    "variable \"\(name)\" is used but not defined by an EXT-X-DEFINE before this line"
+                )
             }
             result += value
             rest = afterOpen[afterOpen.index(after: close)...]

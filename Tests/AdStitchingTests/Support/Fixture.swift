@@ -44,14 +44,17 @@ enum Demo: String, CaseIterable, Sendable, CustomTestStringConvertible {
     private static let loaded: [Demo: Result<Campaign, CampaignError>] = Dictionary(
         uniqueKeysWithValues: Demo.allCases.map { demo in
             (demo, Result { () throws(CampaignError) in try CampaignLoader.load(Repository.campaign(demo.rawValue)) })
-        })
+        }
+    )
 
     func campaign() throws -> Campaign { try Self.loaded[self]!.get() }
 
     /// Media URIs as a CDN would serve them: the campaign's folder rebased onto an https URL.
     static func uris(for campaign: Campaign) -> URIStyle {
         URIStyle.rebased(
-            root: campaign.file.deletingLastPathComponent(), onto: URL(string: "https://cdn.example/campaigns/\(campaign.id)/")!)
+            root: campaign.file.deletingLastPathComponent(),
+            onto: URL(string: "https://cdn.example/campaigns/\(campaign.id)/")!
+        )
     }
 }
 
