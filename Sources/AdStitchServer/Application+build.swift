@@ -95,22 +95,23 @@ public func buildRouter(
     router.add(middleware: RequestMetricsMiddleware(metrics: store.metrics))
     router.add(middleware: HTTPSemanticsMiddleware())
     router.add(middleware: ProblemMiddleware())
-    router.getAndHead("/healthz") { _, _ -> String in "ok\n" }
+    router.getAndHead(Routes.healthz) { _, _ -> String in "ok\n" }
     // Ready once some campaign serves: a replica with none should not get traffic.
-    router.getAndHead("/readyz") { _, _ -> Response in
+    router.getAndHead(Routes.readyz) { _, _ -> Response in
         let serving = store.statuses.filter { $0.serving != nil }.count
         guard serving > 0 else {
             throw Problem(status: .serviceUnavailable, title: "Not ready", detail: "no campaign is loaded; see GET /v1/campaigns")
         }
         return .tagged("ready: \(serving) campaigns\n", contentType: "text/plain", cache: "no-store")
     }
-    router.getAndHead("/metrics") { _, _ -> Response in
+    router.getAndHead(Routes.metrics) { _, _ -> Response in
         Response(
             status: .ok,
             headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: store.metrics.exposition())
         )
     }
+    CatalogueController(store: store).register(on: router)
     let sessions = SessionController(store: store, policy: policy, cacheBytes: responseCacheBytes)
     sessions.register(on: router)
     if policy.preview {

@@ -1,6 +1,7 @@
 import AdCampaign
 import AdStitching
 import Foundation
+import Hummingbird
 import Logging
 import Synchronization
 
@@ -33,6 +34,7 @@ public struct CampaignStatus: Sendable {
 public final class CampaignStore: Sendable {
     public let folder: URL
     public let metrics: ServerMetrics
+    let scanner: CampaignFolder
     /// How many revisions of a campaign are kept for sessions started on them.
     static let keptRevisions = 8
 
@@ -57,6 +59,7 @@ public final class CampaignStore: Sendable {
 
     public init(folder: URL, logger: Logger, metrics: ServerMetrics = ServerMetrics()) {
         self.folder = folder.standardizedFileURL
+        self.scanner = CampaignFolder(url: self.folder)
         self.metrics = metrics
         // At start-up there is no earlier poll to compare with: load what is there.
         self.reload(logger: logger, settle: false)
@@ -76,54 +79,13 @@ public final class CampaignStore: Sendable {
         self.state.withLock { $0.entries.values.map(\.status).sorted { $0.file < $1.file } }
     }
 
-    /// The campaign files of the folder, sorted; throws when the folder cannot be listed.
-    func files() throws -> [URL] {
-        let manager = FileManager.default
-        var files: [URL] = []
-        for name in try manager.contentsOfDirectory(atPath: self.folder.path) {
-            let url = self.folder.appendingPathComponent(name)
-            if name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
-                files.append(url)
-            } else if manager.fileExists(atPath: url.appendingPathComponent("campaign.yaml").path) {
-                files.append(url.appendingPathComponent("campaign.yaml"))
-            }
-        }
-        return files.sorted { $0.path < $1.path }
-    }
-
-    /// Sizes and modification times of the campaign file, every playlist under its folder and
-    /// every file its last good load referenced (segments, keys, init sections): cheap to
-    /// compute every few seconds, and it changes when anything the campaign reads does — a
-    /// deleted segment included.
-    func fingerprint(_ file: URL, files: CampaignFiles?) -> String {
-        let manager = FileManager.default
-        func stamp(_ path: String) -> String {
-            let attributes = try? manager.attributesOfItem(atPath: path)
-            let size = attributes?[.size] as? Int ?? -1
-            let date = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            return "\(path)|\(size)|\(date)"
-        }
-        var paths = Set([file.path])
-        let folder = file.deletingLastPathComponent()
-        if file.lastPathComponent == "campaign.yaml", let walker = manager.enumerator(atPath: folder.path) {
-            for case let path as String in walker where path.hasSuffix(".m3u8") {
-                paths.insert(folder.appendingPathComponent(path).path)
-            }
-        }
-        if let files {
-            for url in files.playlists { paths.insert(url.path) }
-            for url in files.media.keys { paths.insert(url.path) }
-        }
-        return paths.sorted().map(stamp).joined(separator: "\n")
-    }
-
     /// Loads what changed and has stayed unchanged since the previous call (with `settle`
     /// false: what changed, at once). Returns whether any campaign was loaded, failed or removed.
     @discardableResult
     public func reload(logger: Logger, settle: Bool = true) -> Bool {
         let files: [URL]
         do {
-            files = try self.files()
+            files = try self.scanner.campaignFiles()
         } catch {
             // EMFILE under a flood of connections, a network file system hiccup: transient. What
             // is loaded keeps serving; the next poll tries again.
@@ -137,7 +99,7 @@ public final class CampaignStore: Sendable {
         var changed = false
         for file in files {
             let previous = self.state.withLock { $0.entries[file.path] }
-            let fingerprint = self.fingerprint(file, files: previous?.files)
+            let fingerprint = self.scanner.fingerprint(file, files: previous?.files)
             guard previous?.fingerprint != fingerprint else {
                 self.state.withLock { _ = $0.pending.removeValue(forKey: file.path) }
                 continue
@@ -178,7 +140,7 @@ public final class CampaignStore: Sendable {
             let missing = campaign.missingMedia()
             guard missing.isEmpty else { throw CampaignError(missing) }
             let folder = file.deletingLastPathComponent().standardizedFileURL
-            let layout = try StitchLayout(campaign: campaign, uris: Self.mediaURIs(campaign: campaign.id, folder: folder))
+            let layout = try StitchLayout(campaign: campaign, uris: MediaController.uris(campaign: campaign.id, folder: folder))
             let served = ServedCampaign(campaign: campaign, folder: folder, renderer: SessionRenderer(layout: layout))
             try self.state.withLock { state in
                 if let other = state.entries.first(where: { $0.key != file.path && $0.value.status.id == campaign.id }) {
@@ -213,7 +175,7 @@ public final class CampaignStore: Sendable {
                     files: previous?.files ?? CampaignFiles()
                 )
             }
-            self.metrics.reloadFailed(campaign: previous?.status.id ?? Self.name(of: file))
+            self.metrics.reloadFailed(campaign: previous?.status.id ?? CampaignFolder.name(of: file))
             logger.error("campaign failed to load", metadata: ["file": "\(file.path)", "error": "\(message)"])
         }
     }
@@ -259,20 +221,13 @@ public final class CampaignStore: Sendable {
         )
     }
 
-    /// What a campaign file is called before it has loaded: its folder for `*/campaign.yaml`.
-    static func name(of file: URL) -> String {
-        file.lastPathComponent == "campaign.yaml"
-            ? file.deletingLastPathComponent().lastPathComponent : file.deletingPathExtension().lastPathComponent
-    }
+}
 
-    /// Local media as absolute paths under `/v1/campaigns/{id}/media/`; remote URLs unchanged.
-    static func mediaURIs(campaign id: String, folder: URL) -> URIStyle {
-        let root = folder.path.hasSuffix("/") ? folder.path : folder.path + "/"
-        return URIStyle { url in
-            let path = url.standardizedFileURL.path
-            guard url.isFileURL, path.hasPrefix(root) else { return url.absoluteString }
-            let relative = String(path.dropFirst(root.count))
-            return "/v1/campaigns/\(id)/media/" + (relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? relative)
-        }
+extension CampaignStore {
+    /// The campaign a route's `:id` names, or a 404 problem that says where they are listed.
+    func campaign(for context: BasicRequestContext, listedAt list: String = "GET /v1/campaigns") throws -> ServedCampaign {
+        let id = try context.parameters.require("id")
+        guard let served = self.campaign(id) else { throw Problem.notFound("no campaign \"\(id)\" is loaded; \(list) lists them") }
+        return served
     }
 }

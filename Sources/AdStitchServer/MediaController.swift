@@ -1,4 +1,5 @@
 import AdCampaign
+import AdStitching
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -11,12 +12,12 @@ struct MediaController: Sendable {
     let store: CampaignStore
 
     func register(on router: Router<BasicRequestContext>) {
-        router.getAndHead("/v1/campaigns/:id/media/**") { request, context in try self.file(request, context) }
+        router.getAndHead(Routes.media) { request, context in try self.file(request, context) }
     }
 
     func file(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         let id = try context.parameters.require("id")
-        guard let served = self.store.campaign(id) else { throw Problem.notFound("no campaign \"\(id)\" is loaded") }
+        let served = try self.store.campaign(for: context)
         let parts = context.parameters.getCatchAll().map { $0.removingPercentEncoding ?? String($0) }
         guard !parts.isEmpty, !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.contains("/") || $0.contains("\0") }) else {
             throw Problem.badRequest("media paths are plain file names under the campaign's folder")
@@ -76,6 +77,19 @@ struct MediaController: Sendable {
         if spec[1].isEmpty { return .from(first, through: nil) }
         guard let last = number(spec[1]), last >= first else { return nil }
         return .from(first, through: last)
+    }
+
+    /// Local media as absolute paths under `/v1/campaigns/{id}/media/` (what this controller
+    /// serves); remote URLs unchanged.
+    static func uris(campaign id: String, folder: URL) -> URIStyle {
+        let root = folder.path.hasSuffix("/") ? folder.path : folder.path + "/"
+        let prefix = Routes.mediaPrefix(id)
+        return URIStyle { url in
+            let path = url.standardizedFileURL.path
+            guard url.isFileURL, path.hasPrefix(root) else { return url.absoluteString }
+            let relative = String(path.dropFirst(root.count))
+            return prefix + (relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? relative)
+        }
     }
 
     static func contentType(_ extension: String) -> String {

@@ -6,8 +6,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The per-viewer API (DESIGN.md "HTTP API"): the multivariant playlist of a new session, then
-/// the session's media playlists and boundary manifest under its signed token.
+/// The per-viewer API (docs/http-api.md): the multivariant playlist of a new session, then the
+/// session's files (``SessionFile``) under its signed token, through the response cache.
 struct SessionController: Sendable {
     let store: CampaignStore
     let policy: SessionPolicy
@@ -22,41 +22,8 @@ struct SessionController: Sendable {
     }
 
     func register(on router: Router<BasicRequestContext>) {
-        router.getAndHead("/v1/campaigns") { _, _ in self.list() }
-        router.getAndHead("/v1/campaigns/:id/master.m3u8") { request, context in try self.master(request, context) }
-        router.getAndHead("/v1/campaigns/:id/sessions/:token/:file") { request, context in try self.sessionFile(request, context, scope: .viewer) }
-        router.getAndHead("/play/:id") { _, context in try self.player(context) }
-    }
-
-    /// `GET /play/{id}`: a page that plays a new session of the campaign in a `<video>`
-    /// (Chromium and Safari play HLS natively). `/preview/{id}` shows what a given viewer gets.
-    func player(_ context: BasicRequestContext) throws -> Response {
-        let served = try self.campaign(context)
-        let id = served.campaign.id
-        let html = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch · \(id)</title>
-            <style>body{font:16px system-ui,sans-serif;margin:2rem;max-width:60rem}video{width:100%;background:#000}</style></head>
-            <body><h1>\(PreviewPage.escape(served.campaign.title))</h1>
-            <video id="video" controls autoplay muted playsinline src="/v1/campaigns/\(id)/master.m3u8"></video>
-            <p>A new session each time the page loads: <code>/v1/campaigns/\(id)/master.m3u8</code>.
-            <a href="/preview/\(id)">Preview</a> what a given viewer gets, and why.</p>
-            </body></html>
-            """
-        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
-    }
-
-    /// `GET /v1/campaigns`: every campaign file and its load status (paths relative to the campaigns folder).
-    func list() -> Response {
-        let statuses = self.store.statuses.map { status -> [String: Any] in
-            var entry: [String: Any] = ["file": status.file, "status": status.error == nil ? "loaded" : "failed"]
-            if let id = status.id { entry["id"] = id }
-            if let revision = status.serving { entry["revision"] = revision }
-            if let error = status.error { entry["error"] = error }
-            return entry
-        }
-        let data = (try? JSONSerialization.data(withJSONObject: ["campaigns": statuses], options: [.sortedKeys, .prettyPrinted])) ?? Data()
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        router.getAndHead(Routes.master) { request, context in try self.master(request, context) }
+        router.getAndHead(Routes.sessionFile) { request, context in try self.sessionFile(request, context, scope: .viewer) }
     }
 
     /// At most this many query parameters, names up to 64 and values up to 1,024 characters.
@@ -68,7 +35,7 @@ struct SessionController: Sendable {
     /// trusted attributes (`seen`) are ignored, and the `AdStitch-Ignored-Attributes` header
     /// names those dropped.
     func master(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-        let served = try self.campaign(context)
+        let served = try self.store.campaign(for: context)
         let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
         guard query.count <= Self.maxParameters else {
             throw Problem.badRequest("a session start takes at most \(Self.maxParameters) query parameters")
@@ -102,10 +69,10 @@ struct SessionController: Sendable {
             )
         }
         if attributes["locale"] == nil, let language = request.headers[.acceptLanguage] {
-            attributes["locale"] = Self.preferredLanguage(language)
+            attributes["locale"] = ViewerAttributes.preferredLanguage(language)
         }
         if attributes["device"] == nil, let agent = request.headers[.userAgent] {
-            attributes["device"] = Self.device(agent)
+            attributes["device"] = ViewerAttributes.device(agent)
         }
         let token = SessionToken(
             campaign: served.campaign.id,
@@ -160,7 +127,7 @@ struct SessionController: Sendable {
             return Response(status: .ok, headers: cached.headers, body: ResponseBody(byteBuffer: cached.body))
         }
         guard let token = SessionToken(decoding: tokenText, secrets: self.policy.verifyingKeys), token.campaign == id else {
-            throw Problem.forbidden("the session token is not valid for this campaign: start a new session at /v1/campaigns/\(id)/master.m3u8")
+            throw Problem.forbidden("the session token is not valid for this campaign: start a new session at \(Routes.masterPath(id))")
         }
         guard token.scope == scope else {
             throw Problem.forbidden(
@@ -176,7 +143,7 @@ struct SessionController: Sendable {
                 status: .gone,
                 title: "Gone",
                 detail:
-                    "revision \(token.revision) of campaign \(id) is no longer kept on this server; start a new session at /v1/campaigns/\(id)/master.m3u8"
+                    "revision \(token.revision) of campaign \(id) is no longer kept on this server; start a new session at \(Routes.masterPath(id))"
             )
         }
         guard let sessionFile = served.renderer.file(named: file), sessionFile != .multivariant else {
@@ -209,17 +176,9 @@ struct SessionController: Sendable {
             throw Problem(
                 status: .gone,
                 title: "Session expired",
-                detail: "this session expired at \(expires) (unix seconds); start a new session at /v1/campaigns/\(id)/master.m3u8"
+                detail: "this session expired at \(expires) (unix seconds); start a new session at \(Routes.masterPath(id))"
             )
         }
-    }
-
-    private func campaign(_ context: BasicRequestContext) throws -> ServedCampaign {
-        let id = try context.parameters.require("id")
-        guard let served = self.store.campaign(id) else {
-            throw Problem.notFound("no campaign \"\(id)\" is loaded; GET /v1/campaigns lists them")
-        }
-        return served
     }
 
     /// Runs a plan and render, timed under `kind`; a stitch error is a 500 that says why.
@@ -240,18 +199,6 @@ struct SessionController: Sendable {
         .tagged(text, contentType: "application/vnd.apple.mpegurl", cache: cache, for: request)
     }
 
-    /// The first language of an Accept-Language header (`es-ES,es;q=0.9` → `es-ES`).
-    static func preferredLanguage(_ header: String) -> String {
-        String(header.split(separator: ",").first?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? "")
-    }
-
-    /// A coarse device class from a User-Agent.
-    static func device(_ agent: String) -> String {
-        let lower = agent.lowercased()
-        if ["smart-tv", "smarttv", "appletv", "tizen", "webos", "roku", "crkey", " tv"].contains(where: lower.contains) { return "tv" }
-        if lower.contains("mobile") || lower.contains("iphone") || lower.contains("android") { return "mobile" }
-        return "desktop"
-    }
 }
 
 extension HTTPField.Name {

@@ -23,32 +23,32 @@ struct PreviewController: Sendable {
     let sessions: SessionController
 
     func register(on router: Router<BasicRequestContext>) {
-        router.getAndHead("/preview") { _, _ in
+        router.getAndHead(Routes.preview) { _, _ in
             Self.html(PreviewPage.list(self.store.statuses, served: self.store.campaign))
         }
         // Static: tagged once, not per request.
         let stylesheet = Response.tagged(PreviewAssets.stylesheet, contentType: "text/css; charset=utf-8", cache: "public, max-age=300")
         let script = Response.tagged(PreviewAssets.script, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=300")
-        router.getAndHead("/preview/assets/preview.css") { _, _ in stylesheet }
-        router.getAndHead("/preview/assets/preview.js") { _, _ in script }
-        router.getAndHead("/preview/:id") { request, context in try self.page(request, context) }
-        router.getAndHead("/preview/:id/compare") { request, context in try self.compare(request, context) }
-        router.getAndHead("/preview/:id/report.json") { request, context in try self.report(request, context) }
-        router.getAndHead("/preview/:id/master.m3u8") { request, context in try self.master(request, context) }
-        router.getAndHead("/preview/:id/sessions/:token/:file") { request, context in
+        router.getAndHead(Routes.previewStylesheet) { _, _ in stylesheet }
+        router.getAndHead(Routes.previewScript) { _, _ in script }
+        router.getAndHead(Routes.previewCampaign) { request, context in try self.page(request, context) }
+        router.getAndHead(Routes.previewCompare) { request, context in try self.compare(request, context) }
+        router.getAndHead(Routes.previewReport) { request, context in try self.report(request, context) }
+        router.getAndHead(Routes.previewMaster) { request, context in try self.master(request, context) }
+        router.getAndHead(Routes.previewSessionFile) { request, context in
             try self.sessions.sessionFile(request, context, scope: .preview)
         }
     }
 
     func page(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-        let served = try self.campaign(context)
+        let served = try self.store.campaign(for: context, listedAt: "/preview")
         let viewer = Self.context(request)
         let plan = viewer.errors.isEmpty ? Planner().plan(served.campaign, for: viewer.viewer) : nil
         return Self.html(PreviewPage.campaign(served, context: viewer, plan: plan), status: plan == nil ? .badRequest : .ok)
     }
 
     func compare(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-        let served = try self.campaign(context)
+        let served = try self.store.campaign(for: context, listedAt: "/preview")
         var viewer = Self.context(request)
         let countText = PreviewContext.pairs(request.uri.query).last { $0.key == "count" }?.value ?? "6"
         var count = 6
@@ -65,7 +65,7 @@ struct PreviewController: Sendable {
     }
 
     func report(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-        let served = try self.campaign(context)
+        let served = try self.store.campaign(for: context, listedAt: "/preview")
         let viewer = try Self.validContext(request)
         let plan = Planner().plan(served.campaign, for: viewer.viewer)
         return .tagged(PlanReport(plan).json.text(), contentType: "application/json", cache: "no-store", for: request)
@@ -76,7 +76,7 @@ struct PreviewController: Sendable {
     /// `/preview/{id}/sessions/` and never on the public API, so an operator's choice of decision
     /// time cannot become a viewer's way around a flight or a time rule.
     func master(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-        let served = try self.campaign(context)
+        let served = try self.store.campaign(for: context, listedAt: "/preview")
         let viewer = try Self.validContext(request)
         let token = SessionToken(
             campaign: served.campaign.id,
@@ -88,14 +88,6 @@ struct PreviewController: Sendable {
             scope: .preview
         )
         return try self.sessions.masterResponse(served, token: token, prefix: "/preview/\(served.campaign.id)/", for: request)
-    }
-
-    private func campaign(_ context: BasicRequestContext) throws -> ServedCampaign {
-        let id = try context.parameters.require("id")
-        guard let served = self.store.campaign(id) else {
-            throw Problem.notFound("no campaign \"\(id)\" is loaded; /preview lists them")
-        }
-        return served
     }
 
     static func context(_ request: Request) -> PreviewContext {

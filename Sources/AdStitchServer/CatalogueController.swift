@@ -1,0 +1,45 @@
+import AdCampaign
+import Foundation
+import Hummingbird
+
+/// What is served: `GET /v1/campaigns` (every campaign file and its load status) and
+/// `GET /play/{id}` (a page playing a new session).
+struct CatalogueController: Sendable {
+    let store: CampaignStore
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.getAndHead(Routes.campaigns) { _, _ in self.list() }
+        router.getAndHead(Routes.player) { _, context in try self.player(context) }
+    }
+
+    /// `GET /play/{id}`: a page that plays a new session of the campaign in a `<video>`
+    /// (Chromium and Safari play HLS natively). `/preview/{id}` shows what a given viewer gets.
+    func player(_ context: BasicRequestContext) throws -> Response {
+        let served = try self.store.campaign(for: context)
+        let id = served.campaign.id
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch · \(id)</title>
+            <style>body{font:16px system-ui,sans-serif;margin:2rem;max-width:60rem}video{width:100%;background:#000}</style></head>
+            <body><h1>\(PreviewPage.escape(served.campaign.title))</h1>
+            <video id="video" controls autoplay muted playsinline src="/v1/campaigns/\(id)/master.m3u8"></video>
+            <p>A new session each time the page loads: <code>/v1/campaigns/\(id)/master.m3u8</code>.
+            <a href="/preview/\(id)">Preview</a> what a given viewer gets, and why.</p>
+            </body></html>
+            """
+        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// `GET /v1/campaigns`: every campaign file and its load status (paths relative to the campaigns folder).
+    func list() -> Response {
+        let statuses = self.store.statuses.map { status -> [String: Any] in
+            var entry: [String: Any] = ["file": status.file, "status": status.error == nil ? "loaded" : "failed"]
+            if let id = status.id { entry["id"] = id }
+            if let revision = status.serving { entry["revision"] = revision }
+            if let error = status.error { entry["error"] = error }
+            return entry
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: ["campaigns": statuses], options: [.sortedKeys, .prettyPrinted])) ?? Data()
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,27 @@
+import Hummingbird
+
+/// Every route of the API, in one place (docs/http-api.md lists them; docs/openapi.yaml
+/// describes them): controllers register these patterns, and links are built from them.
+enum Routes {
+    static let healthz: RouterPath = "/healthz"
+    static let readyz: RouterPath = "/readyz"
+    static let metrics: RouterPath = "/metrics"
+    static let campaigns: RouterPath = "/v1/campaigns"
+    static let master: RouterPath = "/v1/campaigns/:id/master.m3u8"
+    static let sessionFile: RouterPath = "/v1/campaigns/:id/sessions/:token/:file"
+    static let media: RouterPath = "/v1/campaigns/:id/media/**"
+    static let player: RouterPath = "/play/:id"
+    static let preview: RouterPath = "/preview"
+    static let previewStylesheet: RouterPath = "/preview/assets/preview.css"
+    static let previewScript: RouterPath = "/preview/assets/preview.js"
+    static let previewCampaign: RouterPath = "/preview/:id"
+    static let previewCompare: RouterPath = "/preview/:id/compare"
+    static let previewReport: RouterPath = "/preview/:id/report.json"
+    static let previewMaster: RouterPath = "/preview/:id/master.m3u8"
+    static let previewSessionFile: RouterPath = "/preview/:id/sessions/:token/:file"
+
+    /// Where a new session of campaign `id` starts.
+    static func masterPath(_ id: String) -> String { "/v1/campaigns/\(id)/master.m3u8" }
+    /// The folder of campaign `id`'s local media (`/v1/campaigns/{id}/media/`).
+    static func mediaPrefix(_ id: String) -> String { "/v1/campaigns/\(id)/media/" }
+}
