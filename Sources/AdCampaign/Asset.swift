@@ -66,7 +66,7 @@ public final class Asset: Sendable {
 }
 
 /// The container of an asset's segments; a playlist cannot switch from one to the other
-/// (an `EXT-X-MAP` cannot be unset: DESIGN invariant 6).
+/// (an `EXT-X-MAP` cannot be unset: docs/architecture.md invariant 6).
 public enum SegmentFormat: String, Sendable, Hashable {
     case mpegTS = "MPEG-TS"
     case fragmentedMP4 = "fMP4"

@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A loaded, validated campaign (DESIGN.md "Campaign format"): everything a plan needs, with
+/// A loaded, validated campaign (docs/campaign-format.md): everything a plan needs, with
 /// every playlist parsed once and every pattern compiled.
 public struct Campaign: Sendable {
     /// `[a-z0-9-]+`, unique in the campaigns folder.
@@ -84,7 +84,7 @@ public struct Ad: Sendable {
     public let tracking: [String: [String]]
 }
 
-/// How stitched output marks breaks (DESIGN invariant 11).
+/// How stitched output marks breaks (docs/architecture.md invariant 11).
 public enum Marker: String, Sendable, Hashable, CaseIterable {
     /// `EXT-X-DATERANGE` per break (with `EXT-X-PROGRAM-DATE-TIME`).
     case daterange

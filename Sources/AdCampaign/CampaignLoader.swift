@@ -2,7 +2,7 @@ import Foundation
 import HLSPlaylist
 import Yams
 
-/// Loads a campaign file (DESIGN.md "Campaign format", `version: 1`): reads the YAML, checks
+/// Loads a campaign file (docs/campaign-format.md, `version: 1`): reads the YAML, checks
 /// every field, loads every referenced playlist once, and validates that the ads can be
 /// stitched into the programme. All issues are collected and thrown together.
 public enum CampaignLoader {

@@ -2,7 +2,7 @@ import Foundation
 import HLSPlaylist
 import Yams
 
-/// Checks that what the campaign names can be stitched together (DESIGN invariants 6 and 10):
+/// Checks that what the campaign names can be stitched together (docs/architecture.md invariants 6 and 10):
 /// islands share one variant ladder and container, every ad and the slate can be matched to
 /// every programme rendition, and every ad fits some break that may play it.
 extension Loader {

@@ -1,7 +1,7 @@
 import HLSPlaylist
 
 /// A JSON document with exact decimal numbers: `JSONEncoder` would write times through
-/// `Double` (5.76 → 5.7599999999999998), and DESIGN.md wants exact decimals in the boundary
+/// `Double` (5.76 → 5.7599999999999998), and docs/architecture.md wants exact decimals in the boundary
 /// manifest and plan reports. Object keys keep their order.
 public indirect enum JSONValue: Sendable, Hashable {
     case string(String)

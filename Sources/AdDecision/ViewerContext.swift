@@ -1,7 +1,7 @@
 import AdCampaign
 import Foundation
 
-/// Who is watching, and when: what rules decide on (DESIGN.md "Viewer context").
+/// Who is watching, and when: what rules decide on (docs/architecture.md "Data flow").
 public struct ViewerContext: Sendable, Hashable {
     /// The session id: with the campaign revision and a break id it seeds every choice, so one
     /// session gets the same ads on every request and every replica.

@@ -2,7 +2,7 @@ import AdCampaign
 import AdDecision
 import HLSPlaylist
 
-/// The boundary manifest (DESIGN.md "Boundary manifest (v1)"; schema in
+/// The boundary manifest (docs/architecture.md "Boundary manifest"; schema in
 /// docs/boundary-manifest.schema.json): where each break and ad starts and ends in stream time,
 /// the policy the player UI must enforce, tracking URLs, and the map from stream time to
 /// programme time. Times are exact decimals, written as JSON numbers without rounding.
@@ -98,7 +98,7 @@ public struct BoundaryManifest: Sendable, Hashable {
         self.islands = islands
     }
 
-    /// The manifest as JSON, field names as DESIGN.md fixes them.
+    /// The manifest as JSON, field names as the contract fixes them (docs/boundary-manifest.schema.json).
     public var json: JSONValue {
         .object([
             ("version", .integer(1)),

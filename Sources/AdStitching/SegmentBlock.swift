@@ -38,7 +38,7 @@ struct SegmentBlock: Sendable {
                     var attributes = map.attributes
                     if let uri = map.uri, let url = playlist.resolve(uri) { attributes.setQuoted("URI", uris.rewrite(url)) }
                     let line = "#EXT-X-MAP:\(attributes.serialized)"
-                    // RFC 8216bis §4.4.4.5; DESIGN invariant 6: the map starts every block, since a
+                    // RFC 8216bis §4.4.4.5; docs/architecture.md invariant 6: the map starts every block, since a
                     // discontinuity precedes it.
                     if line != currentMap {
                         // The key in force at the EXT-X-MAP tag decrypts the init section (§4.4.4.5), so
@@ -57,7 +57,7 @@ struct SegmentBlock: Sendable {
                 self.enter(keys, from: &currentKeys)
                 previousSourceKeys = segment.keys
                 if let range = segment.byteRange, let offset = range.offset {
-                    // DESIGN invariant 7: segments no longer follow their original neighbours.
+                    // docs/architecture.md invariant 7: segments no longer follow their original neighbours.
                     self.text += "#EXT-X-BYTERANGE:\(range.length)@\(offset)\n"
                     self.version = max(self.version, 4)
                 }
@@ -112,7 +112,7 @@ struct SegmentBlock: Sendable {
 
     /// An `EXT-X-KEY` line with its URI rewritten and its IV explicit: AES-128 and SAMPLE-AES
     /// without IV use the media sequence number (RFC 8216bis §5.2), which stitching renumbers
-    /// (DESIGN invariant 5).
+    /// (docs/architecture.md invariant 5).
     private mutating func keyLine(_ key: Key, segment: MediaSegment, playlist: MediaPlaylist, uris: URIStyle) -> String {
         var attributes = key.attributes
         if let uri = key.uri, let url = playlist.resolve(uri) { attributes.setQuoted("URI", uris.rewrite(url)) }

@@ -3,7 +3,7 @@ import AdDecision
 import Foundation
 import HLSPlaylist
 
-/// Renders a viewer's plan into the session's playlists and boundary manifest (DESIGN.md
+/// Renders a viewer's plan into the session's playlists and boundary manifest (docs/architecture.md
 /// "Invariants of every stitched output").
 public struct SessionRenderer: Sendable {
     public let layout: StitchLayout

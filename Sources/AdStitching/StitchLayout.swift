@@ -4,7 +4,7 @@ import HLSPlaylist
 
 /// Everything about stitching a campaign that does not depend on the viewer, worked out once
 /// per campaign load: the session's renditions, which playlist of every asset plays in each,
-/// their segment lines, the shared target duration — and the alignment check (DESIGN
+/// their segment lines, the shared target duration — and the alignment check (docs/architecture.md
 /// invariant 2), so a campaign whose renditions do not line up fails at load, not per request.
 public struct StitchLayout: Sendable {
     public let campaign: Campaign
@@ -73,7 +73,7 @@ public struct StitchLayout: Sendable {
     /// Islands are one programme encoded per island on one ladder (CampaignValidator checks their
     /// codec families line up), so programme variant i plays variant i of every island when it is
     /// the same rung (codec family, range, resolution): matching an island by BANDWIDTH like an ad
-    /// drops it a rung wherever its encode runs a little above the first island's (DESIGN
+    /// drops it a rung wherever its encode runs a little above the first island's (docs/architecture.md
     /// invariant 10: each programme variant gets the variant that fits it best). Otherwise the
     /// matcher picks as for an ad.
     private static func block(
@@ -137,7 +137,7 @@ public struct StitchLayout: Sendable {
             && (variant.videoRange ?? "SDR") == (target.videoRange ?? "SDR") && variant.resolution == target.resolution
     }
 
-    /// DESIGN invariant 2: each piece's duration in every rendition within a frame of the main
+    /// docs/architecture.md invariant 2: each piece's duration in every rendition within a frame of the main
     /// video's — checked per piece, so differences never accumulate. Audio may run one AAC frame
     /// longer from encoder priming.
     private static func checkAlignment(

@@ -26,7 +26,7 @@ public struct StitchRendition: Sendable, Hashable {
         }
     }
 
-    /// Video and audio playlists share one target duration (DESIGN invariant 3); subtitle and
+    /// Video and audio playlists share one target duration (docs/architecture.md invariant 3); subtitle and
     /// I-frame playlists may differ (RFC 8216bis §6.2.4).
     var sharesTargetDuration: Bool {
         switch self.kind {
@@ -37,7 +37,7 @@ public struct StitchRendition: Sendable, Hashable {
 }
 
 /// Finds, for each programme rendition, the playlist of another asset that plays in its place
-/// (DESIGN invariant 10).
+/// (docs/architecture.md invariant 10).
 enum RenditionMatcher {
     /// The variant of `asset` for programme variant `target`: same video codec family and range,
     /// BANDWIDTH closest at or below (else the lowest above), then resolution closest.

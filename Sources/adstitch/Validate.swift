@@ -69,7 +69,7 @@ struct Validate: ParsableCommand {
         let missing = campaign.missingMedia()
         for issue in missing { Output.write(CampaignFile.format(issue) + "\n") }
         guard missing.isEmpty else { return missing.count }
-        // The alignment of every asset in every rendition (DESIGN invariant 2) is checked when the
+        // The alignment of every asset in every rendition (docs/architecture.md invariant 2) is checked when the
         // stitch layout is built: do it here too, so validate finds what stitching would refuse.
         do {
             _ = try StitchLayout(campaign: campaign, uris: .absolute)

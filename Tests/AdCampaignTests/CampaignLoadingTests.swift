@@ -133,7 +133,7 @@ struct CampaignLoadingTests {
         #expect(first.revision.allSatisfy { $0.isHexDigit })
     }
 
-    /// Plans are seeded with the revision and DESIGN.md promises one session the same ads on any
+    /// Plans are seeded with the revision and docs/architecture.md promises one session the same ads on any
     /// replica: where a replica keeps the campaign must not change it.
     @Test func revisionDoesNotDependOnWhereTheCampaignLives() throws {
         let one = try TemporaryCopy()

@@ -20,7 +20,7 @@ struct DeterminismTests {
         }
     }
 
-    /// DESIGN.md: the same session gets the same ads on any server replica, wherever it keeps the
+    /// docs/architecture.md: the same session gets the same ads on any server replica, wherever it keeps the
     /// campaign.
     @Test func sameSessionGetsTheSamePlanFromACopyElsewhere() throws {
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("addecision-\(UUID().uuidString)")

@@ -8,7 +8,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 
-/// Every route and error of the HTTP API, through the router (DESIGN.md "HTTP API").
+/// Every route and error of the HTTP API, through the router (docs/http-api.md).
 @Suite("HTTP routes")
 struct RouteTests {
     static let campaigns = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -5,7 +5,7 @@ import Foundation
 import HLSPlaylist
 import Testing
 
-/// DESIGN invariant 9 in integers: AVERAGE-BANDWIDTH is the duration-weighted mean rounded up,
+/// docs/architecture.md invariant 9, in integers: AVERAGE-BANDWIDTH is the duration-weighted mean rounded up,
 /// and never above BANDWIDTH (a `Double` mean once wrote `BANDWIDTH=235400,…,AVERAGE-BANDWIDTH=235401`).
 @Suite("Bandwidth")
 struct BandwidthTests {

@@ -6,7 +6,7 @@ import HLSPlaylist
 import Testing
 
 /// The boundary manifest as a client reads it: JSON with exactly the contract's field names
-/// (DESIGN.md "Boundary manifest (v1)"), exact decimal numbers, and the shape
+/// (docs/architecture.md "Boundary manifest"), exact decimal numbers, and the shape
 /// `docs/boundary-manifest.schema.json` describes.
 @Suite("Boundary manifest JSON")
 struct BoundaryManifestTests {
@@ -46,7 +46,7 @@ struct BoundaryManifestTests {
             for island in try #require(object["islands"] as? [[String: Any]]) {
                 #expect(Set(island.keys) == Set(Self.islandFields), "\(name)")
             }
-            // In the order DESIGN.md lists them, so the file reads like the documentation.
+            // In the order the contract lists them, so the file reads like the documentation.
             let document = try ExactJSON.parse(text)
             #expect(document.keys == Self.topLevel)
             #expect(document["breaks"]?.items?.allSatisfy { $0.keys == Self.breakFields } == true)

@@ -30,7 +30,7 @@ struct DemoSessions: Sendable {
     static func of(_ demo: Demo) throws -> DemoSessions { try Self.stitched[demo]!.get() }
 }
 
-/// DESIGN.md "Invariants of every stitched output", 1–11, asserted over the real output of both
+/// docs/architecture.md "Invariants of every stitched output", 1–11, asserted over the real output of both
 /// demo campaigns: every playlist parsed back with `PlaylistParser`, every piece traced to the
 /// source playlist it came from.
 @Suite("Invariants of every stitched output")
@@ -404,7 +404,7 @@ struct InvariantTests {
         }
     }
 
-    /// DESIGN invariant 10: the same codec family and VIDEO-RANGE, BANDWIDTH closest at or below (else the lowest above).
+    /// docs/architecture.md invariant 10: the same codec family and VIDEO-RANGE, BANDWIDTH closest at or below (else the lowest above).
     static func closestAtOrBelow(_ target: StreamInf, among variants: [StreamInf]) -> Int? {
         let family = variants.filter { CodecFamily.video(of: $0.codecs) == CodecFamily.video(of: target.codecs) }
         let range = family.filter { ($0.videoRange ?? "SDR") == (target.videoRange ?? "SDR") }

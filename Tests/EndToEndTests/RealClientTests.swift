@@ -10,7 +10,7 @@ import Testing
 enum RealClients {}
 
 extension RealClients {
-    /// The stitched demo sessions, played by real clients over HTTP (DESIGN.md "Real clients").
+    /// The stitched demo sessions, played by real clients over HTTP (docs/real-clients.md).
     @Suite("Real clients", .serialized)
     struct RealClientTests {
         static let context = ViewerContext(

@@ -3,7 +3,7 @@
 /// HLS writes durations as decimal text (`10.010010`). Binary floating point cannot hold most
 /// of them exactly, and summing thousands of `Double`s drifts, so AdStitch keeps every duration
 /// as an integer count of 10⁻¹⁸ units in an `Int128`: parsing is exact for up to 18 fractional
-/// digits, and sums are exact integer additions (DESIGN invariant 1). The text as written is
+/// digits, and sums are exact integer additions (docs/architecture.md invariant 1). The text as written is
 /// kept beside the value wherever it is written back (see ``Inf/durationText``).
 public struct ExactDecimal: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Fractional digits the representation holds exactly.
