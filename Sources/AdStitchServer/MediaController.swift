@@ -11,11 +11,14 @@ import Hummingbird
 struct MediaController: Sendable {
     let store: CampaignStore
 
+    /// Reads files off the event loops (Hummingbird's file I/O on NIO's thread pool), in chunks.
+    let fileIO = FileIO()
+
     func register(on router: Router<BasicRequestContext>) {
-        router.getAndHead(Routes.media) { request, context in try self.file(request, context) }
+        router.getAndHead(Routes.media) { request, context in try await self.file(request, context) }
     }
 
-    func file(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+    func file(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let served = try self.store.campaign(for: context)
         let parts = context.parameters.getCatchAll().map { $0.removingPercentEncoding ?? String($0) }
@@ -23,7 +26,8 @@ struct MediaController: Sendable {
             throw Problem.badRequest("media paths are plain file names under the campaign's folder")
         }
         let url = parts.reduce(served.folder) { $0.appendingPathComponent($1) }.standardizedFileURL
-        guard served.campaign.files.media[url] != nil, let data = FileManager.default.contents(atPath: url.path) else {
+        guard served.campaign.files.media[url] != nil, let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int
+        else {
             throw Problem.notFound("no media file \(parts.joined(separator: "/")) in campaign \(id)")
         }
         var headers: HTTPFields = [
@@ -32,15 +36,24 @@ struct MediaController: Sendable {
         ]
         // RFC 9110 §14.2: a Range the server does not understand (another unit, several ranges,
         // bad syntax) is ignored — the whole file, 200. Only a well-formed range past the end is 416.
+        guard size > 0 else {
+            headers[.contentLength] = "0"
+            return Response(status: .ok, headers: headers)
+        }
+        var status = HTTPResponse.Status.ok
+        var bytes = 0...(size - 1)
         if let header = request.headers[.range], let range = Self.range(header) {
-            guard let (start, end) = range.bounds(size: data.count) else {
-                headers[.contentRange] = "bytes */\(data.count)"
+            guard let (start, end) = range.bounds(size: size) else {
+                headers[.contentRange] = "bytes */\(size)"
                 return Response(status: .rangeNotSatisfiable, headers: headers)
             }
-            headers[.contentRange] = "bytes \(start)-\(end)/\(data.count)"
-            return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data[start...end])))
+            headers[.contentRange] = "bytes \(start)-\(end)/\(size)"
+            status = .partialContent
+            bytes = start...end
         }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        headers[.contentLength] = String(bytes.count)
+        let body = try await self.fileIO.loadFile(path: url.path, range: bytes, context: context)
+        return Response(status: status, headers: headers, body: body)
     }
 
     /// One `bytes` range as RFC 9110 §14.1.2 writes it: `first-last`, `first-` or `-suffix`.
