@@ -120,23 +120,3 @@ public func buildRouter(
     MediaController(store: store).register(on: router)
     return router
 }
-
-/// Turns thrown ``Problem``s (and any other error) into `application/problem+json`: bad
-/// input never becomes a bare 500.
-struct ProblemMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let problem as Problem {
-            return problem.response
-        } catch let error as HTTPError {
-            let detail = error.body ?? (error.status == .notFound ? "no such resource: \(request.uri.path)" : error.status.reasonPhrase)
-            return Problem(status: error.status, title: error.status.reasonPhrase, detail: detail).response
-        } catch {
-            context.logger.error("request failed", metadata: ["error": "\(error)"])
-            return Problem(status: .internalServerError, title: "Internal error", detail: "the request failed; the error is logged").response
-        }
-    }
-}

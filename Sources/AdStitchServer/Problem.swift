@@ -1,10 +1,11 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 
 /// An error response as `application/problem+json` (RFC 9457), with a message a person can
-/// act on.
-struct Problem: Error {
+/// act on. A Hummingbird `HTTPResponseError`, so it renders itself wherever it is thrown.
+struct Problem: HTTPResponseError {
     var status: HTTPResponse.Status
     var title: String
     var detail: String
@@ -12,6 +13,10 @@ struct Problem: Error {
     static func notFound(_ detail: String) -> Problem { Problem(status: .notFound, title: "Not found", detail: detail) }
     static func badRequest(_ detail: String) -> Problem { Problem(status: .badRequest, title: "Bad request", detail: detail) }
     static func forbidden(_ detail: String) -> Problem { Problem(status: .forbidden, title: "Forbidden", detail: detail) }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        self.response
+    }
 
     var response: Response {
         let body: [String: Any] = ["type": "about:blank", "title": self.title, "status": Int(self.status.code), "detail": self.detail]
@@ -21,5 +26,27 @@ struct Problem: Error {
             headers: [.contentType: "application/problem+json", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
         )
+    }
+}
+
+/// Turns every thrown error into its `application/problem+json` response inside the middleware
+/// stack — ``Problem``s as they render themselves, Hummingbird's `HTTPError`s (an unknown path)
+/// and anything unexpected as problems too — so bad input never becomes a bare 500, and the
+/// metrics middleware outside counts the status the client gets.
+struct ProblemMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let problem as Problem {
+            return try problem.response(from: request, context: context)
+        } catch let error as HTTPError {
+            let detail = error.body ?? (error.status == .notFound ? "no such resource: \(request.uri.path)" : error.status.reasonPhrase)
+            return Problem(status: error.status, title: error.status.reasonPhrase, detail: detail).response
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(error)"])
+            return Problem(status: .internalServerError, title: "Internal error", detail: "the request failed; the error is logged").response
+        }
     }
 }
