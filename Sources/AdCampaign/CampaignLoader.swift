@@ -372,9 +372,13 @@ struct Loader {
                     "names pool \"\(pool)\", which does not exist; pools are \(pools.joined(separator: ", "))"
                 )
             }
-            let restrict = self.reader.strings(fields["restrict"], "\(field).restrict")
-            for value in restrict where !["skip", "jump"].contains(value) {
-                self.reader.issue(fields["restrict"], "\(field).restrict", "\"\(value)\" is not a policy; use skip and/or jump")
+            var restrict: Restriction = []
+            for value in self.reader.strings(fields["restrict"], "\(field).restrict") {
+                guard let restriction = Restriction(name: value) else {
+                    self.reader.issue(fields["restrict"], "\(field).restrict", "\"\(value)\" is not a policy; use skip and/or jump")
+                    continue
+                }
+                restrict.insert(restriction)
             }
             guard let position, let duration else { continue }
             breaks.append(AdBreak(id: id, position: position, duration: duration, pools: breakPools, restrict: restrict))

@@ -68,7 +68,7 @@ public struct PlanReport: Sendable {
         .object([
             ("id", .string(planned.adBreak.id)), ("start", .decimal(planned.start)), ("end", .decimal(planned.end)),
             ("duration", .decimal(planned.duration)), ("nominal", .decimal(planned.adBreak.duration)),
-            ("pools", .array(planned.pools.map(JSONValue.string))), ("restrict", .array(planned.adBreak.restrict.map(JSONValue.string))),
+            ("pools", .array(planned.pools.map(JSONValue.string))), ("restrict", .array(planned.adBreak.restrict.names.map(JSONValue.string))),
             ("slates", .integer(planned.slates)), ("unfilled", .decimal(planned.unfilled)),
             (
                 "candidates",
@@ -119,7 +119,7 @@ public struct PlanReport: Sendable {
             out += " from \(planned.pools.joined(separator: ", "))"
             if planned.slates > 0 { out += "; slate ×\(planned.slates)" }
             if planned.unfilled > .zero { out += "; \(planned.unfilled) s unfilled" }
-            if !planned.adBreak.restrict.isEmpty { out += "; restrict \(planned.adBreak.restrict.joined(separator: ", "))" }
+            if !planned.adBreak.restrict.isEmpty { out += "; restrict \(planned.adBreak.restrict.names.joined(separator: ", "))" }
             out += "\n"
             for candidate in planned.candidates {
                 let boosts = candidate.boosts.map { " × \($0.factor) (\($0.rule))" }.joined()

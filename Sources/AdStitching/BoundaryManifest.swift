@@ -12,7 +12,7 @@ public struct BoundaryManifest: Sendable, Hashable {
         public let start: ExactDecimal
         public let end: ExactDecimal
         public let duration: ExactDecimal
-        public let restrict: [String]
+        public let restrict: Restriction
         public let ads: [AdEntry]
     }
 
@@ -111,7 +111,7 @@ public struct BoundaryManifest: Sendable, Hashable {
                     self.breaks.map { item in
                         .object([
                             ("id", .string(item.id)), ("start", .decimal(item.start)), ("end", .decimal(item.end)),
-                            ("duration", .decimal(item.duration)), ("restrict", .array(item.restrict.map(JSONValue.string))),
+                            ("duration", .decimal(item.duration)), ("restrict", .array(item.restrict.names.map(JSONValue.string))),
                             (
                                 "ads",
                                 .array(

@@ -19,7 +19,7 @@ struct CampaignLoadingTests {
         #expect(campaign.breaks.map(\.position) == [.before(island: "act-1"), .after(island: "act-1"), .after(island: "act-2")])
         #expect(campaign.breaks.map(\.duration) == [decimal("4"), decimal("12.5"), decimal("6")])
         #expect(campaign.breaks.map(\.pools) == [["house"], ["prime", "house"], ["house"]])
-        #expect(campaign.breaks.map(\.restrict) == [[], ["skip", "jump"], []])
+        #expect(campaign.breaks.map(\.restrict) == [[], [.skip, .jump], []])
     }
 
     @Test func loadsPoolsWeightsAndTracking() throws {

@@ -35,7 +35,7 @@ struct PlanReportTests {
             var expected: [String] = []
             for ad in pools.flatMap(\.ads) where !expected.contains(ad.id) { expected.append(ad.id) }
             #expect(candidates.map { $0["ad"] as? String } == expected)
-            #expect(entry["restrict"] as? [String] == planned.adBreak.restrict)
+            #expect(entry["restrict"] as? [String] == planned.adBreak.restrict.names)
             #expect(entry["slates"] as? Int == planned.slates)
             for candidate in candidates {
                 switch candidate["ad"] as? String {

@@ -98,7 +98,7 @@ struct InvariantTests {
             #expect(end == start + length, "break \(id) of \(session.description)")
             let planned = try #require(plan.breaks.first { $0.adBreak.id == id })
             #expect(start == planned.start && length == planned.duration)
-            #expect(item["restrict"]?.items?.compactMap(\.string) == planned.adBreak.restrict)
+            #expect(item["restrict"]?.items?.compactMap(\.string) == planned.adBreak.restrict.names)
             var cursor = start
             for ad in item["ads"]?.items ?? [] {
                 let adStart = try #require(ad["start"]?.decimal)

@@ -181,7 +181,7 @@ enum PreviewPage {
                 "<g class=\"break\(restricted ? " restricted" : "")\" data-break=\"\(escape(planned.adBreak.id))\" data-start=\"\(planned.start)\" data-end=\"\(planned.end)\">"
             svg += "<rect x=\"\(x(planned.start))\" y=\"2\" width=\"\(x(planned.duration))\" height=\"10\"/>"
             svg +=
-                "<title>break \(escape(planned.adBreak.id)): \(planned.start)–\(planned.end) s\(restricted ? ", restrict " + planned.adBreak.restrict.joined(separator: ", ") : "")</title></g>\n"
+                "<title>break \(escape(planned.adBreak.id)): \(planned.start)–\(planned.end) s\(restricted ? ", restrict " + planned.adBreak.restrict.names.joined(separator: ", ") : "")</title></g>\n"
         }
         for piece in plan.pieces {
             let kind = PlanReport.kind(piece)
@@ -227,7 +227,7 @@ enum PreviewPage {
         if planned.unfilled > .zero { summary += "; \(planned.unfilled) s unfilled" }
         let restrict =
             planned.adBreak.restrict.isEmpty
-            ? "" : " <span class=\"restrict\">restrict: \(escape(planned.adBreak.restrict.joined(separator: ", ")))</span>"
+            ? "" : " <span class=\"restrict\">restrict: \(escape(planned.adBreak.restrict.names.joined(separator: ", ")))</span>"
         var rows = ""
         for candidate in planned.candidates {
             let boosts = candidate.boosts.map { " × \(format($0.factor)) (<code>\(escape($0.rule))</code>)" }.joined()
