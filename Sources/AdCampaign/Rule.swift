@@ -1,3 +1,4 @@
+import Foundation
 import HLSPlaylist
 
 /// A rule: when its condition holds for a viewer, its action applies. Every matching rule
@@ -34,6 +35,26 @@ public struct TimeWindow: Sendable, Hashable {
     public let to: Int
     /// An IANA zone identifier, checked at load.
     public let zone: String
+    /// The calendar the window and the rule's days are read in: Gregorian in ``zone``, built once
+    /// at load (a `TimeZone` and a `Calendar` per evaluation cost more than the rest of a plan).
+    public let calendar: Calendar
+
+    public init?(from: Int, to: Int, zone: String) {
+        guard let timeZone = TimeZone(identifier: zone) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        self.from = from
+        self.to = to
+        self.zone = zone
+        self.calendar = calendar
+    }
+
+    /// Gregorian in UTC: where `days` are read without a time window.
+    public static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+        return calendar
+    }()
 
     /// Whether `minute` (since midnight, local) falls in the window; `from` inclusive, `to` exclusive.
     public func contains(minute: Int) -> Bool {

@@ -9,9 +9,7 @@ extension Condition {
             guard let value = context.attributes[name], pattern.matches(value) else { return false }
         }
         if self.time != nil || self.days != nil {
-            let zone = TimeZone(identifier: self.time?.zone ?? "UTC") ?? TimeZone(secondsFromGMT: 0)!
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = zone
+            let calendar = self.time?.calendar ?? TimeWindow.utc
             let parts = calendar.dateComponents([.hour, .minute, .weekday], from: context.at)
             if let time = self.time, !time.contains(minute: (parts.hour ?? 0) * 60 + (parts.minute ?? 0)) { return false }
             if let days = self.days, let weekday = parts.weekday.flatMap(Weekday.init(number:)), !days.contains(weekday) { return false }
