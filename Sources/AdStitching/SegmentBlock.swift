@@ -84,10 +84,18 @@ struct SegmentBlock: Sendable {
     private mutating func enter(_ keys: [String], from current: inout [String]?) {
         if current == nil {
             self.startKeys = keys
-        } else if keys != current {
-            self.text += keys.isEmpty ? "#EXT-X-KEY:METHOD=NONE\n" : keys.map { $0 + "\n" }.joined()
+        } else if let current {
+            self.text += Self.keyTransition(from: current, to: keys)
         }
         current = keys
+    }
+
+    /// The lines that change the key state from `current` to `keys` (docs/architecture.md
+    /// invariant 5): none when they are the same, `METHOD=NONE` into the clear, else every key of
+    /// the new state — inside a block and between pieces alike.
+    static func keyTransition(from current: [String], to keys: [String]) -> String {
+        guard keys != current else { return "" }
+        return keys.isEmpty ? "#EXT-X-KEY:METHOD=NONE\n" : keys.map { $0 + "\n" }.joined()
     }
 
     /// The keys in force at the `EXT-X-MAP` tag among the lines of `segment` in its source playlist,

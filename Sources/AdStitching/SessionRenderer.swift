@@ -59,9 +59,7 @@ public struct SessionRenderer: Sendable {
                     "#EXT-X-DATERANGE:ID=\"\(piece.breakID ?? "")/\(position)/\(ad.id)\",CLASS=\"com.adstitch.ad\","
                     + "START-DATE=\"\(Self.iso8601(anchor, plus: piece.start))\",DURATION=\(piece.duration),X-AD-ID=\"\(ad.id)\"\n"
             }
-            if block.startKeys != previousKeys {
-                output += block.startKeys.isEmpty ? "#EXT-X-KEY:METHOD=NONE\n" : block.startKeys.map { $0 + "\n" }.joined()
-            }
+            output += SegmentBlock.keyTransition(from: previousKeys, to: block.startKeys)
             previousKeys = block.endKeys
             output += block.text
         }
