@@ -14,7 +14,8 @@ struct SegmentBlock: Sendable {
     var endKeys: [String] = []
     var duration = ExactDecimal.zero
     var maxRoundedDuration = 0
-    /// The minimum EXT-X-VERSION the block's lines need (RFC 8216bis §8).
+    /// The minimum EXT-X-VERSION the block's lines need (RFC 8216bis §8), by the rule the linter
+    /// applies (``MediaPlaylist/minimumVersion``).
     var version = 1
     /// The source variant's figures, for the multivariant playlist.
     var bandwidth: Int?
@@ -51,7 +52,6 @@ struct SegmentBlock: Sendable {
                         self.enter(mapKeys, from: &currentKeys)
                         self.text += line + "\n"
                         currentMap = line
-                        self.version = max(self.version, iFramesOnly ? 5 : 6)
                     }
                 }
                 self.enter(keys, from: &currentKeys)
@@ -59,7 +59,6 @@ struct SegmentBlock: Sendable {
                 if let range = segment.byteRange, let offset = range.offset {
                     // docs/architecture.md invariant 7: segments no longer follow their original neighbours.
                     self.text += "#EXT-X-BYTERANGE:\(range.length)@\(offset)\n"
-                    self.version = max(self.version, 4)
                 }
             }
             if gap || segment.isGap { self.text += "#EXT-X-GAP\n" }
@@ -71,12 +70,21 @@ struct SegmentBlock: Sendable {
             } else {
                 self.text += segment.uri + "\n"
             }
-            if segment.durationText.contains(".") { self.version = max(self.version, 3) }
             self.duration += segment.duration
             self.maxRoundedDuration = max(self.maxRoundedDuration, segment.duration.roundedToInteger)
         }
         self.endKeys = currentKeys ?? []
-        if iFramesOnly { self.version = max(self.version, 4) }
+        self.version = Self.minimumVersion(of: self.startKeys, self.text, iFramesOnly: iFramesOnly)
+    }
+
+    /// The version the block's lines need, with the key lines the renderer writes before them:
+    /// its lines read back as a playlist and judged by ``MediaPlaylist/minimumVersion`` (once per
+    /// campaign load).
+    private static func minimumVersion(of startKeys: [String], _ text: String, iFramesOnly: Bool) -> Int {
+        let lines = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n" + (iFramesOnly ? "#EXT-X-I-FRAMES-ONLY\n" : "") + startKeys.map { $0 + "\n" }.joined() + text
+        // The lines come from parsed playlists and always parse; were they not to, a version too
+        // high still plays where one too low may not.
+        return (try? PlaylistParser().parseMediaPlaylist(lines))?.minimumVersion ?? 12
     }
 
     /// Makes `keys` the key state from here on: the block's start state for its first segment
@@ -121,16 +129,12 @@ struct SegmentBlock: Sendable {
     /// An `EXT-X-KEY` line with its URI rewritten and its IV explicit: AES-128 and SAMPLE-AES
     /// without IV use the media sequence number (RFC 8216bis §5.2), which stitching renumbers
     /// (docs/architecture.md invariant 5).
-    private mutating func keyLine(_ key: Key, segment: MediaSegment, playlist: MediaPlaylist, uris: URIStyle) -> String {
+    private func keyLine(_ key: Key, segment: MediaSegment, playlist: MediaPlaylist, uris: URIStyle) -> String {
         var attributes = key.attributes
         if let uri = key.uri, let url = playlist.resolve(uri) { attributes.setQuoted("URI", uris.rewrite(url)) }
         if key.iv == nil, key.keyFormat == "identity", key.method == .aes128 || key.method == .sampleAES {
             let hex = String(segment.mediaSequenceNumber, radix: 16, uppercase: true)
             attributes.set("IV", rawValue: "0x" + String(repeating: "0", count: max(0, 32 - hex.count)) + hex)
-        }
-        if attributes["IV"] != nil { self.version = max(self.version, 2) }
-        if attributes["KEYFORMAT"] != nil || attributes["KEYFORMATVERSIONS"] != nil || key.method == .sampleAES {
-            self.version = max(self.version, 5)
         }
         return "#EXT-X-KEY:\(attributes.serialized)"
     }

@@ -25,7 +25,7 @@ struct FixtureStitchingTests {
             let playlist = session.playlist(rendition)
             let errors = PlaylistLinter().lint(playlist).filter { $0.severity == .error }
             #expect(errors.isEmpty, "\(rendition.id): \(errors)", sourceLocation: sourceLocation)
-            #expect(playlist.version == minimumVersion(playlist), "\(rendition.id)", sourceLocation: sourceLocation)
+            #expect(playlist.version == playlist.minimumVersion, "\(rendition.id)", sourceLocation: sourceLocation)
             #expect(StitchedSession.pieces(of: playlist).count == session.plan.pieces.count, "\(rendition.id)", sourceLocation: sourceLocation)
         }
         #expect(PlaylistLinter().lint(session.master).filter { $0.severity == .error }.isEmpty, sourceLocation: sourceLocation)

@@ -183,7 +183,7 @@ struct InvariantTests {
         for session in try DemoSessions.of(demo).sessions {
             for rendition in session.renditions {
                 let playlist = session.playlist(rendition)
-                #expect(playlist.version == minimumVersion(playlist), "\(rendition.id) of \(session.description)")
+                #expect(playlist.version == playlist.minimumVersion, "\(rendition.id) of \(session.description)")
                 #expect(!PlaylistLinter().lint(playlist).contains { $0.rule == "version" })
             }
             // The multivariant playlist needs nothing above version 1 unless INSTREAM-ID=SERVICEn appears.

@@ -1,8 +1,24 @@
 /// A feature that needs a minimum protocol version (RFC 8216bis §8).
-struct VersionRequirement {
-    var version: Int
-    var feature: String
-    var line: Int
+public struct VersionRequirement: Sendable, Hashable {
+    public var version: Int
+    /// The feature, in words (`EXT-X-MAP`, `a floating-point EXTINF duration`).
+    public var feature: String
+    /// The line that uses it.
+    public var line: Int
+}
+
+extension MediaPlaylist {
+    /// The lowest EXT-X-VERSION this playlist's features need (RFC 8216bis §8): the one rule
+    /// the linter checks declared versions against and stitching writes its versions by.
+    public var minimumVersion: Int { self.versionRequirement?.version ?? 1 }
+
+    /// The feature that needs the highest version, and where; nil when version 1 will do.
+    public var versionRequirement: VersionRequirement? { PlaylistLinter().requiredVersion(self) }
+}
+
+extension MultivariantPlaylist {
+    /// The lowest EXT-X-VERSION this playlist's features need (RFC 8216bis §8).
+    public var minimumVersion: Int { PlaylistLinter().requiredVersion(self)?.version ?? 1 }
 }
 
 extension PlaylistLinter {

@@ -220,27 +220,6 @@ struct SourceCatalog: Sendable {
     }
 }
 
-/// The minimum `EXT-X-VERSION` a media playlist's lines need (RFC 8216bis §8), worked out here
-/// independently of the renderer and the linter.
-func minimumVersion(_ playlist: MediaPlaylist) -> Int {
-    var version = 1
-    for line in playlist.lines {
-        switch line.content {
-        case .tag(.inf(let inf)) where inf.durationText.contains("."): version = max(version, 3)
-        case .tag(.byteRange), .tag(.iFramesOnly): version = max(version, 4)
-        case .tag(.key(let key)):
-            if key.iv != nil { version = max(version, 2) }
-            if key.method == .sampleAES || key.attributes["KEYFORMAT"] != nil || key.attributes["KEYFORMATVERSIONS"] != nil {
-                version = max(version, 5)
-            }
-        case .tag(.map): version = max(version, playlist.isIFramesOnly ? 5 : 6)
-        case .tag(.define): version = max(version, 8)
-        default: continue
-        }
-    }
-    return version
-}
-
 /// The exact duration-weighted mean of `(rate, seconds)`, rounded up.
 func weightedMeanRoundedUp(_ parts: [(rate: Int, seconds: ExactDecimal)]) -> Int? {
     let total = parts.map(\.seconds.scaledValue).reduce(0, +)
