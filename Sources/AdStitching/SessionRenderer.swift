@@ -55,9 +55,13 @@ public struct SessionRenderer: Sendable {
                 openBreak = breakID
             }
             if markers.contains(.daterange), case .ad(let ad, _) = piece.kind {
-                output +=
-                    "#EXT-X-DATERANGE:ID=\"\(piece.breakID ?? "")/\(position)/\(ad.id)\",CLASS=\"com.adstitch.ad\","
-                    + "START-DATE=\"\(Self.iso8601(anchor, plus: piece.start))\",DURATION=\(piece.duration),X-AD-ID=\"\(ad.id)\"\n"
+                output += Self.dateRange(
+                    id: "\(piece.breakID ?? "")/\(position)/\(ad.id)",
+                    class: "com.adstitch.ad",
+                    start: Self.iso8601(anchor, plus: piece.start),
+                    duration: piece.duration,
+                    adIDs: [ad.id]
+                )
             }
             output += SegmentBlock.keyTransition(from: previousKeys, to: block.startKeys)
             previousKeys = block.endKeys
@@ -69,11 +73,34 @@ public struct SessionRenderer: Sendable {
     }
 
     private static func dateRange(_ planned: PlannedBreak, anchor: Int64) -> String {
-        var line = "#EXT-X-DATERANGE:ID=\"\(planned.adBreak.id)\",CLASS=\"com.adstitch.break\","
-        line += "START-DATE=\"\(Self.iso8601(anchor, plus: planned.start))\",DURATION=\(planned.duration),"
-        line += "PLANNED-DURATION=\(planned.adBreak.duration)"
-        if !planned.ads.isEmpty { line += ",X-AD-ID=\"\(planned.ads.map(\.id).joined(separator: ","))\"" }
-        return line + "\n"
+        Self.dateRange(
+            id: planned.adBreak.id,
+            class: "com.adstitch.break",
+            start: Self.iso8601(anchor, plus: planned.start),
+            duration: planned.duration,
+            plannedDuration: planned.adBreak.duration,
+            adIDs: planned.ads.map(\.id)
+        )
+    }
+
+    /// An `EXT-X-DATERANGE` line (RFC 8216bis §4.4.5.1) written through the attribute model;
+    /// ids are validated at load, so no quoted value can hold a quote.
+    private static func dateRange(
+        id: String,
+        class: String,
+        start: String,
+        duration: ExactDecimal,
+        plannedDuration: ExactDecimal? = nil,
+        adIDs: [String]
+    ) -> String {
+        var attributes = AttributeList()
+        attributes.setQuoted("ID", id)
+        attributes.setQuoted("CLASS", `class`)
+        attributes.setQuoted("START-DATE", start)
+        attributes.set("DURATION", rawValue: duration.description)
+        attributes.set("PLANNED-DURATION", rawValue: plannedDuration?.description)
+        attributes.setQuoted("X-AD-ID", adIDs.isEmpty ? nil : adIDs.joined(separator: ","))
+        return "#\(DateRange.tagName):\(attributes.serialized)\n"
     }
 
     /// `anchor + offset` as `2026-11-23T06:00:05.760Z`: the anchor in whole milliseconds and the
