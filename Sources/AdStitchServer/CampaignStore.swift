@@ -133,8 +133,12 @@ public final class CampaignStore: Sendable {
 
     private func load(_ file: URL, fingerprint: String, previous: Entry?, logger: Logger) {
         let relativeFile = self.relative(file.path)
+        // The files the attempt referenced: what the next polls watch (a restored segment must
+        // bring a reload), and what the stored fingerprint is taken over.
+        var attempted: CampaignFiles?
         do {
             let campaign = try CampaignLoader.load(file)
+            attempted = campaign.files
             // A segment, key or init section the playlists name but the folder lacks would fail
             // in every player: refuse the revision, keep the last good one.
             let missing = campaign.missingMedia()
@@ -159,7 +163,7 @@ public final class CampaignStore: Sendable {
                 kept.append(served)
                 state.revisions[campaign.id] = Array(kept.suffix(Self.keptRevisions))
                 state.entries[file.path] = Entry(
-                    fingerprint: fingerprint,
+                    fingerprint: self.scanner.fingerprint(file, files: campaign.files),
                     status: CampaignStatus(file: relativeFile, id: campaign.id, serving: campaign.revision, error: nil),
                     files: campaign.files
                 )
@@ -168,11 +172,12 @@ public final class CampaignStore: Sendable {
         } catch {
             let message = self.describe(error)
             // The previous revision, if any, keeps serving: a bad edit never replaces a good campaign.
+            let watched = attempted ?? previous?.files ?? CampaignFiles()
             self.state.withLock { state in
                 state.entries[file.path] = Entry(
-                    fingerprint: fingerprint,
+                    fingerprint: attempted == nil ? fingerprint : self.scanner.fingerprint(file, files: watched),
                     status: CampaignStatus(file: relativeFile, id: previous?.status.id, serving: previous?.status.serving, error: message),
-                    files: previous?.files ?? CampaignFiles()
+                    files: watched
                 )
             }
             self.metrics.reloadFailed(campaign: previous?.status.id ?? CampaignFolder.name(of: file))

@@ -122,6 +122,11 @@ struct ReloadTests {
         let status = try #require(store.statuses.first)
         #expect(status.serving == good)
         #expect(status.error?.contains("news/media/ads/delta/180p/index.m3u8:\(line): uri: \(segment) is missing") == true, "\(status.error ?? "")")
+        // Restored, it is noticed too, and the campaign loads again; then nothing changes.
+        try Data("restored".utf8).write(to: playlist.deletingLastPathComponent().appendingPathComponent(String(segment)))
+        #expect(Self.settle(store, logger: logger))
+        #expect(store.statuses.first?.error == nil)
+        #expect(!Self.settle(store, logger: logger), "a loaded campaign is not loaded again")
     }
 
     @Test("a folder that cannot be listed (EMFILE, a flaky mount) keeps every campaign loaded")
