@@ -13,7 +13,12 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 idle=${IDLE:-2000}
 scripts/install-deps.sh wrk curl
-ulimit -n 65536
+# Room for the idle connections on both ends (and wrk's): raise the soft limit to the hard one.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((idle * 2 + 1024)) ]; then
+    idle=$(( ($(ulimit -n) - 1024) / 2 ))
+    echo "soak: the open-file limit allows $idle idle connections" >&2
+fi
 
 work=$(mktemp -d /tmp/adstitch-soak.XXXXXX)
 server_pid="" holder_pid="" sampler_pid=""

@@ -95,14 +95,8 @@ struct MediaController: Sendable {
     /// Local media as absolute paths under `/v1/campaigns/{id}/media/` (what this controller
     /// serves); remote URLs unchanged.
     static func uris(campaign id: String, folder: URL) -> URIStyle {
-        let root = folder.path.hasSuffix("/") ? folder.path : folder.path + "/"
-        let prefix = Routes.mediaPrefix(id)
-        return URIStyle { url in
-            let path = url.standardizedFileURL.path
-            guard url.isFileURL, path.hasPrefix(root) else { return url.absoluteString }
-            let relative = String(path.dropFirst(root.count))
-            return prefix + (relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? relative)
-        }
+        // A path-only base: `rebased` writes it and the file's path below `folder` after it.
+        URIStyle.rebased(root: folder, onto: URL(string: Routes.mediaPrefix(id)) ?? URL(fileURLWithPath: "/"))
     }
 
     static func contentType(_ extension: String) -> String {

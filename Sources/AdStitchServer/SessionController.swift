@@ -26,9 +26,6 @@ struct SessionController: Sendable {
         router.getAndHead(Routes.sessionFile) { request, context in try self.sessionFile(request, context, scope: .viewer) }
     }
 
-    /// At most this many query parameters, names up to 64 and values up to 1,024 characters.
-    static let maxParameters = 64
-
     /// `GET /v1/campaigns/{id}/master.m3u8?session=…&attr=…`: plans the session now and returns
     /// its multivariant playlist, whose URIs carry the session token. With a start key the query
     /// must be signed (``SessionPolicy/checkStart(_:startKey:)``); without one, the campaign's
@@ -37,11 +34,11 @@ struct SessionController: Sendable {
     func master(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         let served = try self.store.campaign(for: context)
         let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
-        guard query.count <= Self.maxParameters else {
-            throw Problem.badRequest("a session start takes at most \(Self.maxParameters) query parameters")
+        guard query.count <= ViewerAttributes.maxParameters else {
+            throw Problem.badRequest("a session start takes at most \(ViewerAttributes.maxParameters) query parameters")
         }
-        for (name, value) in query where name.isEmpty || name.count > 64 || value.count > 1024 {
-            throw Problem.badRequest("query parameters must have names of 1 to 64 and values up to 1024 characters")
+        for (name, value) in query where !ViewerAttributes.fits(name: name, value: value) {
+            throw Problem.badRequest(ViewerAttributes.limitsText)
         }
         if let startKey = self.policy.startKey { try self.policy.checkStart(query, startKey: startKey) }
         var session: String?

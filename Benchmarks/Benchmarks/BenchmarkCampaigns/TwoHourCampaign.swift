@@ -57,7 +57,11 @@ public enum TwoHourCampaign {
             let variant = directory.appendingPathComponent("v\(index)")
             try! FileManager.default.createDirectory(at: variant, withIntermediateDirectories: true)
             var playlist = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:6\n#EXT-X-PLAYLIST-TYPE:VOD\n"
-            for segment in 0..<segments { playlist += "#EXTINF:\(length),\nsegment_\(segment).ts\n" }
+            for segment in 0..<segments {
+                playlist += "#EXTINF:\(length),\nsegment_\(segment).ts\n"
+                // An empty stand-in: `adstitch serve` refuses a campaign whose playlists name missing files.
+                _ = FileManager.default.createFile(atPath: variant.appendingPathComponent("segment_\(segment).ts").path, contents: Data())
+            }
             playlist += "#EXT-X-ENDLIST\n"
             try! Data(playlist.utf8).write(to: variant.appendingPathComponent("index.m3u8"))
             master +=

@@ -38,8 +38,8 @@ struct PreviewContext: Sendable {
         self.at = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
         self.attributes = [:]
         for (key, value) in query {
-            guard key.count <= 64, value.count <= 1024 else {
-                self.errors.append("query parameters must have names up to 64 and values up to 1024 characters")
+            guard ViewerAttributes.fits(name: key.isEmpty ? "-" : key, value: value) else {
+                self.errors.append(ViewerAttributes.limitsText)
                 continue
             }
             let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
