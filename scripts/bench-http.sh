@@ -24,24 +24,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "bench-http: building (release)…" >&2
-swift build -c release --product adstitch >&2
-(cd Benchmarks && swift build -c release --product write-two-hour-campaign >&2)
-binary=$(swift build -c release --show-bin-path)/adstitch
-writer=$(cd Benchmarks && swift build -c release --show-bin-path)/write-two-hour-campaign
-
-mkdir -p "$work/campaigns/two-hours" "$work/www"
+source scripts/two-hour-campaign.sh "$work"
+mkdir -p "$work/www"
 chmod 755 "$work" "$work/www"  # nginx's workers run as another user when started by root
-"$writer" "$work/campaigns/two-hours" >/dev/null
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 app_port=$(free_port)
 nginx_port=$(free_port)
 
 "$binary" serve --campaigns "$work/campaigns" --port "$app_port" --secret bench >"$work/server.log" 2>&1 &
 server_pid=$!
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$app_port/readyz" >/dev/null && break; sleep 0.1; done
-curl -sf "http://127.0.0.1:$app_port/readyz" >/dev/null || { cat "$work/server.log" >&2; echo "bench-http: the server did not start" >&2; exit 1; }
+wait_ready "$app_port" "$work/server.log"
 
 # One viewer's session; its 960x540 media playlist is what wrk asks for.
 master=$(curl -sf "http://127.0.0.1:$app_port/v1/campaigns/two-hours/master.m3u8?session=bench-1&locale=en-GB")

@@ -29,19 +29,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "soak: building (release)…" >&2
-swift build -c release --product adstitch >&2
-(cd Benchmarks && swift build -c release --product write-two-hour-campaign >&2)
-binary=$(swift build -c release --show-bin-path)/adstitch
-writer=$(cd Benchmarks && swift build -c release --show-bin-path)/write-two-hour-campaign
-mkdir -p "$work/campaigns/two-hours"
-"$writer" "$work/campaigns/two-hours" >/dev/null
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+source scripts/two-hour-campaign.sh "$work"
+port=$(free_port)
 "$binary" serve --campaigns "$work/campaigns" --port "$port" --secret soak --header-timeout 10 --idle-timeout 30 >"$work/server.log" 2>&1 &
 server_pid=$!
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.1; done
-curl -sf "http://127.0.0.1:$port/readyz" >/dev/null || { cat "$work/server.log" >&2; echo "soak: the server did not start" >&2; exit 1; }
+wait_ready "$port" "$work/server.log"
 
 # RSS every second.
 ( while kill -0 "$server_pid" 2>/dev/null; do awk '/^VmRSS:/ {print $2}' "/proc/$server_pid/status" >>"$work/rss"; sleep 1; done ) &

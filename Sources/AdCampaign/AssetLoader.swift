@@ -34,28 +34,12 @@ struct AssetLoader {
     /// The asset whose multivariant playlist is at `url`, or nil (with issues) when it cannot be used.
     mutating func asset(at url: URL, field: String, campaignFile: String, line: Int, column: Int) -> Asset? {
         if let loaded = self.assets[url] { return loaded }
-        guard url.isFileURL else {
-            self.issues.append(
-                CampaignIssue(
-                    file: campaignFile,
-                    line: line,
-                    column: column,
-                    field: field,
-                    "only local playlists are supported for now; \(url.absoluteString) is remote — copy the asset next to the campaign"
-                )
-            )
-            return nil
-        }
-        guard self.isInside(url) else {
-            self.issues.append(
-                CampaignIssue(
-                    file: campaignFile,
-                    line: line,
-                    column: column,
-                    field: field,
-                    "\(url.path) is outside the campaign's folder \(self.root); keep the campaign and its media in one folder"
-                )
-            )
+        let refused =
+            !url.isFileURL
+            ? "only local playlists are supported for now; \(url.absoluteString) is remote — copy the asset next to the campaign"
+            : !self.isInside(url) ? "\(url.path) is outside the campaign's folder \(self.root); keep the campaign and its media in one folder" : nil
+        if let refused {
+            self.issues.append(CampaignIssue(file: campaignFile, line: line, column: column, field: field, refused))
             return nil
         }
         guard let multivariant = self.multivariant(at: url, field: field, campaignFile: campaignFile, line: line, column: column) else {

@@ -21,6 +21,13 @@ struct ReloadTests {
         return (folder, file, try String(contentsOf: file, encoding: .utf8))
     }
 
+    /// A store over `folder` and a router without the response cache: every answer is planned and
+    /// rendered from the revision its token names, so these tests fail if revision pinning breaks.
+    static func uncachedApp(_ folder: URL, logger: Logger) -> (CampaignStore, some ApplicationProtocol) {
+        let store = CampaignStore(folder: folder, logger: logger)
+        return (store, Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0)))
+    }
+
     /// Polls twice, as the reloader does: a change is loaded once it has stayed the same for a poll.
     static func settle(_ store: CampaignStore, logger: Logger) -> Bool {
         let first = store.reload(logger: logger)
@@ -32,10 +39,7 @@ struct ReloadTests {
         let (folder, file, yaml) = try self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let logger = Logger(label: "test")
-        let store = CampaignStore(folder: folder, logger: logger)
-        // No response cache: every answer below is planned and rendered from the revision the
-        // token names, so the test fails if revision pinning breaks.
-        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0))
+        let (store, app) = Self.uncachedApp(folder, logger: logger)
         try await app.test(.router) { client in
             let route = RouteTests()
             let (_, oldPrefix) = try await route.startSession(client, query: "session=r-1&locale=es-ES")
@@ -151,8 +155,7 @@ struct ReloadTests {
         let (folder, file, yaml) = try self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let logger = Logger(label: "test")
-        let store = CampaignStore(folder: folder, logger: logger)
-        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0))
+        let (store, app) = Self.uncachedApp(folder, logger: logger)
         try await app.test(.router) { client in
             var prefixes: [String] = []
             for edit in 0...8 {

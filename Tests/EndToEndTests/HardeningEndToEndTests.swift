@@ -109,16 +109,8 @@ extension RealClients {
         /// Opens a connection, sends `bytes`, and reads until the server closes it: the seconds that
         /// took, or nil if it was still open after `limit`.
         static func secondsUntilClosed(port: Int, sending bytes: String, limit: Int) throws -> Double? {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let socket = try LoopbackHTTP.connect(port: port)
             defer { close(socket) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            try #require(connected == 0)
             var timeout = timeval(tv_sec: limit, tv_usec: 0)
             setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             let request = Array(bytes.utf8)

@@ -120,19 +120,28 @@ enum LoopbackHTTP {
         try self.exchange(method, port: port, path: path, body: body).body
     }
 
-    /// One request on a new connection: the status code, the response head and the body.
-    static func exchange(_ method: String, port: Int, path: String, body: Data = Data()) throws -> (status: Int, head: String, body: Data) {
+    /// A TCP socket connected to 127.0.0.1:`port`; the caller closes it.
+    static func connect(port: Int) throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw WebDriver.Failure(description: "socket() failed") }
-        defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw WebDriver.Failure(description: "cannot connect to 127.0.0.1:\(port)") }
+        guard connected == 0 else {
+            close(socket)
+            throw WebDriver.Failure(description: "cannot connect to 127.0.0.1:\(port)")
+        }
+        return socket
+    }
+
+    /// One request on a new connection: the status code, the response head and the body.
+    static func exchange(_ method: String, port: Int, path: String, body: Data = Data()) throws -> (status: Int, head: String, body: Data) {
+        let socket = try self.connect(port: port)
+        defer { close(socket) }
         var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         request += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
         let bytes = Array(request.utf8) + Array(body)
