@@ -90,7 +90,7 @@ struct InvariantTests {
         let plan = session.plan
         let duration = try #require(manifest["duration"]?.decimal)
         var stretches: [(start: ExactDecimal, end: ExactDecimal)] = []
-        for item in manifest["breaks"]?.items ?? [] {
+        for item in try #require(manifest["breaks"]?.items) {
             let id = try #require(item["id"]?.string)
             let start = try #require(item["start"]?.decimal)
             let end = try #require(item["end"]?.decimal)
@@ -100,7 +100,7 @@ struct InvariantTests {
             #expect(start == planned.start && length == planned.duration)
             #expect(item["restrict"]?.items?.compactMap(\.string) == planned.adBreak.restrict.names)
             var cursor = start
-            for ad in item["ads"]?.items ?? [] {
+            for ad in try #require(item["ads"]?.items) {
                 let adStart = try #require(ad["start"]?.decimal)
                 #expect(adStart == cursor, "ad \(ad["id"]?.string ?? "?") of break \(id) in \(session.description)")
                 #expect(starts.contains(adStart))
@@ -113,7 +113,7 @@ struct InvariantTests {
         var contentStart = ExactDecimal.zero
         let islands = plan.pieces.filter { if case .island = $0.kind { true } else { false } }
         #expect(manifest["islands"]?.items?.count == islands.count)
-        for (item, piece) in zip(manifest["islands"]?.items ?? [], islands) {
+        for (item, piece) in zip(try #require(manifest["islands"]?.items), islands) {
             let start = try #require(item["start"]?.decimal)
             let end = try #require(item["end"]?.decimal)
             #expect(item["id"]?.string == piece.id)

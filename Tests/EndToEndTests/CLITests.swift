@@ -131,7 +131,9 @@ struct CLITests {
         let breaks = report?["breaks"] as? [[String: Any]] ?? []
         #expect(breaks.map { $0["id"] as? String } == ["preroll", "mid-1", "postroll"])
         for item in breaks {
-            for candidate in item["candidates"] as? [[String: Any]] ?? [] where candidate["outcome"] as? String == "chosen" {
+            let candidates = try #require(item["candidates"] as? [[String: Any]])
+            #expect(!candidates.isEmpty)
+            for candidate in candidates where candidate["outcome"] as? String == "chosen" {
                 #expect(text.output.contains("✓ \(candidate["ad"] as? String ?? "?")"))
             }
         }

@@ -23,7 +23,7 @@ extension RealClients {
         /// frames, and audio at least as long as the video (AAC priming adds a frame per piece).
         @Test("GStreamer decodes every frame of every rendition of the TS demo")
         func gstreamerDecodesTheTSDemo() throws {
-            let session = try StitchedSession(campaign: "evening-news", context: Self.context)
+            let session = try ServedSessionFolder(campaign: "evening-news", context: Self.context)
             let expectedFrames = Self.frames(session.manifest.duration, fps: 25)
             for rendition in session.renditions {
                 let decoded = try Decoded(session.url(rendition), scratch: session.root)
@@ -42,7 +42,7 @@ extension RealClients {
         /// I-frames filled where ads lack them.
         @Test("GStreamer decodes every frame of the fMP4 demo's video and audio renditions")
         func gstreamerDecodesTheFMP4Demo() throws {
-            let session = try StitchedSession(campaign: "feature-fmp4", context: Self.context)
+            let session = try ServedSessionFolder(campaign: "feature-fmp4", context: Self.context)
             let duration = session.manifest.duration
             var checked = 0
             for rendition in session.renditions {
@@ -66,7 +66,7 @@ extension RealClients {
 
         @Test("ffprobe reports the boundary manifest's duration for the stitched master")
         func ffprobeAgreesWithTheManifest() throws {
-            let session = try StitchedSession(campaign: "evening-news", context: Self.context)
+            let session = try ServedSessionFolder(campaign: "evening-news", context: Self.context)
             let result = try Tool.run(
                 "ffprobe",
                 ["-v", "error", "-show_entries", "format=duration", "-of", "default=nw=1:nk=1", session.masterURL.absoluteString]
@@ -79,7 +79,7 @@ extension RealClients {
         /// Chromium plays HLS natively; it must reach `ended` with no media error and no console error.
         @Test("headless Chromium plays the TS demo session to the end")
         func chromiumPlaysTheTSDemo() async throws {
-            let session = try StitchedSession(campaign: "evening-news", context: Self.context)
+            let session = try ServedSessionFolder(campaign: "evening-news", context: Self.context)
             let page = try session.writePlayerPage()
             let browser = try await WebDriver()
             do {
@@ -91,7 +91,7 @@ extension RealClients {
             await browser.quit()
         }
 
-        private func playToTheEnd(_ page: URL, in browser: WebDriver, session: StitchedSession) async throws {
+        private func playToTheEnd(_ page: URL, in browser: WebDriver, session: ServedSessionFolder) async throws {
             let playback = try await browser.play(page)
             #expect(playback.ended, "did not play to the end: \(playback.description)")
             #expect(playback.error == nil, "media error: \(playback.description)")

@@ -80,11 +80,20 @@ extension RealClients {
                 // Every boundary, break start and end, and ad start is where a piece of the stitched
                 // playlist starts (after a discontinuity), to the exact decimal.
                 let starts = Set([ExactDecimal.zero] + playlist.segments.filter(\.isDiscontinuity).map(\.startTime))
-                var times = (manifest["boundaries"] as? [Any] ?? []).map { "\($0)" }
-                for adBreak in manifest["breaks"] as? [[String: Any]] ?? [] {
+                guard let boundaries = manifest["boundaries"] as? [Any], boundaries.count >= 3, let breaks = manifest["breaks"] as? [[String: Any]]
+                else {
+                    fail("the manifest has no boundaries or breaks")
+                    return failures
+                }
+                var times = boundaries.map { "\($0)" }
+                for adBreak in breaks {
                     times += ["\(adBreak["start"] ?? "")"]
                     if let end = ExactDecimal("\(adBreak["end"] ?? "")"), end != playlist.duration { times.append("\(end)") }
-                    times += (adBreak["ads"] as? [[String: Any]] ?? []).map { "\($0["start"] ?? "")" }
+                    guard let ads = adBreak["ads"] as? [[String: Any]], !ads.isEmpty else {
+                        fail("break \(adBreak["id"] ?? "?") has no ads")
+                        continue
+                    }
+                    times += ads.map { "\($0["start"] ?? "")" }
                 }
                 for time in times where !starts.contains(ExactDecimal(time) ?? -1) { fail("\(time) is not where a piece starts") }
                 if (manifest["breaks"] as? [Any])?.isEmpty ?? true { fail("no breaks in the manifest") }

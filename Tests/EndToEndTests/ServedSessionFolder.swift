@@ -6,7 +6,7 @@ import HLSPlaylist
 
 /// A demo campaign's session stitched into a temporary folder and served over HTTP, the way a
 /// player meets it: `<base>/session/master.m3u8`, media under `<base>/campaign/`.
-final class StitchedSession: Sendable {
+final class ServedSessionFolder: Sendable {
     let root: URL
     let plan: Plan
     let manifest: BoundaryManifest
