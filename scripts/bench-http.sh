@@ -72,20 +72,7 @@ curl -sf "http://127.0.0.1:$nginx_port/playlist.m3u8" | cmp - "$work/www/playlis
 
 # The stitching path: 2,000 sessions, asked in turn, so (with the response cache holding some
 # eighty such playlists) every request plans and renders.
-python3 - "$app_port" "$work/sessions.lua" <<'PY'
-import http.client, sys
-port, out = int(sys.argv[1]), sys.argv[2]
-connection = http.client.HTTPConnection("127.0.0.1", port)
-paths = []
-for index in range(2000):
-    connection.request("GET", f"/v1/campaigns/two-hours/master.m3u8?session=bench-many-{index}&locale=en-GB")
-    master = connection.getresponse().read().decode()
-    paths += ["/v1/campaigns/two-hours/" + line for line in master.splitlines() if line.endswith("/v3.m3u8")]
-for name, headers in ((out, "nil"), (out.replace(".lua", "-gzip.lua"), '{["Accept-Encoding"] = "gzip"}')):
-    with open(name, "w") as lua:
-        lua.write("paths = {\n" + ",\n".join(f'  "{p}"' for p in paths) + "\n}\n")
-        lua.write(f"counter = 0\nrequest = function()\n  counter = counter % #paths + 1\n  return wrk.format(\"GET\", paths[counter], {headers})\nend\n")
-PY
+write_sessions "$app_port" "$work/sessions.lua" bench-many
 
 # Warm both up, then measure. wrk --latency prints p50/p75/p90/p99.
 run() { # name url connections [wrk options…]

@@ -40,19 +40,7 @@ wait_ready "$port" "$work/server.log"
 sampler_pid=$!
 
 # The loads: 2,000 sessions' media playlists in turn (every request stitches), and one cached.
-python3 - "$port" "$work/sessions.lua" <<'PY'
-import http.client, sys
-port, out = int(sys.argv[1]), sys.argv[2]
-connection = http.client.HTTPConnection("127.0.0.1", port)
-paths = []
-for index in range(2000):
-    connection.request("GET", f"/v1/campaigns/two-hours/master.m3u8?session=soak-{index}&locale=en-GB")
-    master = connection.getresponse().read().decode()
-    paths += ["/v1/campaigns/two-hours/" + line for line in master.splitlines() if line.endswith("/v3.m3u8")]
-with open(out, "w") as lua:
-    lua.write("paths = {\n" + ",\n".join(f'  "{p}"' for p in paths) + "\n}\n")
-    lua.write("counter = 0\nrequest = function()\n  counter = counter % #paths + 1\n  return wrk.format(\"GET\", paths[counter])\nend\n")
-PY
+write_sessions "$port" "$work/sessions.lua" soak
 one=$(curl -sf "http://127.0.0.1:$port/v1/campaigns/two-hours/master.m3u8?session=soak-one" | grep '/v3\.m3u8$')
 
 # The idle connections, held (and re-opened when the server closes them) until told to stop.

@@ -18,3 +18,22 @@ wait_ready() {
     echo "$(basename "$0"): the server did not start" >&2
     exit 1
 }
+
+# write_sessions PORT OUT PREFIX: starts 2,000 sessions (PREFIX-0 …) and writes OUT (a wrk script
+# asking for their v3.m3u8 in turn) and OUT's -gzip twin (the same with Accept-Encoding: gzip).
+write_sessions() {
+    python3 - "$1" "$2" "$3" <<'PY'
+import http.client, sys
+port, out, prefix = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+connection = http.client.HTTPConnection("127.0.0.1", port)
+paths = []
+for index in range(2000):
+    connection.request("GET", f"/v1/campaigns/two-hours/master.m3u8?session={prefix}-{index}&locale=en-GB")
+    master = connection.getresponse().read().decode()
+    paths += ["/v1/campaigns/two-hours/" + line for line in master.splitlines() if line.endswith("/v3.m3u8")]
+for name, headers in ((out, "nil"), (out.replace(".lua", "-gzip.lua"), '{["Accept-Encoding"] = "gzip"}')):
+    with open(name, "w") as lua:
+        lua.write("paths = {\n" + ",\n".join(f'  "{p}"' for p in paths) + "\n}\n")
+        lua.write(f"counter = 0\nrequest = function()\n  counter = counter % #paths + 1\n  return wrk.format(\"GET\", paths[counter], {headers})\nend\n")
+PY
+}

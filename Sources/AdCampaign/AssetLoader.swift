@@ -164,37 +164,20 @@ struct AssetLoader {
 
     /// Reads, parses and lints a playlist; lint errors are issues against the playlist's file.
     private mutating func parse(_ url: URL, referencedFrom file: String, line: Int, column: Int, field: String) -> Playlist? {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-            self.files.playlists.insert(url)
-        } catch {
-            self.issues.append(
-                CampaignIssue(
-                    file: file,
-                    line: line,
-                    column: column,
-                    field: field,
-                    "cannot read \(url.path): the file is missing or unreadable; playlist paths are relative to the campaign file's folder"
-                )
-            )
+        func refuse(_ message: String) -> Playlist? {
+            self.issues.append(CampaignIssue(file: file, line: line, column: column, field: field, message))
             return nil
+        }
+        guard let data = try? Data(contentsOf: url) else {
+            return refuse("cannot read \(url.path): the file is missing or unreadable; playlist paths are relative to the campaign file's folder")
+        }
+        self.files.playlists.insert(url)
+        guard data.count <= CampaignLimits.maxPlaylistBytes else {
+            return refuse("\(url.path) is \(data.count) bytes; playlists may be at most \(CampaignLimits.maxPlaylistBytes) bytes")
         }
         // Not the path: it depends on where this copy of the campaign lives, and every replica must
         // compute the same revision (plans are seeded with it). The YAML and the multivariant
         // playlists, fed too, already name every file; the length keeps files apart in the digest.
-        guard data.count <= CampaignLimits.maxPlaylistBytes else {
-            self.issues.append(
-                CampaignIssue(
-                    file: file,
-                    line: line,
-                    column: column,
-                    field: field,
-                    "\(url.path) is \(data.count) bytes; playlists may be at most \(CampaignLimits.maxPlaylistBytes) bytes"
-                )
-            )
-            return nil
-        }
         self.digest.feed(Array("\(data.count)\n".utf8))
         self.digest.feed(data)
         do {

@@ -23,6 +23,15 @@ public struct Piece: Sendable {
         case island(Island)
         case ad(Ad, breakID: String)
         case slate(breakID: String)
+
+        /// `island`, `ad` or `slate`: the word plan reports and the preview page use.
+        public var name: String {
+            switch self {
+            case .island: "island"
+            case .ad: "ad"
+            case .slate: "slate"
+            }
+        }
     }
 
     public let kind: Kind

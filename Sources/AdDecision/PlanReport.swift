@@ -29,7 +29,7 @@ public struct PlanReport: Sendable {
                 "timeline",
                 .array(
                     plan.pieces.map { piece in
-                        var members: [(String, JSONValue)] = [("kind", .string(Self.kind(piece))), ("id", .string(piece.id))]
+                        var members: [(String, JSONValue)] = [("kind", .string(piece.kind.name)), ("id", .string(piece.id))]
                         if let breakID = piece.breakID { members.append(("break", .string(breakID))) }
                         members += [
                             ("start", .decimal(piece.start)), ("end", .decimal(piece.start + piece.duration)), ("duration", .decimal(piece.duration)),
@@ -158,15 +158,6 @@ public struct PlanReport: Sendable {
         parts.append(variant.codecs.joined(separator: ","))
         if let range = variant.videoRange { parts.append(range) }
         return parts
-    }
-
-    /// `island`, `ad` or `slate`: the report's (and the preview page's) word for a piece.
-    public static func kind(_ piece: Piece) -> String {
-        switch piece.kind {
-        case .island: "island"
-        case .ad: "ad"
-        case .slate: "slate"
-        }
     }
 
     private static func pad(_ value: ExactDecimal) -> String {

@@ -54,7 +54,7 @@ struct PreviewTests {
                 return String(buffer: response.body)
             }
             for piece in plan.pieces {
-                let attributes = "data-kind=\"\(PlanReport.kind(piece))\" data-id=\"\(piece.id)\""
+                let attributes = "data-kind=\"\(piece.kind.name)\" data-id=\"\(piece.id)\""
                 #expect(
                     html.contains(
                         "\(attributes)\(piece.breakID.map { " data-break=\"\($0)\"" } ?? "") data-start=\"\(piece.start)\" data-end=\"\(piece.start + piece.duration)\""

@@ -184,7 +184,7 @@ enum PreviewPage {
                 "<title>break \(escape(planned.adBreak.id)): \(planned.start)–\(planned.end) s\(restricted ? ", restrict " + planned.adBreak.restrict.names.joined(separator: ", ") : "")</title></g>\n"
         }
         for piece in plan.pieces {
-            let kind = PlanReport.kind(piece)
+            let kind = piece.kind.name
             let end = piece.start + piece.duration
             svg +=
                 "<g class=\"piece \(kind)\(kind == "ad" ? " ad-\(self.colour(piece.id))" : "")\" data-kind=\"\(kind)\" data-id=\"\(escape(piece.id))\""
@@ -206,7 +206,7 @@ enum PreviewPage {
     static func pieces(_ plan: Plan) -> String {
         var rows = ""
         for piece in plan.pieces {
-            let kind = PlanReport.kind(piece)
+            let kind = piece.kind.name
             rows +=
                 "<tr class=\"\(kind)\" data-kind=\"\(kind)\" data-id=\"\(escape(piece.id))\" data-start=\"\(piece.start)\" data-end=\"\(piece.start + piece.duration)\">"
             rows += "<td>\(piece.start)</td><td>\(piece.start + piece.duration)</td><td>\(piece.duration)</td><td>\(kind)</td>"
