@@ -22,7 +22,7 @@ public struct SessionRenderer: Sendable {
     /// re-established where it changes (invariant 5), the map after every discontinuity (6).
     public func mediaPlaylist(_ plan: Plan, rendition: StitchRendition) throws(StitchError) -> String {
         guard let index = self.layout.renditions.firstIndex(of: rendition) else {
-            throw StitchError("rendition \(rendition.id) is not part of this campaign")
+            throw .notInLayout(rendition: rendition.id, "rendition \(rendition.id) is not part of this campaign")
         }
         // One pass for the version and the size, so the playlist is written into one buffer
         // (growing a 100 KB string by doubling costs more in page faults than the writing).

@@ -20,7 +20,7 @@ public struct StitchLayout: Sendable {
     /// - Parameter emptySubtitleURI: the URI of an empty WebVTT file, played for the length of
     ///   an ad that has no subtitle rendition (invariant 10).
     public init(campaign: Campaign, uris: URIStyle, emptySubtitleURI: String = SessionFile.emptySubtitles.name) throws(StitchError) {
-        guard let program = campaign.islands.first?.asset else { throw StitchError("the campaign has no islands") }
+        guard let program = campaign.islands.first?.asset else { throw .noProgramme() }
         var renditions = program.variants.indices.map { StitchRendition(kind: .video($0)) }
         for (index, rendition) in program.renditions.enumerated() where rendition.playlist != nil {
             switch rendition.media.type {
@@ -92,7 +92,11 @@ public struct StitchLayout: Sendable {
                 match = asset.variants[index]
             }
             guard let variant = match else {
-                throw StitchError("\(asset.url.path) has no variant to play in the programme's variant \(index)")
+                throw .noMatchingPlaylist(
+                    asset.url,
+                    rendition: rendition,
+                    "\(asset.url.path) has no variant to play in the programme's variant \(index)"
+                )
             }
             var block = SegmentBlock(variant.playlist, uris: uris)
             block.bandwidth = variant.streamInf.bandwidth
@@ -112,7 +116,9 @@ public struct StitchLayout: Sendable {
                 return block
             }
             // No I-frame playlist: the asset's video segments marked GAP keep the timeline aligned.
-            guard let video = asset.variants.first else { throw StitchError("\(asset.url.path) has no variants") }
+            guard let video = asset.variants.first else {
+                throw .noMatchingPlaylist(asset.url, rendition: rendition, "\(asset.url.path) has no variants")
+            }
             return SegmentBlock(video.playlist, uris: uris, iFramesOnly: true, gap: true)
         case .audio(let index), .subtitles(let index):
             let target = program.renditions[index].media
@@ -120,7 +126,9 @@ public struct StitchLayout: Sendable {
                 return SegmentBlock(playlist, uris: uris)
             }
             guard target.type == .subtitles, let video = asset.variants.first else {
-                throw StitchError(
+                throw .noMatchingPlaylist(
+                    asset.url,
+                    rendition: rendition,
                     "\(asset.url.path) has no \(target.type?.rawValue.lowercased() ?? "") rendition to play in the programme's "
                         + "\"\(target.name ?? "")\" (\(target.language ?? "no language")); add one"
                 )
@@ -154,6 +162,9 @@ public struct StitchLayout: Sendable {
         guard difference <= tolerance else {
             let source = block.source.map { " (\($0.path))" } ?? ""
             throw StitchError(
+                .misaligned,
+                asset: asset.url,
+                rendition: rendition.id,
                 "\(name) is \(asset.duration) s long in its first variant but \(block.duration) s in the "
                     + "\(Self.describe(rendition, program: program)) it plays in rendition \(rendition.id)\(source), "
                     + "\(difference) s apart — more than a frame (\(tolerance) s). Its renditions must start and end together: "
@@ -186,7 +197,10 @@ public struct StitchLayout: Sendable {
 
     func block(_ asset: Asset, _ rendition: Int) throws(StitchError) -> SegmentBlock {
         guard let row = self.blocks[ObjectIdentifier(asset)], row.indices.contains(rendition) else {
-            throw StitchError("\(asset.url.path) is not part of campaign revision \(self.campaign.revision); the plan belongs to another revision")
+            throw .notInLayout(
+                asset: asset.url,
+                "\(asset.url.path) is not part of campaign revision \(self.campaign.revision); the plan belongs to another revision"
+            )
         }
         return row[rendition]
     }

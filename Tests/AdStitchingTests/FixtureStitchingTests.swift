@@ -149,6 +149,10 @@ struct FixtureStitchingTests {
         #expect(error.message.contains("rendition a0"), "\(error)")
         #expect(error.message.contains("3.84") && error.message.contains("5.76"), "\(error)")
         #expect(error.message.contains(Fixture.url("media/demuxed/ads/long-audio/master.m3u8").standardizedFileURL.path), "\(error)")
+        // …and says so in fields a tool can read: what failed, which asset, which rendition.
+        #expect(error.reason == .misaligned)
+        #expect(error.asset == Fixture.url("media/demuxed/ads/long-audio/master.m3u8").standardizedFileURL)
+        #expect(error.rendition == "a0")
     }
 
     // MARK: - Renditions
