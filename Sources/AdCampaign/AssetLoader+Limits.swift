@@ -52,6 +52,7 @@ extension AssetLoader {
     /// (a symlink inside pointing outside is outside). Each folder is resolved once.
     mutating func isInside(_ url: URL) -> Bool {
         let standardized = url.standardizedFileURL
+        guard self.source.resolvesSymlinks else { return standardized.path.hasPrefix(self.root) }
         let folder = standardized.deletingLastPathComponent().path
         let resolvedFolder: String
         if let known = self.resolvedFolders[folder] {

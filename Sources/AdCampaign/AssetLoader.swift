@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Loads HLS assets from files: each playlist read and parsed once (a campaign may reference a
+/// Loads HLS assets from files (or another ``PlaylistSource``): each playlist read and parsed once (a campaign may reference a
 /// playlist from several places), variables resolved, lint errors reported against the playlist's
 /// own file and line. Feeds every byte read into the campaign's revision digest.
 struct AssetLoader {
@@ -22,9 +22,14 @@ struct AssetLoader {
     /// Folders (standardised) and where they are once symlinks are resolved, with a trailing `/`.
     var resolvedFolders: [String: String] = [:]
 
-    init(folder: URL) {
-        let path = folder.standardizedFileURL.resolvingSymlinksInPath().path
+    /// Where playlists are read from.
+    let source: PlaylistSource
+
+    init(folder: URL, source: PlaylistSource = .files) {
+        let standardized = folder.standardizedFileURL
+        let path = source.resolvesSymlinks ? standardized.resolvingSymlinksInPath().path : standardized.path
         self.root = path.hasSuffix("/") ? path : path + "/"
+        self.source = source
     }
 
     mutating func feed(_ bytes: some Sequence<UInt8>) {
@@ -168,7 +173,7 @@ struct AssetLoader {
             self.issues.append(CampaignIssue(file: file, line: line, column: column, field: field, message))
             return nil
         }
-        guard let data = try? Data(contentsOf: url) else {
+        guard let data = try? self.source.read(url) else {
             return refuse("cannot read \(url.path): the file is missing or unreadable; playlist paths are relative to the campaign file's folder")
         }
         self.files.playlists.insert(url)

@@ -6,10 +6,10 @@ import Yams
 /// every field, loads every referenced playlist once, and validates that the ads can be
 /// stitched into the programme. All issues are collected and thrown together.
 public enum CampaignLoader {
-    public static func load(_ file: URL) throws(CampaignError) -> Campaign {
+    public static func load(_ file: URL, source: PlaylistSource = .files) throws(CampaignError) -> Campaign {
         let data: Data
         do {
-            data = try Data(contentsOf: file)
+            data = try source.read(file)
         } catch {
             throw CampaignError([
                 CampaignIssue(file: file.path, line: 0, column: 0, field: "", "cannot read the campaign file: it is missing or unreadable")
@@ -29,12 +29,13 @@ public enum CampaignLoader {
         guard let yaml = String(validating: data, as: UTF8.self) else {
             throw CampaignError([CampaignIssue(file: file.path, line: 0, column: 0, field: "", "the campaign file is not UTF-8")])
         }
-        return try self.load(yaml: yaml, file: file)
+        return try self.load(yaml: yaml, file: file, source: source)
     }
 
-    /// Loads a campaign from YAML text; playlist paths resolve against `file`'s folder.
-    public static func load(yaml: String, file: URL) throws(CampaignError) -> Campaign {
-        var loader = Loader(file: file)
+    /// Loads a campaign from YAML text; playlist paths resolve against `file`'s folder and are
+    /// read from `source`.
+    public static func load(yaml: String, file: URL, source: PlaylistSource = .files) throws(CampaignError) -> Campaign {
+        var loader = Loader(file: file, source: source)
         loader.assets.feed(Array(yaml.utf8))
         let root: Node?
         do {
@@ -156,10 +157,10 @@ struct Loader {
     var slateNode: Node?
     var declaredIslands: [String] = []
 
-    init(file: URL) {
+    init(file: URL, source: PlaylistSource) {
         self.file = file
         self.reader = YAMLReader(file: file.path)
-        self.assets = AssetLoader(folder: file.deletingLastPathComponent())
+        self.assets = AssetLoader(folder: file.deletingLastPathComponent(), source: source)
     }
 
     static let topLevelKeys = ["version", "id", "title", "program", "breaks", "slate", "pools", "rules", "startup", "markers", "trusted_attributes"]

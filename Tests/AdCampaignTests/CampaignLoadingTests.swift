@@ -186,3 +186,31 @@ func decimal(_ text: String) -> ExactDecimal {
     guard let value = ExactDecimal(text) else { preconditionFailure("\(text) is not a decimal") }
     return value
 }
+
+@Suite("Playlist sources")
+struct PlaylistSourceTests {
+    @Test("a campaign loads from playlists held in memory exactly as from the same files, revision included")
+    func memoryMatchesFiles() throws {
+        let fromFiles = try Fixture.load("valid.yaml")
+        var playlists: [String: String] = [:]
+        let root = Fixture.directory.standardizedFileURL.path + "/"
+        for url in fromFiles.files.playlists {
+            playlists[String(url.standardizedFileURL.path.dropFirst(root.count))] = try String(contentsOf: url, encoding: .utf8)
+        }
+        let yaml = try String(contentsOf: Fixture.url("valid.yaml"), encoding: .utf8)
+        let elsewhere = URL(fileURLWithPath: "/in-memory/campaigns", isDirectory: true)
+        let fromMemory = try CampaignLoader.load(
+            yaml: yaml,
+            file: elsewhere.appendingPathComponent("valid.yaml"),
+            source: .memory(playlists, root: elsewhere)
+        )
+        #expect(fromMemory.revision == fromFiles.revision)
+        #expect(fromMemory.ads.map(\.id) == fromFiles.ads.map(\.id))
+        // A playlist the memory does not hold cannot be read, as a missing file cannot.
+        var missing = playlists
+        missing.removeValue(forKey: try #require(playlists.keys.first { $0.hasSuffix("master.m3u8") }))
+        #expect(throws: CampaignError.self) {
+            _ = try CampaignLoader.load(yaml: yaml, file: elsewhere.appendingPathComponent("valid.yaml"), source: .memory(missing, root: elsewhere))
+        }
+    }
+}

@@ -23,11 +23,8 @@ struct DeterminismTests {
     /// docs/architecture.md: the same session gets the same ads on any server replica, wherever it keeps the
     /// campaign.
     @Test func sameSessionGetsTheSamePlanFromACopyElsewhere() throws {
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("addecision-\(UUID().uuidString)")
-        try FileManager.default.copyItem(at: Fixture.directory, to: copy)
-        defer { try? FileManager.default.removeItem(at: copy) }
         let here = try Fixture.decisionCampaign()
-        let there = try CampaignLoader.load(copy.appendingPathComponent("decision.yaml"))
+        let there = try Fixture.decisionCampaign(in: URL(fileURLWithPath: "/elsewhere/\(UUID().uuidString)", isDirectory: true))
         #expect(here.revision == there.revision)
         for index in 0..<50 {
             let context = viewer(session: "s-\(index)")
