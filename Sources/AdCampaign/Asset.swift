@@ -24,7 +24,7 @@ public final class Asset: Sendable {
     public let segmentFormat: SegmentFormat
     /// Per variant, its family: video codec family and VIDEO-RANGE (`avc/SDR`, `hevc/PQ`), or
     /// `audio/SDR` for audio-only variants — worked out once, used for every startup decision.
-    public let variantFamilies: [String]
+    public let variantFamilies: [VariantFamily]
 
     public struct Variant: Sendable {
         public let streamInf: StreamInf
@@ -52,7 +52,7 @@ public final class Asset: Sendable {
         self.renditions = renditions
         self.duration = variants.first?.playlist.duration ?? .zero
         self.segmentFormat = variants.first?.playlist.segments.first?.map != nil ? .fragmentedMP4 : .mpegTS
-        self.variantFamilies = variants.map { "\(CodecFamily.video(of: $0.streamInf.codecs) ?? "audio")/\($0.streamInf.videoRange ?? "SDR")" }
+        self.variantFamilies = variants.map { VariantFamily($0.streamInf) }
     }
 
     /// Audio renditions with their own playlists (demuxed audio).
@@ -72,24 +72,52 @@ public enum SegmentFormat: String, Sendable, Hashable {
     case fragmentedMP4 = "fMP4"
 }
 
-/// The family of a CODECS entry: what a player must be able to decode.
-public enum CodecFamily {
-    /// `avc1.64001f` → `avc`, `hvc1`/`hev1` → `hevc`, `dvh1`/`dvhe` → `dolby-vision`, `av01` → `av1`, `mp4a.40.2` → `mp4a`.
-    public static func of(_ codec: String) -> String {
+/// The family of a CODECS entry: what a player must be able to decode (`avc1.64001f` → `avc`,
+/// `hvc1`/`hev1` → `hevc`, `dvh1`/`dvhe` → `dolby-vision`, `av01` → `av1`, `mp4a.40.2` → `mp4a`).
+public struct CodecFamily: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let avc = CodecFamily(rawValue: "avc")
+    public static let hevc = CodecFamily(rawValue: "hevc")
+    public static let dolbyVision = CodecFamily(rawValue: "dolby-vision")
+    public static let av1 = CodecFamily(rawValue: "av1")
+    public static let vp9 = CodecFamily(rawValue: "vp9")
+    public static let mp4v = CodecFamily(rawValue: "mp4v")
+    static let video: Set<CodecFamily> = [.avc, .hevc, .dolbyVision, .av1, .vp9, .mp4v]
+
+    /// The family of one CODECS entry; an unknown one is its own family (its prefix).
+    public init(codec: String) {
         let prefix = codec.split(separator: ".").first.map(String.init) ?? codec
         switch prefix {
-        case "avc1", "avc3": return "avc"
-        case "hvc1", "hev1": return "hevc"
-        case "dvh1", "dvhe", "dvav", "dva1": return "dolby-vision"
-        case "av01": return "av1"
-        case "vp09": return "vp9"
-        default: return prefix
+        case "avc1", "avc3": self = .avc
+        case "hvc1", "hev1": self = .hevc
+        case "dvh1", "dvhe", "dvav", "dva1": self = .dolbyVision
+        case "av01": self = .av1
+        case "vp09": self = .vp9
+        default: self.init(rawValue: prefix)
         }
     }
 
     /// The video family of a variant, by its CODECS (nil for audio-only or unknown).
-    public static func video(of codecs: [String]) -> String? {
-        let video: Set<String> = ["avc", "hevc", "dolby-vision", "av1", "vp9", "mp4v"]
-        return codecs.map(Self.of).first { video.contains($0) }
+    public static func video(of codecs: [String]) -> CodecFamily? {
+        codecs.map(CodecFamily.init(codec:)).first { Self.video.contains($0) }
     }
+
+    public var description: String { self.rawValue }
+}
+
+/// What a variant needs of a player: its video codec family (nil: audio only) and its video
+/// range. Startup ordering keeps one variant of each family near the top.
+public struct VariantFamily: Sendable, Hashable, CustomStringConvertible {
+    public let codec: CodecFamily?
+    public let range: VideoRange
+
+    public init(_ variant: some VariantAttributes) {
+        self.codec = CodecFamily.video(of: variant.codecs)
+        self.range = variant.range
+    }
+
+    /// `avc/SDR`, `hevc/PQ`, `audio/SDR`.
+    public var description: String { "\(self.codec?.rawValue ?? "audio")/\(self.range)" }
 }

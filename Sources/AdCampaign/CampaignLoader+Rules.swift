@@ -204,7 +204,7 @@ extension Loader {
                 }
             }
             pick.codecs = self.reader.string(pickFields["codecs"], "\(field).pick.codecs")
-            pick.videoRange = self.reader.string(pickFields["video_range"], "\(field).pick.video_range")
+            pick.videoRange = self.reader.string(pickFields["video_range"], "\(field).pick.video_range").map(VideoRange.init(rawValue:))
             if let hint = pickFields["bandwidth_hint"] {
                 pick.bandwidthSafety = self.reader.number(hint, "\(field).pick.bandwidth_hint")
                 if let safety = pick.bandwidthSafety, !(safety > 0 && safety <= 1) {

@@ -19,7 +19,7 @@ public struct StartupPick: Sendable, Hashable {
     /// A codec family the variant's CODECS must include (`avc1`, `hvc1`, `dvh1`, `av01`…, by prefix).
     public var codecs: String?
     /// VIDEO-RANGE (`SDR`, `PQ`, `HLG`).
-    public var videoRange: String?
+    public var videoRange: VideoRange?
     /// Use the viewer's `bandwidth` attribute (bits/s measured last time) times this factor as
     /// the BANDWIDTH ceiling, when the viewer sends one.
     public var bandwidthSafety: Double?

@@ -54,7 +54,7 @@ public struct PlanReport: Sendable {
                                     ("index", .integer(index)), ("bandwidth", variant.bandwidth.map(JSONValue.integer) ?? .null),
                                     ("resolution", variant.resolution.map { .string($0.description) } ?? .null),
                                     ("codecs", .string(variant.codecs.joined(separator: ","))),
-                                    ("videoRange", .string(variant.videoRange ?? "SDR")),
+                                    ("videoRange", .string(variant.range.rawValue)),
                                 ])
                             }
                         )

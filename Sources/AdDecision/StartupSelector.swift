@@ -41,7 +41,7 @@ public struct StartupSelector: Sendable {
             why.append("CODECS with \(codecs)")
         }
         if let range = pick.videoRange {
-            candidates = candidates.filter { (variants[$0].videoRange ?? "SDR") == range }
+            candidates = candidates.filter { variants[$0].range == range }
             why.append("VIDEO-RANGE \(range)")
         }
         if let maximum = pick.maxResolution {
@@ -76,7 +76,7 @@ public struct StartupSelector: Sendable {
 
     /// Startup first; then, for each other family (video codec and range), its variant closest in
     /// BANDWIDTH to the startup; then the rest in their original order.
-    func order(_ variants: [StreamInf], families: [String], startingWith first: Int) -> [Int] {
+    func order(_ variants: [StreamInf], families: [VariantFamily], startingWith first: Int) -> [Int] {
         let target = variants[first].bandwidth ?? 0
         var order = [first]
         var seen = [families[first]]

@@ -10,8 +10,7 @@ enum RenditionMatcher {
         let family = CodecFamily.video(of: target.codecs)
         let sameFamily = asset.variants.filter { CodecFamily.video(of: $0.streamInf.codecs) == family }
         let candidates = sameFamily.isEmpty ? asset.variants : sameFamily
-        let range = target.videoRange ?? "SDR"
-        let sameRange = candidates.filter { ($0.streamInf.videoRange ?? "SDR") == range }
+        let sameRange = candidates.filter { $0.streamInf.range == target.range }
         return Self.closest(
             sameRange.isEmpty ? candidates : sameRange,
             to: target,

@@ -142,7 +142,7 @@ public struct StitchLayout: Sendable {
     /// VIDEO-RANGE and RESOLUTION.
     private static func isSameRung<Variant: VariantAttributes>(_ variant: Variant, as target: Variant) -> Bool {
         CodecFamily.video(of: variant.codecs) == CodecFamily.video(of: target.codecs)
-            && (variant.videoRange ?? "SDR") == (target.videoRange ?? "SDR") && variant.resolution == target.resolution
+            && variant.range == target.range && variant.resolution == target.resolution
     }
 
     /// docs/architecture.md invariant 2: each piece's duration in every rendition within a frame of the main

@@ -91,7 +91,7 @@ struct CampaignLoadingTests {
         hinted.bandwidthSafety = 0.8
         hinted.codecs = "avc1"
         hinted.maxResolution = Resolution(width: 1280, height: 720)
-        hinted.videoRange = "SDR"
+        hinted.videoRange = .sdr
         #expect(campaign.startup[1].pick == hinted)
 
         var lowest = StartupPick()

@@ -407,7 +407,7 @@ struct InvariantTests {
     /// docs/architecture.md invariant 10: the same codec family and VIDEO-RANGE, BANDWIDTH closest at or below (else the lowest above).
     static func closestAtOrBelow(_ target: StreamInf, among variants: [StreamInf]) -> Int? {
         let family = variants.filter { CodecFamily.video(of: $0.codecs) == CodecFamily.video(of: target.codecs) }
-        let range = family.filter { ($0.videoRange ?? "SDR") == (target.videoRange ?? "SDR") }
+        let range = family.filter { $0.range == target.range }
         let candidates = (range.isEmpty ? family : range).compactMap(\.bandwidth)
         return candidates.filter { $0 <= (target.bandwidth ?? 0) }.max() ?? candidates.min()
     }

@@ -53,6 +53,8 @@ extension VariantAttributes {
     public var resolution: Resolution? { self.attributes.resolution("RESOLUTION") }
     /// `HDR10`, `HLG`, `PQ` or `SDR` as written.
     public var videoRange: String? { self.attributes.string("VIDEO-RANGE") }
+    /// The VIDEO-RANGE, SDR when absent (RFC 8216bis §4.4.6.2: the attribute defaults to SDR).
+    public var range: VideoRange { self.videoRange.map(VideoRange.init(rawValue:)) ?? .sdr }
     public var hdcpLevel: String? { self.attributes.string("HDCP-LEVEL") }
     public var video: String? { self.attributes.string("VIDEO") }
     public var score: ExactDecimal? { self.attributes.decimal("SCORE") }
@@ -143,4 +145,16 @@ extension Substring {
         else { return "" }
         return String(self[first...last])
     }
+}
+
+/// A variant's `VIDEO-RANGE` (RFC 8216bis §4.4.6.2): what a display must handle to show it.
+public struct VideoRange: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let sdr = VideoRange(rawValue: "SDR")
+    public static let hlg = VideoRange(rawValue: "HLG")
+    public static let pq = VideoRange(rawValue: "PQ")
+
+    public var description: String { self.rawValue }
 }
