@@ -46,11 +46,11 @@ public struct SessionRenderer: Sendable {
             let block = blocks[position]
             if position > 0 { output += "#EXT-X-DISCONTINUITY\n" }
             if openBreak != nil, piece.breakID != openBreak {
-                if markers.contains(.cue) { output += "#EXT-X-CUE-IN\n" }
+                if markers.contains(.cue) { output += Self.cueIn }
                 openBreak = nil
             }
             if let breakID = piece.breakID, openBreak != breakID, let planned = plan.breaks.first(where: { $0.adBreak.id == breakID }) {
-                if markers.contains(.cue) { output += "#EXT-X-CUE-OUT:DURATION=\(planned.duration)\n" }
+                if markers.contains(.cue) { output += Self.cueOut(planned.duration) }
                 if markers.contains(.daterange) { output += Self.dateRange(planned, anchor: anchor) }
                 openBreak = breakID
             }
@@ -67,10 +67,20 @@ public struct SessionRenderer: Sendable {
             previousKeys = block.endKeys
             output += block.text
         }
-        if openBreak != nil, markers.contains(.cue) { output += "#EXT-X-CUE-IN\n" }
+        if openBreak != nil, markers.contains(.cue) { output += Self.cueIn }
         output += "#EXT-X-ENDLIST\n"
         return output
     }
+
+    /// `#EXT-X-CUE-OUT:DURATION=…` and `#EXT-X-CUE-IN` around a break (`markers: [cue]`),
+    /// written through the tag model.
+    private static func cueOut(_ duration: ExactDecimal) -> String {
+        var attributes = AttributeList()
+        attributes.set("DURATION", rawValue: duration.description)
+        return Tag.cueOut(CueOut(value: Substring(attributes.serialized))).serialized + "\n"
+    }
+
+    private static let cueIn = Tag.cueIn.serialized + "\n"
 
     private static func dateRange(_ planned: PlannedBreak, anchor: Int64) -> String {
         Self.dateRange(
