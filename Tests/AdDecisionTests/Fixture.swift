@@ -188,7 +188,7 @@ enum Media {
                 master += "#EXT-X-STREAM-INF:\(variant.streamInf)\n\(variant.name)/index.m3u8\n"
                 var media = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
                 for segment in 0..<asset.segments {
-                    media += "#EXTINF:1.920000,\n" + "seg_\(String(repeating: "0", count: 3 - String(segment).count))\(segment).ts\n"
+                    media += "#EXTINF:1.920000,\n" + String(format: "seg_%03d.ts\n", segment)
                 }
                 playlists["media/\(asset.path)/\(variant.name)/index.m3u8"] = media + "#EXT-X-ENDLIST\n"
             }
