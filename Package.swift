@@ -103,7 +103,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AdStitchingTests",
-            dependencies: ["AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist"],
+            dependencies: ["AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", .product(name: "Crypto", package: "swift-crypto")],
             // Golden/ is read and (with ADSTITCH_UPDATE_GOLDEN=1) rewritten in the source tree via #filePath.
             exclude: ["Golden"],
             resources: [.copy("Fixtures")],
