@@ -32,6 +32,7 @@ let package = Package(
     targets: [
         .target(name: "HLSPlaylist", swiftSettings: swiftSettings),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "AdCampaign",
             dependencies: ["HLSPlaylist", "CPCRE2", .product(name: "Yams", package: "Yams")],
@@ -42,7 +43,7 @@ let package = Package(
         .target(
             name: "AdStitchServer",
             dependencies: [
-                "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist",
+                "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -74,15 +74,34 @@ curl -sf "http://127.0.0.1:$nginx_port/playlist.m3u8" | cmp - "$work/www/playlis
 # eighty such playlists) every request plans and renders.
 write_sessions "$app_port" "$work/sessions.lua" bench-many
 
-# Warm both up, then measure. wrk --latency prints p50/p75/p90/p99.
+# CPU seconds (user + system) the processes $@ have used so far.
+cpu_seconds() {
+    local ticks=0 pid
+    for pid in "$@"; do
+        # Fields 14 and 15 of /proc/PID/stat, counted after the command name's closing parenthesis.
+        ticks=$((ticks + $(sed 's/.*) //' "/proc/$pid/stat" | awk '{print $12 + $13}')))
+    done
+    awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.3f", t / hz}'
+}
+nginx_pids() { echo "$nginx_pid" $(pgrep -P "$nginx_pid"); }
+
+# Warm both up, then measure. wrk --latency prints p50/p75/p90/p99. Each run of adstitch also
+# records its peak RSS (VmHWM, reset before the run through /proc/PID/clear_refs) and the CPU
+# time the server (nginx: master and workers) spent per request.
 run() { # name url connections [wrk options…]
+    local pids rss="" before after rps p50 p99 requests cpu
+    if [ "$1" = nginx ]; then pids=$(nginx_pids); else pids=$server_pid; echo 5 >"/proc/$server_pid/clear_refs"; fi
+    before=$(cpu_seconds $pids)
     wrk -t"$threads" -c"$3" -d"${seconds}s" --latency "${@:4}" "$2" >"$work/wrk-$1-$3.txt"
-    local rps p50 p99
+    after=$(cpu_seconds $pids)
+    [ "$1" = nginx ] || rss=$(awk '/^VmHWM:/ {printf "%d", $2 / 1024}' "/proc/$server_pid/status")
     rps=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk-$1-$3.txt")
     p50=$(awk '$1 == "50%" {print $2}' "$work/wrk-$1-$3.txt")
     p99=$(awk '$1 == "99%" {print $2}' "$work/wrk-$1-$3.txt")
+    requests=$(awk '/ requests in / {print $1}' "$work/wrk-$1-$3.txt")
+    cpu=$(awk -v b="$before" -v a="$after" -v n="$requests" 'BEGIN {printf "%.1f", (n > 0 ? (a - b) * 1e6 / n : 0)}')
     errors=$(awk '/Non-2xx|Socket errors/ {print}' "$work/wrk-$1-$3.txt" | tr '\n' ' ')
-    printf '%s %s %s %s %s\n' "$1" "$3" "$rps" "$p50" "$p99" >>"$work/results"
+    printf '%s %s %s %s %s %s %s\n' "$1" "$3" "$rps" "$p50" "$p99" "$cpu" "${rss:--}" >>"$work/results"
     [ -z "$errors" ] || echo "bench-http: $1 -c$3: $errors" >&2
 }
 wrk -t"$threads" -c32 -d3s "http://127.0.0.1:$app_port$path" >/dev/null
@@ -93,7 +112,8 @@ for c in $connections; do
     run adstitch-2000-sessions "http://127.0.0.1:$app_port" "$c" -s "$work/sessions.lua"
     run adstitch-2000-sessions-gzip "http://127.0.0.1:$app_port" "$c" -s "$work/sessions-gzip.lua"
 done
-rss_kib=$(awk '/^VmHWM:/ {print $2}' "/proc/$server_pid/status")
+rss_max=$(awk '$7 != "-" && $7 + 0 > m {m = $7 + 0} END {print m}' "$work/results")
+gzip_bytes=$(curl -sf -H 'Accept-Encoding: gzip' "http://127.0.0.1:$app_port$path" | wc -c)
 metrics=$(curl -sf "http://127.0.0.1:$app_port/metrics")
 stitched=$(printf '%s\n' "$metrics" | awk '/^adstitch_stitch_duration_seconds_count\{kind="media"\}/ {print $2}')
 hits=$(printf '%s\n' "$metrics" | awk '/^adstitch_response_cache_requests_total\{result="hit"\}/ {print $2}')
@@ -104,8 +124,8 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo
     echo "Playlist: $segments segments, $bytes bytes (\`v3.m3u8\` of a session of the two-hour campaign). *one-session*: wrk asks for one token's playlist, which after the first request comes from the response cache (token-scoped answers are immutable). *2000-sessions*: wrk cycles through 2,000 sessions' playlists, so every request plans and renders (*-gzip*: with \`Accept-Encoding: gzip\`, as players send it; ~4.8 KB on the wire); nginx serves one file from disk."
     echo
-    echo "| Server | Connections | Requests/s | p50 | p99 | vs nginx |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+    echo "| Server | Connections | Requests/s | p50 | p99 | vs nginx | CPU µs/request | Peak RSS MiB |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     awk '
         $1 == "nginx" { base[$2] = $3 }
         { rows[NR] = $0 }
@@ -113,9 +133,11 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
             for (i = 1; i <= NR; i++) {
                 split(rows[i], f, " ")
                 ratio = (f[1] != "nginx" && base[f[2]] > 0) ? sprintf("%.2f×", f[3] / base[f[2]]) : ""
-                printf "| %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3], f[4], f[5], ratio
+                printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3], f[4], f[5], ratio, f[6], f[7]
             }
         }' "$work/results"
     echo
-    echo "adstitch peak RSS (VmHWM): $((rss_kib / 1024)) MiB; media playlists stitched: ${stitched:-?}; answered from the response cache: ${hits:-?}."
+    echo "CPU µs/request: the server's user + system CPU time over the run (nginx: master and workers) divided by the requests answered. Peak RSS: VmHWM over the run (reset before it)."
+    echo
+    echo "adstitch peak RSS over all runs: ${rss_max} MiB; media playlists stitched: ${stitched:-?}; answered from the response cache: ${hits:-?}; wire size of a gzip answer: ${gzip_bytes:-?} bytes."
 } | tee .build/bench-http.md

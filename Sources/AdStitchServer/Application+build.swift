@@ -88,9 +88,11 @@ public func buildRouter(
     responseCacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes
 ) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
-    // One structured line per request; Hummingbird puts the request id (hb.request.id) in the
-    // metadata of every line logged through the request's context.
-    router.add(middleware: LogRequestsMiddleware(.info))
+    // One structured line per request at debug level (`serve --log-level debug`): a replica
+    // behind a load balancer or CDN has its access log there, and writing a line per request
+    // costs more than answering a cached one. Hummingbird puts the request id (hb.request.id)
+    // in the metadata of every line logged through the request's context.
+    router.add(middleware: LogRequestsMiddleware(.debug))
     // Outside the others, so it counts the final status (problems, 304s).
     router.add(middleware: RequestMetricsMiddleware(metrics: store.metrics))
     router.add(middleware: HTTPSemanticsMiddleware())

@@ -1,4 +1,5 @@
 import AdCampaign
+import Crypto
 import Foundation
 
 /// A folder of campaigns as the store polls it: which campaign files it holds, and a cheap
@@ -26,16 +27,9 @@ struct CampaignFolder: Sendable {
     /// compute every few seconds, and it changes when anything the campaign reads does — a
     /// deleted segment included.
     func fingerprint(_ file: URL, files: CampaignFiles?) -> String {
-        let manager = FileManager.default
-        func stamp(_ path: String) -> String {
-            let attributes = try? manager.attributesOfItem(atPath: path)
-            let size = attributes?[.size] as? Int ?? -1
-            let date = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            return "\(path)|\(size)|\(date)"
-        }
         var paths = Set([file.path])
         let folder = file.deletingLastPathComponent()
-        if file.lastPathComponent == "campaign.yaml", let walker = manager.enumerator(atPath: folder.path) {
+        if file.lastPathComponent == "campaign.yaml", let walker = FileManager.default.enumerator(atPath: folder.path) {
             for case let path as String in walker where path.hasSuffix(".m3u8") {
                 paths.insert(folder.appendingPathComponent(path).path)
             }
@@ -44,7 +38,21 @@ struct CampaignFolder: Sendable {
             for url in files.playlists { paths.insert(url.path) }
             for url in files.media.keys { paths.insert(url.path) }
         }
-        return paths.sorted().map(stamp).joined(separator: "\n")
+        // One stat(2) per file and a digest of path, size and time: a two-hour campaign
+        // references some ten thousand files, polled every few seconds.
+        var hasher = SHA256()
+        for path in paths.sorted() {
+            var status = stat()
+            let found = stat(path, &status) == 0
+            #if canImport(Darwin)
+            let time = status.st_mtimespec
+            #else
+            let time = status.st_mtim
+            #endif
+            let stamp = found ? "\(status.st_size)|\(time.tv_sec).\(time.tv_nsec)" : "-"
+            hasher.update(data: Data("\(path)|\(stamp)\n".utf8))
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     /// What a campaign file is called before it has loaded: its folder for `*/campaign.yaml`.

@@ -11,6 +11,21 @@ public struct ServedCampaign: Sendable {
     public let campaign: Campaign
     public let folder: URL
     public let renderer: SessionRenderer
+    /// The layout's segment blocks deflated at load, for gzip answers.
+    let body: StitchedBody
+    /// Which load of the process this is (a campaign reloaded unchanged keeps its revision but
+    /// gets new assets, so a plan is rendered only by the load it was made on).
+    let load: Int
+
+    init(campaign: Campaign, folder: URL, renderer: SessionRenderer) throws {
+        self.campaign = campaign
+        self.folder = folder
+        self.renderer = renderer
+        self.body = try StitchedBody(renderer.layout)
+        self.load = Self.loads.add(1, ordering: .relaxed).newValue
+    }
+
+    private static let loads = Atomic<Int>(0)
 }
 
 /// The load status of one campaign file, as `GET /v1/campaigns` shows it.
@@ -145,7 +160,9 @@ public final class CampaignStore: Sendable {
             guard missing.isEmpty else { throw CampaignError(missing) }
             let folder = file.deletingLastPathComponent().standardizedFileURL
             let layout = try StitchLayout(campaign: campaign, uris: MediaController.uris(campaign: campaign.id, folder: folder))
-            let served = ServedCampaign(campaign: campaign, folder: folder, renderer: SessionRenderer(layout: layout))
+            let served = try ServedCampaign(campaign: campaign, folder: folder, renderer: SessionRenderer(layout: layout))
+            // Taken before the lock: it reads every referenced file's size and time.
+            let loadedFingerprint = self.scanner.fingerprint(file, files: campaign.files)
             try self.state.withLock { state in
                 if let other = state.entries.first(where: { $0.key != file.path && $0.value.status.id == campaign.id }) {
                     throw CampaignError([
@@ -163,7 +180,7 @@ public final class CampaignStore: Sendable {
                 kept.append(served)
                 state.revisions[campaign.id] = Array(kept.suffix(Self.keptRevisions))
                 state.entries[file.path] = Entry(
-                    fingerprint: self.scanner.fingerprint(file, files: campaign.files),
+                    fingerprint: loadedFingerprint,
                     status: CampaignStatus(file: relativeFile, id: campaign.id, serving: campaign.revision, error: nil),
                     files: campaign.files
                 )

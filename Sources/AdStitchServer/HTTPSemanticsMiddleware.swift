@@ -1,3 +1,4 @@
+import AdStitching
 import CompressNIO
 import Crypto
 import Foundation
@@ -65,21 +66,72 @@ extension Response {
 
     /// The headers and body of ``tagged(_:contentType:cache:for:etag:)``, for callers that keep them.
     static func taggedParts(_ text: String, contentType: String, cache: String, for request: Request?, etag: String?) -> (HTTPFields, ByteBuffer) {
-        let digest = etag ?? Self.digest(text.utf8)
+        Self.taggedParts(
+            count: text.utf8.count,
+            contentType: contentType,
+            cache: cache,
+            for: request,
+            etag: etag ?? Self.digest(text.utf8),
+            plain: { ByteBuffer(string: text) },
+            gzip: { Self.compressed(ByteBuffer(string: text)) }
+        )
+    }
+
+    /// A stitched file's headers and body: gzip joined from the blocks `body` deflated at load
+    /// when the file has any (``StitchedBody/gzip(_:)``), else compressed now.
+    static func stitchedParts(
+        _ file: RenderedBytes,
+        _ body: StitchedBody,
+        contentType: String,
+        cache: String,
+        for request: Request,
+        etag: String
+    ) -> (HTTPFields, ByteBuffer) {
+        Self.taggedParts(
+            count: file.count,
+            contentType: contentType,
+            cache: cache,
+            for: request,
+            etag: etag,
+            plain: { StitchedBody.plain(file) },
+            gzip: {
+                file.parts.contains { if case .block = $0 { true } else { false } }
+                    ? body.gzip(file) : Self.compressed(StitchedBody.plain(file))
+            }
+        )
+    }
+
+    /// The headers and the body (`plain`, or `gzip` when the request accepts it and `count`
+    /// bytes are worth compressing) of a complete answer named `etag`.
+    private static func taggedParts(
+        count: Int,
+        contentType: String,
+        cache: String,
+        for request: Request?,
+        etag: String,
+        plain: () -> ByteBuffer,
+        gzip: () -> ByteBuffer?
+    ) -> (HTTPFields, ByteBuffer) {
         var headers: HTTPFields = [.contentType: contentType, .cacheControl: cache, .vary: "Accept-Encoding"]
-        var body = ByteBuffer(string: text)
-        if let request, text.utf8.count >= 1024, Self.acceptsGzip(request.headers[.acceptEncoding]),
-            let compressed = try? body.compress(with: Self.gzip)
-        {
-            // Right-sized: the compressor's buffer has room for the uncompressed size, ~20×.
-            body = ByteBuffer(bytes: compressed.readableBytesView)
+        let body: ByteBuffer
+        if let request, count >= 1024, Self.acceptsGzip(request.headers[.acceptEncoding]), let compressed = gzip() {
+            body = compressed
             headers[.contentEncoding] = "gzip"
-            headers[.eTag] = "\"\(digest)-gz\""
+            headers[.eTag] = "\"\(etag)-gz\""
         } else {
-            headers[.eTag] = "\"\(digest)\""
+            body = plain()
+            headers[.eTag] = "\"\(etag)\""
         }
         headers[.contentLength] = String(body.readableBytes)
         return (headers, body)
+    }
+
+    /// `buffer` gzip-compressed at ``gzip``'s level, right-sized (the compressor's buffer has room
+    /// for the uncompressed size, ~20×); nil if zlib fails.
+    static func compressed(_ buffer: ByteBuffer) -> ByteBuffer? {
+        var buffer = buffer
+        guard let compressed = try? buffer.compress(with: Self.gzip) else { return nil }
+        return ByteBuffer(bytes: compressed.readableBytesView)
     }
 
     /// zlib's fastest level: a 100 KB playlist becomes 4.8 KB instead of 4.3 KB at the default

@@ -7,7 +7,7 @@ import Synchronization
 /// so a repeated fetch (a player switching back to a rendition, a retry, an edge cache filling
 /// from several points of presence) skips planning, rendering, hashing and compressing.
 /// A budget of zero turns it off.
-final class ResponseCache: Sendable {
+struct ResponseCache: Sendable {
     struct Key: Hashable, Sendable {
         var campaign: String
         var token: String
@@ -21,21 +21,41 @@ final class ResponseCache: Sendable {
         var body: ByteBuffer
         /// The token's expiry (unix seconds): a hit is served only before it.
         var expires: Int64
-        /// What it holds in memory: the buffer's capacity (not just its readable bytes).
-        var cost: Int { self.body.capacity + self.key.token.utf8.count + 256 }
+    }
+
+    private let entries: LRUCache<Key, Entry>
+
+    init(budget: Int) {
+        // What an answer holds in memory: the buffer's capacity (not just its readable bytes).
+        self.entries = LRUCache(budget: budget) { key, entry in entry.body.capacity + key.token.utf8.count + 256 }
+    }
+
+    func get(_ key: Key) -> Entry? { self.entries.get(key) }
+
+    func put(_ key: Key, headers: HTTPFields, body: ByteBuffer, expires: Int64) {
+        self.entries.put(key, Entry(headers: headers, body: body, expires: expires))
+    }
+}
+
+/// A map that forgets its least recently used entries to stay within a budget of `cost`
+/// (bytes, or 1 per entry for a count). One lock; a budget of zero keeps nothing.
+final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private struct Slot {
         var key: Key
+        var value: Value
+        var cost: Int
     }
 
     /// A doubly linked list over array slots, most recently used at `head`.
     private struct State {
-        var slots: [Entry?] = []
+        var slots: [Slot?] = []
         var previous: [Int] = []
         var next: [Int] = []
         var index: [Key: Int] = [:]
         var free: [Int] = []
         var head = -1
         var tail = -1
-        var bytes = 0
+        var total = 0
 
         mutating func unlink(_ slot: Int) {
             let (before, after) = (self.previous[slot], self.next[slot])
@@ -56,51 +76,53 @@ final class ResponseCache: Sendable {
             guard slot >= 0, let entry = self.slots[slot] else { return }
             self.unlink(slot)
             self.index[entry.key] = nil
-            self.bytes -= entry.cost
+            self.total -= entry.cost
             self.slots[slot] = nil
             self.free.append(slot)
         }
     }
 
     let budget: Int
+    private let cost: @Sendable (Key, Value) -> Int
     private let state = Mutex(State())
 
-    init(budget: Int) {
+    init(budget: Int, cost: @escaping @Sendable (Key, Value) -> Int) {
         self.budget = max(0, budget)
+        self.cost = cost
     }
 
-    func get(_ key: Key) -> Entry? {
+    func get(_ key: Key) -> Value? {
         guard self.budget > 0 else { return nil }
         return self.state.withLock { state in
             guard let slot = state.index[key] else { return nil }
             state.unlink(slot)
             state.pushFront(slot)
-            return state.slots[slot]
+            return state.slots[slot]?.value
         }
     }
 
-    func put(_ key: Key, headers: HTTPFields, body: ByteBuffer, expires: Int64) {
-        let entry = Entry(headers: headers, body: body, expires: expires, key: key)
-        guard entry.cost <= self.budget / 4 else { return }  // one answer never crowds out the rest
+    func put(_ key: Key, _ value: Value) {
+        let cost = self.cost(key, value)
+        guard cost <= self.budget / 4 else { return }  // one entry never crowds out the rest
         self.state.withLock { state in
-            if let slot = state.index[key] {  // raced with another request for the same answer
+            if let slot = state.index[key] {  // raced with another request for the same entry
                 state.unlink(slot)
                 state.pushFront(slot)
                 return
             }
-            while state.bytes + entry.cost > self.budget, state.tail >= 0 { state.evictTail() }
+            while state.total + cost > self.budget, state.tail >= 0 { state.evictTail() }
             let slot: Int
             if let reused = state.free.popLast() {
                 slot = reused
-                state.slots[slot] = entry
+                state.slots[slot] = Slot(key: key, value: value, cost: cost)
             } else {
                 slot = state.slots.count
-                state.slots.append(entry)
+                state.slots.append(Slot(key: key, value: value, cost: cost))
                 state.previous.append(-1)
                 state.next.append(-1)
             }
             state.index[key] = slot
-            state.bytes += entry.cost
+            state.total += cost
             state.pushFront(slot)
         }
     }

@@ -30,6 +30,11 @@ public struct ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     public let factory: PrometheusMetricsFactory
     private let reportedPatternLimitHits = SharedCounter()
+    /// The handles of the per-request families, made once per label set (making one looks it
+    /// up in the registry under its lock).
+    private let handles = MetricHandles()
+    private let cacheHits: CoreMetrics.Counter
+    private let cacheMisses: CoreMetrics.Counter
 
     /// Stitching takes tens of microseconds; requests well under a millisecond on loopback.
     static let stitchBuckets: [Duration] = [
@@ -49,30 +54,39 @@ public struct ServerMetrics: Sendable {
             "adstitch_http_request_duration_seconds": Self.requestBuckets,
         ]
         self.factory = factory
+        self.cacheHits = Counter(label: "adstitch_response_cache_requests_total", dimensions: [("result", "hit")], factory: factory)
+        self.cacheMisses = Counter(label: "adstitch_response_cache_requests_total", dimensions: [("result", "miss")], factory: factory)
     }
 
     func request(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration) {
-        Counter(
-            label: "adstitch_http_requests_total",
-            dimensions: [("route", route), ("method", method.rawValue), ("status", String(status.code))],
-            factory: self.factory
-        ).increment()
-        CoreMetrics.Timer(label: "adstitch_http_request_duration_seconds", dimensions: [("route", route)], factory: self.factory)
-            .record(duration: duration)
+        let (counter, timer) = self.handles.request(RequestLabels(route: route, method: method, status: status.code)) {
+            (
+                Counter(
+                    label: "adstitch_http_requests_total",
+                    dimensions: [("route", route), ("method", method.rawValue), ("status", String(status.code))],
+                    factory: self.factory
+                ),
+                CoreMetrics.Timer(label: "adstitch_http_request_duration_seconds", dimensions: [("route", route)], factory: self.factory)
+            )
+        }
+        counter.increment()
+        timer.record(duration: duration)
     }
 
     /// Runs `body` (a plan and render) and records how long it took under `kind`.
     func stitch<T>(_ kind: String, _ body: () throws -> T) rethrows -> T {
         let start = ContinuousClock.now
         defer {
-            CoreMetrics.Timer(label: "adstitch_stitch_duration_seconds", dimensions: [("kind", kind)], factory: self.factory)
-                .record(duration: ContinuousClock.now - start)
+            self.handles.stitch(kind) {
+                CoreMetrics.Timer(label: "adstitch_stitch_duration_seconds", dimensions: [("kind", kind)], factory: self.factory)
+            }
+            .record(duration: ContinuousClock.now - start)
         }
         return try body()
     }
 
     func responseCache(hit: Bool) {
-        Counter(label: "adstitch_response_cache_requests_total", dimensions: [("result", hit ? "hit" : "miss")], factory: self.factory).increment()
+        (hit ? self.cacheHits : self.cacheMisses).increment()
     }
 
     func campaigns(loaded: Int, failing: Int) {
@@ -134,5 +148,37 @@ final class SharedCounter: Sendable {
 
     func withLock<T>(_ body: (inout Int) -> T) -> T {
         self.value.withLock { body(&$0) }
+    }
+}
+
+/// The label set of a request's metrics.
+struct RequestLabels: Hashable {
+    var route: String
+    var method: HTTPRequest.Method
+    var status: Int
+}
+
+/// Metric handles by label set, made on first use. The label sets are bounded: routes are
+/// patterns (never concrete paths), methods and statuses few.
+final class MetricHandles: Sendable {
+    private let requests = Mutex<[RequestLabels: (CoreMetrics.Counter, CoreMetrics.Timer)]>([:])
+    private let stitches = Mutex<[String: CoreMetrics.Timer]>([:])
+
+    func request(_ labels: RequestLabels, make: () -> (CoreMetrics.Counter, CoreMetrics.Timer)) -> (CoreMetrics.Counter, CoreMetrics.Timer) {
+        self.requests.withLock { handles in
+            if let made = handles[labels] { return made }
+            let made = make()
+            handles[labels] = made
+            return made
+        }
+    }
+
+    func stitch(_ kind: String, make: () -> CoreMetrics.Timer) -> CoreMetrics.Timer {
+        self.stitches.withLock { handles in
+            if let made = handles[kind] { return made }
+            let made = make()
+            handles[kind] = made
+            return made
+        }
     }
 }

@@ -15,10 +15,26 @@ struct SessionController: Sendable {
     /// Recent token-scoped answers (immutable, so they can be served again as they are).
     let cache: ResponseCache
 
+    /// Recent sessions by token text: the token as verified and decoded, and its plan, so the
+    /// files of one session (its master, each rendition, the manifest) are planned once.
+    let sessions: LRUCache<String, VerifiedSession>
+
+    /// The most sessions kept planned: a plan takes a few kilobytes.
+    static let plannedSessions = 4_096
+
     init(store: CampaignStore, policy: SessionPolicy, cacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes) {
         self.store = store
         self.policy = policy
         self.cache = ResponseCache(budget: cacheBytes)
+        self.sessions = LRUCache(budget: Self.plannedSessions) { _, _ in 1 }
+    }
+
+    /// A token whose signature was checked, and its plan on one load of its revision.
+    struct VerifiedSession: Sendable {
+        var token: SessionToken
+        var plan: Plan
+        /// ``ServedCampaign/load`` the plan was made on: a plan is only rendered by its own load's layout.
+        var load: Int
     }
 
     func register(on router: Router<BasicRequestContext>) {
@@ -89,11 +105,15 @@ struct SessionController: Sendable {
     /// The multivariant playlist of the session `token` describes; its URIs are
     /// `{prefix}sessions/{token}/…` (`prefix` empty: relative to `/v1/campaigns/{id}/`).
     func masterResponse(_ served: ServedCampaign, token: SessionToken, prefix: String, for request: Request) throws -> Response {
-        let base = prefix + "sessions/\(token.encoded(secret: self.policy.signingKey))/"
+        let tokenText = token.encoded(secret: self.policy.signingKey)
+        let base = prefix + "sessions/\(tokenText)/"
         let text = try self.render("multivariant") {
-            try served.renderer.render(
+            let plan = Self.plan(served, token)
+            // The session's other files are fetched next, under this token: planned already.
+            self.sessions.put(tokenText, VerifiedSession(token: token, plan: plan, load: served.load))
+            return try served.renderer.render(
                 .multivariant,
-                Self.plan(served, token),
+                plan,
                 playlistURI: { base + SessionFile.playlist($0).name },
                 boundariesURI: base + SessionFile.boundaries.name
             )
@@ -123,7 +143,9 @@ struct SessionController: Sendable {
             self.store.metrics.responseCache(hit: true)
             return Response(status: .ok, headers: cached.headers, body: ResponseBody(byteBuffer: cached.body))
         }
-        guard let token = SessionToken(decoding: tokenText, secrets: self.policy.verifyingKeys), token.campaign == id else {
+        // Only tokens whose signature was checked are kept, by their text: a hit needs no second check.
+        let verified = self.sessions.get(tokenText)
+        guard let token = verified?.token ?? SessionToken(decoding: tokenText, secrets: self.policy.verifyingKeys), token.campaign == id else {
             throw Problem.forbidden("the session token is not valid for this campaign: start a new session at \(Routes.masterPath(id))")
         }
         guard token.scope == scope else {
@@ -149,10 +171,26 @@ struct SessionController: Sendable {
         }
         // The bytes are a function of the token and the file, so they are named by them.
         let etag = Response.digest((tokenText + "/" + file).utf8)
-        let text = try self.render(Self.metricKind(sessionFile)) { try served.renderer.render(sessionFile, Self.plan(served, token)) }
+        let rendered = try self.render(Self.metricKind(sessionFile)) {
+            let plan: Plan
+            if let verified, verified.load == served.load {
+                plan = verified.plan
+            } else {
+                plan = Self.plan(served, token)
+                self.sessions.put(tokenText, VerifiedSession(token: token, plan: plan, load: served.load))
+            }
+            return try served.renderer.renderBytes(sessionFile, plan)
+        }
         let cache = sessionFile == .emptySubtitles ? "public, max-age=86400" : "public, max-age=86400, immutable"
         self.store.metrics.responseCache(hit: false)
-        let (headers, body) = Response.taggedParts(text, contentType: sessionFile.contentType, cache: cache, for: request, etag: etag)
+        let (headers, body) = Response.stitchedParts(
+            rendered,
+            served.body,
+            contentType: sessionFile.contentType,
+            cache: cache,
+            for: request,
+            etag: etag
+        )
         self.cache.put(key, headers: headers, body: body, expires: token.expires)
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
@@ -179,7 +217,7 @@ struct SessionController: Sendable {
     }
 
     /// Runs a plan and render, timed under `kind`; a stitch error is a 500 that says why.
-    private func render(_ kind: String, _ body: () throws -> String) throws -> String {
+    private func render<Output>(_ kind: String, _ body: () throws -> Output) throws -> Output {
         do {
             return try self.store.metrics.stitch(kind, body)
         } catch let error as StitchError {

@@ -7,8 +7,11 @@ import HLSPlaylist
 struct SegmentBlock: Sendable {
     /// `EXT-X-MAP`, `EXT-X-KEY` changes inside the block, `EXT-X-BYTERANGE`, `EXTINF` and URIs,
     /// each line ending in LF. The discontinuity and the key state at its start are the
-    /// renderer's: they depend on the piece before.
-    var text = ""
+    /// renderer's: they depend on the piece before. Written while the block is made, then moved
+    /// into ``bytes`` by ``seal(id:)``.
+    private(set) var text = ""
+    /// The block's lines as the renderer writes them (after ``seal(id:)``).
+    private(set) var bytes = ByteBlock(id: -1, bytes: [])
     /// The `EXT-X-KEY` lines in force at the first and last segment; empty when clear.
     var startKeys: [String] = []
     var endKeys: [String] = []
@@ -75,6 +78,12 @@ struct SegmentBlock: Sendable {
         }
         self.endKeys = currentKeys ?? []
         self.version = Self.minimumVersion(of: self.startKeys, self.text, iFramesOnly: iFramesOnly)
+    }
+
+    /// Moves the lines into ``bytes``, numbered `id` in the layout.
+    mutating func seal(id: Int) {
+        self.bytes = ByteBlock(id: id, bytes: Array(self.text.utf8))
+        self.text = ""
     }
 
     /// The version the block's lines need, with the key lines the renderer writes before them:

@@ -64,6 +64,19 @@ extension SessionRenderer {
         }
     }
 
+    /// ``render(_:_:playlistURI:boundariesURI:)`` as bytes: a media playlist as its session's
+    /// lines between the layout's shared blocks (``SessionRenderer/mediaPlaylistBytes(_:rendition:)``),
+    /// the other files in one piece.
+    public func renderBytes(
+        _ file: SessionFile,
+        _ plan: @autoclosure () -> Plan,
+        playlistURI: (StitchRendition) -> String = { SessionFile.playlist($0).name },
+        boundariesURI: String = SessionFile.boundaries.name
+    ) throws(StitchError) -> RenderedBytes {
+        if case .playlist(let rendition) = file { return try self.mediaPlaylistBytes(plan(), rendition: rendition) }
+        return RenderedBytes(text: try self.render(file, plan(), playlistURI: playlistURI, boundariesURI: boundariesURI))
+    }
+
     /// Every file of the session `plan` describes, rendered, in ``files`` order.
     public func renderAll(_ plan: Plan) throws(StitchError) -> [(file: SessionFile, text: String)] {
         var rendered: [(file: SessionFile, text: String)] = []

@@ -21,54 +21,59 @@ public struct SessionRenderer: Sendable {
     /// `EXT-X-DISCONTINUITY` before each one after the first (invariant 2), the key state
     /// re-established where it changes (invariant 5), the map after every discontinuity (6).
     public func mediaPlaylist(_ plan: Plan, rendition: StitchRendition) throws(StitchError) -> String {
+        try self.mediaPlaylistBytes(plan, rendition: rendition).text
+    }
+
+    /// ``mediaPlaylist(_:rendition:)`` as the server writes it: the session's own lines between
+    /// the layout's shared segment blocks, none of which is copied here.
+    public func mediaPlaylistBytes(_ plan: Plan, rendition: StitchRendition) throws(StitchError) -> RenderedBytes {
         guard let index = self.layout.renditions.firstIndex(of: rendition) else {
             throw .notInLayout(rendition: rendition.id, "rendition \(rendition.id) is not part of this campaign")
         }
-        // One pass for the version and the size, so the playlist is written into one buffer
-        // (growing a 100 KB string by doubling costs more in page faults than the writing).
         let blocks = try plan.pieces.map { (piece) throws(StitchError) in try self.layout.block(piece.asset, index) }
         let version = blocks.reduce(1) { max($0, $1.version) }
         let markers = plan.campaign.markers
         let anchor = plan.context.milliseconds
-        var output = ""
-        output.reserveCapacity(blocks.reduce(512) { $0 + $1.text.utf8.count + 64 } + (markers.isEmpty ? 0 : 400 * plan.pieces.count))
-        output += "#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(self.layout.targetDurations[index])\n"
-        output += "#EXT-X-PLAYLIST-TYPE:VOD\n"
-        if case .iFrame = rendition.kind { output += "#EXT-X-I-FRAMES-ONLY\n" }
-        if self.layout.program.multivariant.hasIndependentSegments { output += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
+        var output = RenderedBytes(literalCapacity: 256 + plan.pieces.count * (markers.isEmpty ? 32 : 480), parts: 2 * plan.pieces.count + 2)
+        output.append("#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(self.layout.targetDurations[index])\n")
+        output.append("#EXT-X-PLAYLIST-TYPE:VOD\n")
+        if case .iFrame = rendition.kind { output.append("#EXT-X-I-FRAMES-ONLY\n") }
+        if self.layout.program.multivariant.hasIndependentSegments { output.append("#EXT-X-INDEPENDENT-SEGMENTS\n") }
         if markers.contains(.daterange) {
             // RFC 8216bis §4.4.5.1: date ranges need a program date-time to anchor them.
-            output += "#EXT-X-PROGRAM-DATE-TIME:\(Self.iso8601(anchor, plus: .zero))\n"
+            output.append("#EXT-X-PROGRAM-DATE-TIME:\(Self.iso8601(anchor, plus: .zero))\n")
         }
         var previousKeys: [String] = []
         var openBreak: String?
         for (position, piece) in plan.pieces.enumerated() {
             let block = blocks[position]
-            if position > 0 { output += "#EXT-X-DISCONTINUITY\n" }
+            if position > 0 { output.append("#EXT-X-DISCONTINUITY\n") }
             if openBreak != nil, piece.breakID != openBreak {
-                if markers.contains(.cue) { output += Self.cueIn }
+                if markers.contains(.cue) { output.append(Self.cueIn) }
                 openBreak = nil
             }
             if let breakID = piece.breakID, openBreak != breakID, let planned = plan.breaks.first(where: { $0.adBreak.id == breakID }) {
-                if markers.contains(.cue) { output += Self.cueOut(planned.duration) }
-                if markers.contains(.daterange) { output += Self.dateRange(planned, anchor: anchor) }
+                if markers.contains(.cue) { output.append(Self.cueOut(planned.duration)) }
+                if markers.contains(.daterange) { output.append(Self.dateRange(planned, anchor: anchor)) }
                 openBreak = breakID
             }
             if markers.contains(.daterange), case .ad(let ad, _) = piece.kind {
-                output += Self.dateRange(
-                    id: "\(piece.breakID ?? "")/\(position)/\(ad.id)",
-                    class: "com.adstitch.ad",
-                    start: Self.iso8601(anchor, plus: piece.start),
-                    duration: piece.duration,
-                    adIDs: [ad.id]
+                output.append(
+                    Self.dateRange(
+                        id: "\(piece.breakID ?? "")/\(position)/\(ad.id)",
+                        class: "com.adstitch.ad",
+                        start: Self.iso8601(anchor, plus: piece.start),
+                        duration: piece.duration,
+                        adIDs: [ad.id]
+                    )
                 )
             }
-            output += SegmentBlock.keyTransition(from: previousKeys, to: block.startKeys)
+            output.append(SegmentBlock.keyTransition(from: previousKeys, to: block.startKeys))
             previousKeys = block.endKeys
-            output += block.text
+            output.append(block.bytes)
         }
-        if openBreak != nil, markers.contains(.cue) { output += Self.cueIn }
-        output += "#EXT-X-ENDLIST\n"
+        if openBreak != nil, markers.contains(.cue) { output.append(Self.cueIn) }
+        output.append("#EXT-X-ENDLIST\n")
         return output
     }
 

@@ -12,6 +12,8 @@ public struct StitchLayout: Sendable {
     public let renditions: [StitchRendition]
     /// Blocks by asset (one instance per playlist URL), one per rendition (same order as `renditions`).
     let blocks: [ObjectIdentifier: [SegmentBlock]]
+    /// Every block's bytes, by ``ByteBlock/id``: what a server prepares other forms of at load.
+    public let byteBlocks: [ByteBlock]
     /// Target duration per rendition: one value for all video and audio playlists (invariant 3).
     let targetDurations: [Int]
     /// The programme asset whose multivariant playlist is the template.
@@ -38,10 +40,11 @@ public struct StitchLayout: Sendable {
         let frame = Self.frameDuration(program)
         let islands = Set(campaign.islands.map(\.asset.url))
         var blocks: [ObjectIdentifier: [SegmentBlock]] = [:]
+        var byteBlocks: [ByteBlock] = []
         for (name, asset) in assets where blocks[ObjectIdentifier(asset)] == nil {
             var row: [SegmentBlock] = []
             for rendition in renditions {
-                let block = try Self.block(
+                var block = try Self.block(
                     for: rendition,
                     of: asset,
                     isIsland: islands.contains(asset.url),
@@ -50,6 +53,8 @@ public struct StitchLayout: Sendable {
                     emptySubtitleURI: emptySubtitleURI
                 )
                 try Self.checkAlignment(block, rendition: rendition, of: asset, named: name, program: program, frame: frame)
+                block.seal(id: byteBlocks.count)
+                byteBlocks.append(block.bytes)
                 row.append(block)
             }
             blocks[ObjectIdentifier(asset)] = row
@@ -66,6 +71,7 @@ public struct StitchLayout: Sendable {
         self.campaign = campaign
         self.renditions = renditions
         self.blocks = blocks
+        self.byteBlocks = byteBlocks
     }
 
     /// The playlist of `asset` that plays in `rendition`, rendered.

@@ -56,6 +56,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Connections served at once; more wait in the listen backlog.")
     var maxConnections = 10_000
 
+    @Option(help: "Log level: trace, debug (a line per request), info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
     func validate() throws {
         guard (1...65_535).contains(self.port) else { throw ValidationError("--port must be between 1 and 65535") }
         guard (0...4096).contains(self.responseCacheMib) else { throw ValidationError("--response-cache-mib must be between 0 and 4096") }
@@ -73,7 +76,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "adstitch")
-        logger.logLevel = .info
+        logger.logLevel = self.logLevel
         let environment = ProcessInfo.processInfo.environment
         var secrets = self.secrets
         if secrets.isEmpty, let secret = environment["ADSTITCH_SECRET"], !secret.isEmpty { secrets = [secret] }
@@ -112,3 +115,5 @@ struct Serve: AsyncParsableCommand {
         try await app.runService()
     }
 }
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -1,0 +1,109 @@
+import AdStitching
+import CZlib
+import CompressNIO
+import NIOCore
+
+/// The bytes of stitched files on the wire, plain or gzip, written from a ``RenderedBytes``
+/// without compressing anything per request.
+///
+/// At load, each segment block of a campaign revision is deflated once as a raw deflate stream of
+/// its own, ended by a sync flush (an empty stored block, RFC 1951 §3.2.4, leaving the stream
+/// byte-aligned and unfinished). Blocks compressed apart can then follow one another in one
+/// stream: none refers back before its own start. A gzip answer (RFC 1952) is the header, each
+/// part of the file in order — the session's own lines as stored blocks, each shared block's
+/// deflate bytes — a final empty stored block, and the trailer: the CRC-32 of the whole, combined
+/// from the blocks' CRCs with zlib's `crc32_combine_op`, and the length.
+struct StitchedBody: Sendable {
+    struct Block: Sendable {
+        var deflated: ByteBuffer
+        var crc: UInt32
+        /// `crc32_combine_gen` of the block's length: appends its CRC to a running one in one step.
+        var shift: UInt
+    }
+
+    /// By ``ByteBlock/id``.
+    let blocks: [Block]
+
+    init(blocks: [Block]) {
+        self.blocks = blocks
+    }
+
+    /// Deflates every block of `layout` (once per campaign load).
+    init(_ layout: StitchLayout) throws {
+        let compressor = try ZlibCompressor(algorithm: .deflate, configuration: .init(compressionLevel: .bestCompression))
+        var window = ByteBufferAllocator().buffer(capacity: 64 << 10)
+        var blocks: [Block] = []
+        blocks.reserveCapacity(layout.byteBlocks.count)
+        for block in layout.byteBlocks {
+            try compressor.reset()
+            var input = ByteBuffer(bytes: block.bytes)
+            var deflated = ByteBuffer()
+            try input.compressStream(with: compressor, window: &window, flush: .sync) { deflated.writeImmutableBuffer($0) }
+            blocks.append(
+                Block(
+                    deflated: ByteBuffer(bytes: deflated.readableBytesView),  // right-sized
+                    crc: block.bytes.withUnsafeBufferPointer { czlib_crc32(0, $0.baseAddress, $0.count) },
+                    shift: czlib_crc32_shift(block.bytes.count)
+                )
+            )
+        }
+        self.init(blocks: blocks)
+    }
+
+    /// The file's bytes in one buffer.
+    static func plain(_ file: RenderedBytes) -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: file.count)
+        for part in file.parts {
+            switch part {
+            case .literal(let range): buffer.writeBytes(file.literal[range])
+            case .block(let block): buffer.writeBytes(block.bytes)
+            }
+        }
+        return buffer
+    }
+
+    /// The file as one gzip member; its blocks must be this revision's.
+    func gzip(_ file: RenderedBytes) -> ByteBuffer {
+        var capacity = 10 + 5 + 8 + file.literal.count
+        for part in file.parts {
+            switch part {
+            case .literal(let range): capacity += 5 * (range.count / Self.maxStored + 1)
+            case .block(let block): capacity += self.blocks[block.id].deflated.readableBytes
+            }
+        }
+        var buffer = ByteBufferAllocator().buffer(capacity: capacity)
+        // ID1 ID2, CM deflate, no flags, no modification time, no extra flags, OS Unix (RFC 1952 §2.3).
+        buffer.writeBytes([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3])
+        var crc: UInt32 = 0
+        for part in file.parts {
+            switch part {
+            case .literal(let range):
+                file.literal.withUnsafeBufferPointer { all in
+                    var start = range.lowerBound
+                    while start < range.upperBound {
+                        let bytes = UnsafeBufferPointer(rebasing: all[start..<min(range.upperBound, start + Self.maxStored)])
+                        // A stored block (RFC 1951 §3.2.4): BFINAL 0, BTYPE 00, then LEN and its complement.
+                        buffer.writeInteger(UInt8(0))
+                        buffer.writeInteger(UInt16(bytes.count), endianness: .little)
+                        buffer.writeInteger(~UInt16(bytes.count), endianness: .little)
+                        buffer.writeBytes(UnsafeRawBufferPointer(bytes))
+                        crc = czlib_crc32(crc, bytes.baseAddress, bytes.count)
+                        start += bytes.count
+                    }
+                }
+            case .block(let block):
+                let compressed = self.blocks[block.id]
+                buffer.writeImmutableBuffer(compressed.deflated)
+                crc = czlib_crc32_combine(crc, compressed.crc, compressed.shift)
+            }
+        }
+        // The last block: stored, empty, BFINAL 1.
+        buffer.writeBytes([1, 0, 0, 0xff, 0xff])
+        buffer.writeInteger(crc, endianness: .little)
+        buffer.writeInteger(UInt32(truncatingIfNeeded: file.count), endianness: .little)
+        return buffer
+    }
+
+    /// The most a stored block holds (its LEN is 16 bits).
+    static let maxStored = 65_535
+}

@@ -1,0 +1,105 @@
+import AdDecision
+import AdStitching
+import CompressNIO
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+
+@testable import AdStitchServer
+
+/// The bytes the server writes for stitched files — joined from the layout's shared blocks, and
+/// for gzip from blocks deflated at load — are the renderer's text, byte for byte (and that text
+/// is today's: OutputDigestTests).
+@Suite("Stitched bodies")
+struct StitchedBodyTests {
+    static let startKey = Data("start-key".utf8)
+
+    /// Session starts that differ in everything the demos' rules look at (as the invariant
+    /// tests' viewers do), each at its own decision time.
+    static func viewers() -> [(query: [(name: String, value: String)], at: Date)] {
+        let locales = [nil, "en-GB", "es-ES", "es", "fr-FR"]
+        let seen = [nil, "alpha", "bravo,delta", "alpha,bravo,charlie", "delta", "charlie"]
+        let times: [TimeInterval] = [1_795_608_000, 1_795_804_200, 1_795_903_200, 1_774_747_800]
+        let devices = [nil, "Living-Room TV", "phone"]
+        let bandwidths = [nil, "300000", "5000000", "250000"]
+        return (0..<50).map { index in
+            var query = [(name: "session", value: "body-\(index)"), (name: "exp", value: "99999999999")]
+            for (name, value) in [
+                ("locale", locales[index % locales.count]), ("seen", seen[(index / 2) % seen.count]),
+                ("device", devices[(index / 3) % devices.count]), ("bandwidth", bandwidths[(index / 5) % bandwidths.count]),
+            ] {
+                if let value { query.append((name, value)) }
+            }
+            query.append(("sig", SessionPolicy.signature(of: query, key: Self.startKey)))
+            return (query, Date(timeIntervalSince1970: times[(index / 7) % times.count]))
+        }
+    }
+
+    @Test("every file of 50 varied sessions of each demo: the plain answer is the renderer's text, the gzip answer gunzips to it")
+    func servedBytesAreTheRenderersText() async throws {
+        let clock = Mutex(Date())
+        var policy = SessionPolicy(secret: RouteTests.secret, startKey: Self.startKey)
+        policy.now = { clock.withLock { $0 } }
+        let store = CampaignStore(folder: RouteTests.campaigns, logger: Logger(label: "test"), metrics: ServerMetrics())
+        // No response cache: every answer is stitched.
+        let app = Application(router: buildRouter(store: store, policy: policy, responseCacheBytes: 0))
+        let (compared, gzipped, expectedFiles) = try await app.test(.router) { client in
+            var compared = 0
+            var gzipped = 0
+            var expectedFiles = 0
+            for id in ["evening-news", "feature-fmp4"] {
+                let served = try #require(store.campaign(id))
+                expectedFiles += 50 * (served.renderer.files.count - 1)
+                for viewer in Self.viewers() {
+                    clock.withLock { $0 = viewer.at }
+                    let query = viewer.query.map { "\(SessionPolicy.percentEncoded($0.name))=\(SessionPolicy.percentEncoded($0.value))" }
+                    let (_, prefix) = try await RouteTests().startSession(client, id, query: query.joined(separator: "&"))
+                    let tokenText = try #require(prefix.split(separator: "/").last)
+                    let token = try #require(SessionToken(decoding: tokenText, secret: RouteTests.secret))
+                    let plan = Planner().plan(
+                        served.campaign,
+                        for: ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
+                    )
+                    for file in served.renderer.files where file != .multivariant {
+                        let expected = try served.renderer.render(file, plan)
+                        let plain = try await client.execute(uri: prefix + file.name, method: .get) { response in
+                            #expect(response.status == .ok)
+                            #expect(response.headers[.contentLength] == String(expected.utf8.count))
+                            return String(buffer: response.body)
+                        }
+                        #expect(plain == expected, "\(id) \(token.session) \(file.name)")
+                        let headers: HTTPFields = [.acceptEncoding: "gzip"]
+                        let (unzipped, wasGzipped) = try await client.execute(uri: prefix + file.name, method: .get, headers: headers) { response in
+                            var body = response.body
+                            guard response.headers[.contentEncoding] == "gzip" else { return (String(buffer: body), false) }
+                            return (String(buffer: try body.decompress(with: .gzip())), true)
+                        }
+                        if wasGzipped { gzipped += 1 }
+                        #expect(unzipped == expected, "\(id) \(token.session) \(file.name), gzip")
+                        compared += 1
+                    }
+                }
+            }
+            return (compared, gzipped, expectedFiles)
+        }
+        // Both demos' sessions, every rendition, manifest and subtitles filler: nothing skipped.
+        #expect(compared == expectedFiles && compared > 400)
+        #expect(gzipped > 400)
+    }
+
+    @Test("a file whose own lines pass 64 KiB is written as several stored blocks, and any zlib reads the member whole")
+    func longLiteral() throws {
+        let text = (0..<9_000).map { "#EXT-X-DATERANGE:ID=\"break-\($0)\"\n" }.joined()
+        #expect(text.utf8.count > 3 * StitchedBody.maxStored)
+        let file = RenderedBytes(text: text)
+        var gzip = StitchedBody(blocks: []).gzip(file)
+        #expect(String(buffer: try gzip.decompress(with: .gzip())) == text)
+        #expect(String(buffer: StitchedBody.plain(file)) == text)
+    }
+}
