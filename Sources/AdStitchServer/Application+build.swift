@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 
 /// How `adstitch serve` runs the endpoint.
@@ -65,7 +66,10 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     return app
 }
 
-/// Polls the campaigns folder and reloads what changed (see ``CampaignStore/reload(logger:)``).
+/// Polls the campaigns folder and reloads what changed (see ``CampaignStore/reload(logger:)``),
+/// on NIO's blocking-work thread pool: a poll reads thousands of file times and a reload parses
+/// playlists, and neither may hold up an event loop (`adstitch serve` runs Swift concurrency's
+/// jobs on them).
 struct CampaignReloader: Service {
     let store: CampaignStore
     let interval: Duration
@@ -75,7 +79,7 @@ struct CampaignReloader: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: self.interval)
-                self.store.reload(logger: self.logger)
+                try await NIOThreadPool.singleton.runIfActive { self.store.reload(logger: self.logger) }
             }
         }
     }

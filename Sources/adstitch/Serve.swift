@@ -4,6 +4,8 @@ import CoreMetrics
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
+import NIOPosix
 
 /// `adstitch serve`: the per-viewer HTTP endpoint over a folder of campaigns.
 struct Serve: AsyncParsableCommand {
@@ -74,6 +76,10 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Swift concurrency's jobs run on NIO's event loops, which also do the socket I/O: a
+        // request's handler runs where its bytes arrived, with no hop to another thread pool and
+        // back (docs/performance.md). Blocking work — campaign reloads — goes to NIO's thread pool.
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "adstitch")
         logger.logLevel = self.logLevel
