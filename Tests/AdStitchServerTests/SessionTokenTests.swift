@@ -37,7 +37,7 @@ struct SessionTokenTests {
     @Test("a token whose signature is spelled differently but decodes to the same bytes is refused")
     func nonCanonicalSignature() throws {
         let encoded = SessionToken(campaign: "c", revision: "r", session: "s", at: 1, attributes: [:], expires: 2).encoded(secret: Self.secret)
-        // 32 bytes are 43 base64url characters; the last carries 4 bits and 2 unused ones.
+        // 16 bytes are 22 base64url characters; the last carries 2 bits and 4 unused ones.
         let last = try #require(encoded.last)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         let value = try #require(alphabet.firstIndex(of: last))
@@ -46,5 +46,75 @@ struct SessionTokenTests {
         #expect(SessionToken(decoding: encoded + "A", secret: Self.secret) == nil)
         #expect(SessionToken(decoding: encoded.replacingOccurrences(of: ".", with: ".="), secret: Self.secret) == nil)
         #expect(SessionToken(decoding: encoded, secret: Self.secret) != nil)
+    }
+
+    /// `payload` signed as a version 2 token is (base64url, then the truncated HMAC of that text).
+    static func signed(_ payload: [UInt8], secret: SymmetricKey = Self.secret) -> String {
+        func base64URL(_ bytes: some Sequence<UInt8>) -> String {
+            Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let body = base64URL(payload)
+        return body + "." + base64URL(Array(HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: secret)).prefix(16))
+    }
+
+    @Test("the payload is version 2 binary, about half the JSON token, and read strictly even when correctly signed")
+    func binaryPayload() throws {
+        let token = SessionToken(
+            campaign: "two-hours",
+            revision: "9f86d081884c7d65",
+            session: "bench-1",
+            at: 1_795_800_000_000,
+            attributes: ["locale": "en-GB", "device": "tv"],
+            expires: 1_795_886_400
+        )
+        let encoded = token.encoded(secret: Self.secret)
+        #expect(encoded.count <= 130, "\(encoded.count) characters (as JSON with a full HMAC: 231)")
+        let payload = try #require(Data(base64Encoded: Self.padded(String(encoded.prefix { $0 != "." }))))
+        // The same bytes signed again decode; every broken shape of them does not.
+        #expect(SessionToken(decoding: Self.signed(Array(payload)), secret: Self.secret) == token)
+        var trailing = Array(payload)
+        trailing.append(0)
+        var unsorted = Array(payload)
+        let device = Array("\u{6}device\u{2}tv".utf8)
+        let locale = Array("\u{6}locale\u{5}en-GB".utf8)
+        let start = try #require(unsorted.firstRange(of: device)).lowerBound
+        unsorted.replaceSubrange(start..<(start + device.count + locale.count), with: locale + device)
+        var badUTF8 = Array(payload)
+        badUTF8[badUTF8.count - 1] = 0xff
+        var longLength = Array(payload)
+        longLength[18] = 0x7f  // the campaign's length: past the end
+        for broken in [Array(payload.dropLast()), trailing, unsorted, badUTF8, longLength, [3] + payload.dropFirst(), [UInt8]()] {
+            #expect(SessionToken(decoding: Self.signed(broken), secret: Self.secret) == nil, "\(broken)")
+        }
+        #expect(SessionToken(decoding: Self.signed(Array(payload), secret: SymmetricKey(data: Data("other".utf8))), secret: Self.secret) == nil)
+    }
+
+    @Test("a version 1 token (JSON payload, full HMAC) issued before an upgrade still plays")
+    func versionOne() throws {
+        let json = #"{"a":{"locale":"es-ES"},"c":"evening-news","e":4102444800,"k":"v","r":"abc","s":"s-1","t":1795800000000}"#
+        let body = Data(json.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+        let signature = Data(HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: Self.secret)).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let token = try #require(SessionToken(decoding: body + "." + signature, secret: Self.secret))
+        #expect(
+            token
+                == SessionToken(
+                    campaign: "evening-news",
+                    revision: "abc",
+                    session: "s-1",
+                    at: 1_795_800_000_000,
+                    attributes: ["locale": "es-ES"],
+                    expires: 4_102_444_800
+                )
+        )
+        #expect(SessionToken(decoding: body + "." + signature, secret: SymmetricKey(data: Data("other".utf8))) == nil)
+        // Truncating a version 1 signature to 128 bits does not make it a version 2 one.
+        #expect(SessionToken(decoding: body + "." + signature.prefix(22), secret: Self.secret) == nil)
+    }
+
+    static func padded(_ base64URL: String) -> String {
+        let text = base64URL.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        return text + String(repeating: "=", count: (4 - text.count % 4) % 4)
     }
 }
