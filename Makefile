@@ -13,7 +13,7 @@ build: deps
 
 # Build once with tests, then run without rebuilding (keeps CI fast); then schemathesis against
 # a live server and docs/openapi.yaml (no 5xx, every status, content type and body documented).
-FORMATTED = Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources Benchmarks/Package.swift Benchmarks/Benchmarks
+FORMATTED = Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/Tools
 
 test: deps lint
 	$(SWIFT) build --build-tests

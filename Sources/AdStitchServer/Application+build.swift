@@ -17,8 +17,10 @@ public struct ServerConfiguration: Sendable {
     public var reloadInterval: Duration = .seconds(2)
     /// The byte budget of the cache of token-scoped answers (0 turns it off).
     public var responseCacheBytes = Self.defaultResponseCacheBytes
-    /// 8 MiB: some eighty two-hour media playlists, the last few dozen sessions' answers.
-    public static let defaultResponseCacheBytes = 8 << 20
+    /// 4 MiB: some thirty two-hour media playlists (128 KiB buffers), plus their gzip forms. A
+    /// stitched answer costs only some 50 µs more than a cached one (docs/performance.md), so
+    /// the memory is worth more to a replica's peak RSS than to a bigger cache.
+    public static let defaultResponseCacheBytes = 4 << 20
     /// A connection with no request in flight is closed after this long.
     public var idleTimeout: Duration = .seconds(60)
     /// A request's head must arrive whole within this long of the connection opening (or of the

@@ -155,6 +155,14 @@ extension Response {
     /// Whether an Accept-Encoding header allows gzip (and does not give it q=0).
     static func acceptsGzip(_ header: String?) -> Bool {
         guard let header else { return false }
+        // What players send (`gzip, deflate, br`): a list without parameters, read byte by byte.
+        if !header.utf8.contains(UInt8(ascii: ";")) {
+            return header.utf8.split(separator: UInt8(ascii: ",")).contains { item in
+                let token = item.drop { $0 == UInt8(ascii: " ") || $0 == 9 }.reversed().drop { $0 == UInt8(ascii: " ") || $0 == 9 }
+                return token.elementsEqual("*".utf8)
+                    || token.count == 4 && zip(token.reversed(), "gzip".utf8).allSatisfy { $0 | 0x20 == $1 }
+            }
+        }
         for item in header.lowercased().split(separator: ",") {
             let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.first == "gzip" || parts.first == "*" else { continue }

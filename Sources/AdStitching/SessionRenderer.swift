@@ -98,8 +98,9 @@ public struct SessionRenderer: Sendable {
         )
     }
 
-    /// An `EXT-X-DATERANGE` line (RFC 8216bis §4.4.5.1) written through the attribute model;
-    /// ids are validated at load, so no quoted value can hold a quote.
+    /// An `EXT-X-DATERANGE` line (RFC 8216bis §4.4.5.1), its attributes in the order the
+    /// attribute model writes them (OutputDigestTests holds it to that); ids are validated at
+    /// load, so no quoted value can hold a quote. Written in one go: several per playlist, per request.
     private static func dateRange(
         id: String,
         class: String,
@@ -108,14 +109,10 @@ public struct SessionRenderer: Sendable {
         plannedDuration: ExactDecimal? = nil,
         adIDs: [String]
     ) -> String {
-        var attributes = AttributeList()
-        attributes.setQuoted("ID", id)
-        attributes.setQuoted("CLASS", `class`)
-        attributes.setQuoted("START-DATE", start)
-        attributes.set("DURATION", rawValue: duration.description)
-        attributes.set("PLANNED-DURATION", rawValue: plannedDuration?.description)
-        attributes.setQuoted("X-AD-ID", adIDs.isEmpty ? nil : adIDs.joined(separator: ","))
-        return "#\(DateRange.tagName):\(attributes.serialized)\n"
+        var line = "#\(DateRange.tagName):ID=\"\(id)\",CLASS=\"\(`class`)\",START-DATE=\"\(start)\",DURATION=\(duration.description)"
+        if let plannedDuration { line += ",PLANNED-DURATION=\(plannedDuration.description)" }
+        if !adIDs.isEmpty { line += ",X-AD-ID=\"\(adIDs.joined(separator: ","))\"" }
+        return line + "\n"
     }
 
     /// `anchor + offset` as `2026-11-23T06:00:05.760Z`: the anchor in whole milliseconds and the
@@ -139,7 +136,8 @@ public struct SessionRenderer: Sendable {
     ) throws(StitchError) -> String {
         let program = self.layout.program
         let renditions = self.layout.renditions
-        var lines = ["#EXTM3U"]
+        // Each piece's blocks, looked up once for all the variants.
+        let rows = try plan.pieces.map { (piece) throws(StitchError) in try self.layout.row(piece.asset) }
         var version = 1
         var body: [String] = []
         if program.multivariant.hasIndependentSegments { body.append("#EXT-X-INDEPENDENT-SEGMENTS") }
@@ -155,7 +153,7 @@ public struct SessionRenderer: Sendable {
             let rendition = StitchRendition(kind: .video(variantIndex))
             guard let position = renditions.firstIndex(of: rendition) else { continue }
             var streamInf = program.variants[variantIndex].streamInf
-            let (peak, average) = try self.bandwidth(plan, rendition: position)
+            let (peak, average) = Self.bandwidth(plan, rows, rendition: position)
             if let peak { streamInf.bandwidth = peak }
             if streamInf.averageBandwidth != nil || average != nil { streamInf.averageBandwidth = average }
             body.append("#EXT-X-STREAM-INF:\(streamInf.attributes.serialized)")
@@ -167,7 +165,7 @@ public struct SessionRenderer: Sendable {
             var streamInf = iFrame.streamInf
             // Invariant 9 for I-frame variants too: the first island's AVERAGE-BANDWIDTH would
             // understate it wherever other islands or ads run higher.
-            let (peak, average) = try self.bandwidth(plan, rendition: position)
+            let (peak, average) = Self.bandwidth(plan, rows, rendition: position)
             if let peak { streamInf.bandwidth = peak }
             if streamInf.averageBandwidth != nil || average != nil { streamInf.averageBandwidth = average }
             streamInf.uri = playlistURI(rendition)
@@ -180,23 +178,27 @@ public struct SessionRenderer: Sendable {
             body.append("#EXT-X-SESSION-KEY:\(entry.value.attributes.serialized)")
         }
         body.append("#EXT-X-SESSION-DATA:\(SessionData(dataID: Self.boundariesDataID, uri: boundariesURI).attributes.serialized)")
-        if version > 1 { lines.append("#EXT-X-VERSION:\(version)") }
-        return (lines + body).joined(separator: "\n") + "\n"
+        var text = version > 1 ? "#EXTM3U\n#EXT-X-VERSION:\(version)\n" : "#EXTM3U\n"
+        text.reserveCapacity(body.reduce(text.utf8.count) { $0 + $1.utf8.count + 1 })
+        for line in body {
+            text += line
+            text += "\n"
+        }
+        return text
     }
 
     /// The peak BANDWIDTH over the pieces of the plan in one rendition, and the duration-weighted
     /// AVERAGE-BANDWIDTH (from each source's AVERAGE-BANDWIDTH, else its BANDWIDTH), rounded up
     /// but never above the peak — in integers: bits/s below 2⁵³ times whole microseconds.
-    private func bandwidth(_ plan: Plan, rendition: Int) throws(StitchError) -> (peak: Int?, average: Int?) {
+    private static func bandwidth(_ plan: Plan, _ rows: [[SegmentBlock]], rendition: Int) -> (peak: Int?, average: Int?) {
         var peak: Int?
         var weighted: Int128 = 0
         var microseconds: Int128 = 0
-        for piece in plan.pieces {
-            let block = try self.layout.block(piece.asset, rendition)
-            guard let bandwidth = block.bandwidth else { continue }
+        for (piece, row) in zip(plan.pieces, rows) {
+            guard let bandwidth = row[rendition].bandwidth else { continue }
             peak = max(peak ?? 0, bandwidth)
             let duration = piece.duration.scaledValue / 1_000_000_000_000
-            weighted += Int128(block.averageBandwidth ?? bandwidth) * duration
+            weighted += Int128(row[rendition].averageBandwidth ?? bandwidth) * duration
             microseconds += duration
         }
         guard let peak, microseconds > 0 else { return (peak, nil) }

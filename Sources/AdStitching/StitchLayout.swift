@@ -202,12 +202,24 @@ public struct StitchLayout: Sendable {
     }
 
     func block(_ asset: Asset, _ rendition: Int) throws(StitchError) -> SegmentBlock {
-        guard let row = self.blocks[ObjectIdentifier(asset)], row.indices.contains(rendition) else {
+        let row = try self.row(asset)
+        guard row.indices.contains(rendition) else {
+            throw .notInLayout(
+                asset: asset.url,
+                "\(asset.url.path) has no block for rendition \(rendition) in campaign revision \(self.campaign.revision)"
+            )
+        }
+        return row[rendition]
+    }
+
+    /// The blocks of `asset`, one per rendition.
+    func row(_ asset: Asset) throws(StitchError) -> [SegmentBlock] {
+        guard let row = self.blocks[ObjectIdentifier(asset)] else {
             throw .notInLayout(
                 asset: asset.url,
                 "\(asset.url.path) is not part of campaign revision \(self.campaign.revision); the plan belongs to another revision"
             )
         }
-        return row[rendition]
+        return row
     }
 }

@@ -47,7 +47,7 @@ struct Serve: AsyncParsableCommand {
     var noPreview = false
 
     @Option(help: "Memory for recent token-scoped playlists and manifests, served again without stitching (0: off).")
-    var responseCacheMib = 8
+    var responseCacheMib = 4
 
     @Option(help: "Seconds a connection may idle between requests before it is closed.")
     var idleTimeout = 60

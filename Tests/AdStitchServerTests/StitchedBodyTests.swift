@@ -103,3 +103,18 @@ struct StitchedBodyTests {
         #expect(String(buffer: StitchedBody.plain(file)) == text)
     }
 }
+
+@Suite("Accept-Encoding")
+struct AcceptEncodingTests {
+    @Test(
+        "gzip is sent when the header lists it (any case, any spacing) or *, and not at q=0",
+        arguments: [
+            ("gzip", true), ("GZIP", true), ("gzip, deflate, br", true), ("deflate,  GZip\t", true), (" gzip ", true), ("*", true),
+            ("deflate, br", false), ("x-gzip", false), ("gzipx", false), ("identity", false), ("", false),
+            ("br;q=1, gzip;q=0.8", true), ("gzip;q=0", false), ("gzip;q=0.0, *;q=1", false), ("*;q=0.5", true),
+        ]
+    )
+    func acceptsGzip(_ header: String, _ accepted: Bool) {
+        #expect(Response.acceptsGzip(header) == accepted)
+    }
+}

@@ -117,13 +117,35 @@ public struct DateTime: Sendable, Hashable, Comparable {
         let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
         let (hour, minute, second) = (millis / 3_600_000, millis / 60_000 % 60, millis / 1000 % 60)
-        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(dayOfMonth, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
-        if alwaysMilliseconds || millis % 1000 != 0 { text += "." + pad(millis % 1000, 3) }
-        return text + "Z"
+        let withMilliseconds = alwaysMilliseconds || millis % 1000 != 0
+        // Digits written in place (every stitched playlist with date ranges writes several).
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            var position = 0
+            func put(_ value: Int, _ width: Int, then separator: UInt8?) {
+                var rest = value
+                for offset in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[position + offset] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                position += width
+                if let separator {
+                    buffer[position] = separator
+                    position += 1
+                }
+            }
+            put(year, 4, then: UInt8(ascii: "-"))
+            put(month, 2, then: UInt8(ascii: "-"))
+            put(dayOfMonth, 2, then: UInt8(ascii: "T"))
+            put(hour, 2, then: UInt8(ascii: ":"))
+            put(minute, 2, then: UInt8(ascii: ":"))
+            if withMilliseconds {
+                put(second, 2, then: UInt8(ascii: "."))
+                put(millis % 1000, 3, then: UInt8(ascii: "Z"))
+            } else {
+                put(second, 2, then: UInt8(ascii: "Z"))
+            }
+            return position
+        }
     }
 }
