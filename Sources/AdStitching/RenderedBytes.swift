@@ -38,8 +38,14 @@ public struct RenderedBytes: Sendable {
     }
 
     mutating func append(_ text: String) {
+        self.appendLiteral { $0.append(contentsOf: text.utf8) }
+    }
+
+    /// Appends what `write` adds to the literal bytes (several pieces of one line without a
+    /// string in between).
+    mutating func appendLiteral(_ write: (inout [UInt8]) -> Void) {
         let start = self.literal.count
-        self.literal.append(contentsOf: text.utf8)
+        write(&self.literal)
         guard self.literal.count > start else { return }
         if case .literal(let range)? = self.parts.last, range.upperBound == start {
             self.parts[self.parts.count - 1] = .literal(range.lowerBound..<self.literal.count)

@@ -54,18 +54,17 @@ public struct SessionRenderer: Sendable {
             }
             if let breakID = piece.breakID, openBreak != breakID, let planned = plan.breaks.first(where: { $0.adBreak.id == breakID }) {
                 if markers.contains(.cue) { output.append(Self.cueOut(planned.duration)) }
-                if markers.contains(.daterange) { output.append(Self.dateRange(planned, anchor: anchor)) }
+                if markers.contains(.daterange) { Self.dateRange(planned, anchor: anchor, into: &output) }
                 openBreak = breakID
             }
             if markers.contains(.daterange), case .ad(let ad, _) = piece.kind {
-                output.append(
-                    Self.dateRange(
-                        id: "\(piece.breakID ?? "")/\(position)/\(ad.id)",
-                        class: "com.adstitch.ad",
-                        start: Self.iso8601(anchor, plus: piece.start),
-                        duration: piece.duration,
-                        adIDs: [ad.id]
-                    )
+                Self.dateRange(
+                    id: [piece.breakID ?? "", "/", String(position), "/", ad.id],
+                    class: "com.adstitch.ad",
+                    start: Self.milliseconds(anchor, plus: piece.start),
+                    duration: piece.duration,
+                    adIDs: [ad.id],
+                    into: &output
                 )
             }
             output.append(SegmentBlock.keyTransition(from: previousKeys, to: block.startKeys))
@@ -87,40 +86,68 @@ public struct SessionRenderer: Sendable {
 
     private static let cueIn = Tag.cueIn.serialized + "\n"
 
-    private static func dateRange(_ planned: PlannedBreak, anchor: Int64) -> String {
+    private static func dateRange(_ planned: PlannedBreak, anchor: Int64, into output: inout RenderedBytes) {
         Self.dateRange(
-            id: planned.adBreak.id,
+            id: [planned.adBreak.id],
             class: "com.adstitch.break",
-            start: Self.iso8601(anchor, plus: planned.start),
+            start: Self.milliseconds(anchor, plus: planned.start),
             duration: planned.duration,
             plannedDuration: planned.adBreak.duration,
-            adIDs: planned.ads.map(\.id)
+            adIDs: planned.ads.map(\.id),
+            into: &output
         )
     }
 
     /// An `EXT-X-DATERANGE` line (RFC 8216bis §4.4.5.1), its attributes in the order the
-    /// attribute model writes them (OutputDigestTests holds it to that); ids are validated at
-    /// load, so no quoted value can hold a quote. Written in one go: several per playlist, per request.
+    /// attribute model writes them (OutputDigestTests holds it to that), written piece by piece
+    /// into the session's bytes: several per playlist, per request. `id` is the concatenation of
+    /// its pieces; ids are validated at load, so no quoted value can hold a quote.
     private static func dateRange(
-        id: String,
-        class: String,
-        start: String,
+        id: [String],
+        class: StaticString,
+        start: Int64,
         duration: ExactDecimal,
         plannedDuration: ExactDecimal? = nil,
-        adIDs: [String]
-    ) -> String {
-        var line = "#\(DateRange.tagName):ID=\"\(id)\",CLASS=\"\(`class`)\",START-DATE=\"\(start)\",DURATION=\(duration.description)"
-        if let plannedDuration { line += ",PLANNED-DURATION=\(plannedDuration.description)" }
-        if !adIDs.isEmpty { line += ",X-AD-ID=\"\(adIDs.joined(separator: ","))\"" }
-        return line + "\n"
+        adIDs: [String],
+        into output: inout RenderedBytes
+    ) {
+        output.appendLiteral { bytes in
+            func add(_ text: StaticString) { bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+            add("#EXT-X-DATERANGE:ID=\"")
+            for piece in id { bytes.append(contentsOf: piece.utf8) }
+            add("\",CLASS=\"")
+            add(`class`)
+            add("\",START-DATE=\"")
+            DateTime.appendISO8601(millisecondsSinceEpoch: start, to: &bytes)
+            add("\",DURATION=")
+            bytes.append(contentsOf: duration.description.utf8)
+            if let plannedDuration {
+                add(",PLANNED-DURATION=")
+                bytes.append(contentsOf: plannedDuration.description.utf8)
+            }
+            if !adIDs.isEmpty {
+                add(",X-AD-ID=\"")
+                for (index, adID) in adIDs.enumerated() {
+                    if index > 0 { add(",") }
+                    bytes.append(contentsOf: adID.utf8)
+                }
+                add("\"")
+            }
+            add("\n")
+        }
+    }
+
+    /// `anchor + offset` in whole milliseconds: the offset rounded to the nearest one, added
+    /// exactly (a `Double` on the way writes 1 ms early).
+    static func milliseconds(_ anchor: Int64, plus offset: ExactDecimal) -> Int64 {
+        let millisecond = ExactDecimal(1).scaledValue / 1000
+        return anchor + Int64(clamping: (offset.scaledValue + millisecond / 2) / millisecond)
     }
 
     /// `anchor + offset` as `2026-11-23T06:00:05.760Z`: the anchor in whole milliseconds and the
     /// offset rounded to the nearest one, added exactly (a `Double` on the way writes 1 ms early).
     static func iso8601(_ anchor: Int64, plus offset: ExactDecimal) -> String {
-        let millisecond = ExactDecimal(1).scaledValue / 1000
-        let offsetMilliseconds = (offset.scaledValue + millisecond / 2) / millisecond
-        return DateTime.iso8601(millisecondsSinceEpoch: anchor + Int64(clamping: offsetMilliseconds))
+        DateTime.iso8601(millisecondsSinceEpoch: Self.milliseconds(anchor, plus: offset))
     }
 
     // MARK: - Multivariant playlist
@@ -138,16 +165,21 @@ public struct SessionRenderer: Sendable {
         let renditions = self.layout.renditions
         // Each piece's blocks, looked up once for all the variants.
         let rows = try plan.pieces.map { (piece) throws(StitchError) in try self.layout.row(piece.asset) }
-        var version = 1
-        var body: [String] = []
-        if program.multivariant.hasIndependentSegments { body.append("#EXT-X-INDEPENDENT-SEGMENTS") }
+        let version = program.renditions.contains { $0.media.instreamID?.hasPrefix("SERVICE") == true } ? 7 : 1
+        var text = version > 1 ? "#EXTM3U\n#EXT-X-VERSION:\(version)\n" : "#EXTM3U\n"
+        text.reserveCapacity(4096)
+        func line(_ tag: String, _ attributes: AttributeList) {
+            text += tag
+            text += attributes.serialized
+            text += "\n"
+        }
+        if program.multivariant.hasIndependentSegments { text += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
         for (index, rendition) in program.renditions.enumerated() {
             var media = rendition.media
             if let stitched = renditions.first(where: { $0.kind == .audio(index) || $0.kind == .subtitles(index) }) {
                 media.uri = playlistURI(stitched)
             }
-            body.append("#EXT-X-MEDIA:\(media.attributes.serialized)")
-            if media.instreamID?.hasPrefix("SERVICE") == true { version = max(version, 7) }
+            line("#EXT-X-MEDIA:", media.attributes)
         }
         for variantIndex in plan.startup.order where program.variants.indices.contains(variantIndex) {
             let rendition = StitchRendition(kind: .video(variantIndex))
@@ -156,8 +188,9 @@ public struct SessionRenderer: Sendable {
             let (peak, average) = Self.bandwidth(plan, rows, rendition: position)
             if let peak { streamInf.bandwidth = peak }
             if streamInf.averageBandwidth != nil || average != nil { streamInf.averageBandwidth = average }
-            body.append("#EXT-X-STREAM-INF:\(streamInf.attributes.serialized)")
-            body.append(playlistURI(rendition))
+            line("#EXT-X-STREAM-INF:", streamInf.attributes)
+            text += playlistURI(rendition)
+            text += "\n"
         }
         for (index, iFrame) in program.iFrameVariants.enumerated() {
             let rendition = StitchRendition(kind: .iFrame(index))
@@ -169,21 +202,15 @@ public struct SessionRenderer: Sendable {
             if let peak { streamInf.bandwidth = peak }
             if streamInf.averageBandwidth != nil || average != nil { streamInf.averageBandwidth = average }
             streamInf.uri = playlistURI(rendition)
-            body.append("#EXT-X-I-FRAME-STREAM-INF:\(streamInf.attributes.serialized)")
+            line("#EXT-X-I-FRAME-STREAM-INF:", streamInf.attributes)
         }
         for entry in program.multivariant.sessionData where entry.value.dataID != Self.boundariesDataID {
-            body.append("#EXT-X-SESSION-DATA:\(entry.value.attributes.serialized)")
+            line("#EXT-X-SESSION-DATA:", entry.value.attributes)
         }
         for entry in program.multivariant.sessionKeys {
-            body.append("#EXT-X-SESSION-KEY:\(entry.value.attributes.serialized)")
+            line("#EXT-X-SESSION-KEY:", entry.value.attributes)
         }
-        body.append("#EXT-X-SESSION-DATA:\(SessionData(dataID: Self.boundariesDataID, uri: boundariesURI).attributes.serialized)")
-        var text = version > 1 ? "#EXTM3U\n#EXT-X-VERSION:\(version)\n" : "#EXTM3U\n"
-        text.reserveCapacity(body.reduce(text.utf8.count) { $0 + $1.utf8.count + 1 })
-        for line in body {
-            text += line
-            text += "\n"
-        }
+        line("#EXT-X-SESSION-DATA:", SessionData(dataID: Self.boundariesDataID, uri: boundariesURI).attributes)
         return text
     }
 

@@ -102,6 +102,22 @@ public struct DateTime: Sendable, Hashable, Comparable {
     /// written always, or (`alwaysMilliseconds: false`) only when there is one. Years are
     /// clamped to 0000…9999, the four digits ISO 8601 allows without agreement.
     public static func iso8601(millisecondsSinceEpoch milliseconds: Int64, alwaysMilliseconds: Bool = true) -> String {
+        let parts = Self.iso8601Parts(milliseconds)
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            Self.write(
+                year: parts.year,
+                month: parts.month,
+                day: parts.day,
+                millis: parts.millis,
+                alwaysMilliseconds: alwaysMilliseconds,
+                into: buffer
+            )
+        }
+    }
+
+    /// The civil date (proleptic Gregorian, UTC) and the milliseconds into its day, years clamped
+    /// to 0000…9999.
+    private static func iso8601Parts(_ milliseconds: Int64) -> (year: Int, month: Int, day: Int, millis: Int) {
         let lowest: Int64 = -62_167_219_200_000  // 0000-01-01T00:00:00.000Z
         let highest: Int64 = 253_402_300_799_999  // 9999-12-31T23:59:59.999Z
         let clamped = Int(min(max(milliseconds, lowest), highest))
@@ -116,11 +132,40 @@ public struct DateTime: Sendable, Hashable, Comparable {
         let monthIndex = (5 * dayOfYear + 2) / 153
         let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, dayOfMonth, millis)
+    }
+
+    /// ``iso8601(millisecondsSinceEpoch:alwaysMilliseconds:)`` appended to `bytes` (UTF-8), with no
+    /// string in between: stitched playlists write several per request.
+    public static func appendISO8601(millisecondsSinceEpoch milliseconds: Int64, alwaysMilliseconds: Bool = true, to bytes: inout [UInt8]) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 24))
+        let written = bytes.withUnsafeMutableBufferPointer { all in
+            let text = Self.iso8601Parts(milliseconds)
+            return Self.write(
+                year: text.year,
+                month: text.month,
+                day: text.day,
+                millis: text.millis,
+                alwaysMilliseconds: alwaysMilliseconds,
+                into: UnsafeMutableBufferPointer(rebasing: all[start...])
+            )
+        }
+        bytes.removeLast(24 - written)
+    }
+
+    /// Digits written in place: `YYYY-MM-DDTHH:MM:SS[.mmm]Z`, 20 or 24 bytes.
+    private static func write(
+        year: Int,
+        month: Int,
+        day: Int,
+        millis: Int,
+        alwaysMilliseconds: Bool,
+        into buffer: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int {
         let (hour, minute, second) = (millis / 3_600_000, millis / 60_000 % 60, millis / 1000 % 60)
         let withMilliseconds = alwaysMilliseconds || millis % 1000 != 0
-        // Digits written in place (every stitched playlist with date ranges writes several).
-        return String(unsafeUninitializedCapacity: 24) { buffer in
+        do {
             var position = 0
             func put(_ value: Int, _ width: Int, then separator: UInt8?) {
                 var rest = value
@@ -136,7 +181,7 @@ public struct DateTime: Sendable, Hashable, Comparable {
             }
             put(year, 4, then: UInt8(ascii: "-"))
             put(month, 2, then: UInt8(ascii: "-"))
-            put(dayOfMonth, 2, then: UInt8(ascii: "T"))
+            put(day, 2, then: UInt8(ascii: "T"))
             put(hour, 2, then: UInt8(ascii: ":"))
             put(minute, 2, then: UInt8(ascii: ":"))
             if withMilliseconds {

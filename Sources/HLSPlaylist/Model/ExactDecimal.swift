@@ -134,18 +134,25 @@ public struct ExactDecimal: Sendable, Hashable, Comparable, CustomStringConverti
     /// Exact decimal text with at least `minimumFractionDigits` digits after the point
     /// (trailing zeros beyond them are dropped; the value is never rounded).
     public func formatted(minimumFractionDigits: Int) -> String {
-        let negative = self.scaledValue < 0
-        let magnitude = negative ? -self.scaledValue : self.scaledValue
-        let (integer, fraction) = magnitude.quotientAndRemainder(dividingBy: Self.unit)
-        var text = negative ? "-" : ""
-        text += String(integer)
-        var digits = Array(String(fraction).utf8)
-        digits.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: Self.fractionDigits - digits.count), at: 0)
-        var keep = digits.count
-        while keep > minimumFractionDigits, digits[keep - 1] == UInt8(ascii: "0") { keep -= 1 }
+        // In integers, without intermediate strings: durations are written per request.
+        let (integer, fraction) = self.scaledValue.magnitude.quotientAndRemainder(dividingBy: Self.unit.magnitude)
+        var digits = UInt64(fraction)  // below 10^18
+        var keep = Self.fractionDigits
+        while keep > minimumFractionDigits, keep > 0, digits % 10 == 0 {
+            digits /= 10
+            keep -= 1
+        }
+        var text = self.scaledValue < 0 ? "-" : ""
+        text += integer <= UInt64.max ? String(UInt64(integer)) : String(integer)
         if keep > 0 {
             text += "."
-            text += String(decoding: digits[..<keep], as: UTF8.self)
+            text += String(unsafeUninitializedCapacity: keep) { buffer in
+                for position in stride(from: keep - 1, through: 0, by: -1) {
+                    buffer[position] = UInt8(ascii: "0") + UInt8(digits % 10)
+                    digits /= 10
+                }
+                return keep
+            }
         }
         return text
     }
