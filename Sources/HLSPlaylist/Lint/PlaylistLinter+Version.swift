@@ -95,14 +95,14 @@ extension PlaylistLinter {
         case .tag(.define(let define)):
             need(8, "variable substitution (EXT-X-DEFINE)", line.number)
             if define.attributes["QUERYPARAM"] != nil { need(11, "EXT-X-DEFINE with QUERYPARAM", line.number) }
-        case .uri(let uri) where uri.contains("{$"):
+        case .uri(let uri) where uri.hasVariableReference:
             need(8, "variable substitution", line.number)
         case .tag(let tag):
             guard let list = tag.attributes else { return }
             if list.attributes.contains(where: { $0.name.hasPrefix("REQ-") }) {
                 need(12, "an attribute whose name starts with REQ-", line.number)
             }
-            if list.attributes.contains(where: { $0.rawValue.contains("{$") }) {
+            if list.attributes.contains(where: { $0.rawValue.hasVariableReference }) {
                 need(8, "variable substitution", line.number)
             }
         default:

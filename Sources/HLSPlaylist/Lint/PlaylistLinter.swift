@@ -76,7 +76,7 @@ public struct PlaylistLinter: Sendable {
     /// Runs the variable resolver leniently (values of IMPORT and QUERYPARAM are unknown here)
     /// to report malformed, duplicate and undefined variables.
     private func checkVariables(_ lines: PlaylistLines, isMultivariant: Bool, into findings: inout Findings) {
-        guard lines.contains(where: { if case .tag(.define) = $0.content { true } else { $0.text.contains("{$") } }) else { return }
+        guard lines.contains(where: { if case .tag(.define) = $0.content { true } else { $0.text.hasVariableReference } }) else { return }
         var resolver = VariableResolver(imports: nil, url: nil, isMultivariant: isMultivariant, placeholdersForExternalValues: true)
         do {
             _ = try resolver.resolve(lines)

@@ -80,7 +80,7 @@ enum AttributeListParser {
             if let expected = T.schema[attribute.name] {
                 // RFC 8216bis §4.3: hexadecimal-sequences are subject to variable substitution, so
                 // `IV={$iv}` is checked once the reference is replaced (resolving re-parses the lines).
-                let isCheckedAfterSubstitution = expected == .hexadecimalSequence && raw.contains("{$")
+                let isCheckedAfterSubstitution = expected == .hexadecimalSequence && raw.hasVariableReference
                 guard expected.accepts(raw) || isCheckedAfterSubstitution else {
                     throw PlaylistError(
                         .invalidAttributeValue,

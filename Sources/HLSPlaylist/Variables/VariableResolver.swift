@@ -22,7 +22,7 @@ extension MediaPlaylist {
         return try MediaPlaylist(lines: lines, url: self.url)
     }
 
-    private var needsResolution: Bool { !self.defines.isEmpty || self.lines.contains { $0.text.contains("{$") } }
+    private var needsResolution: Bool { !self.defines.isEmpty || self.lines.contains { $0.text.hasVariableReference } }
 }
 
 extension MultivariantPlaylist {
@@ -190,7 +190,7 @@ struct VariableResolver {
     /// `text` with its references replaced, or nil when it has none. Replacements are not
     /// themselves substituted again (§6.3.1).
     private func substitute(_ text: Substring, line: PlaylistLine) throws(PlaylistError) -> String? {
-        guard text.contains("{$") else { return nil }
+        guard text.hasVariableReference else { return nil }
         var result = ""
         var rest = text
         while let open = rest.firstRange(of: "{$") {
@@ -238,5 +238,19 @@ struct VariableResolver {
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
         (byte &- 48 < 10) || (byte &- 65 < 26) || (byte &- 97 < 26) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+    }
+}
+
+extension StringProtocol {
+    /// Whether the text holds `{$`, the start of a variable reference (RFC 8216bis §4.3), found
+    /// byte by byte: every line of every playlist is asked at load, and `contains("{$")` compares
+    /// characters.
+    var hasVariableReference: Bool {
+        var previous: UInt8 = 0
+        for byte in self.utf8 {
+            if byte == UInt8(ascii: "$"), previous == UInt8(ascii: "{") { return true }
+            previous = byte
+        }
+        return false
     }
 }
