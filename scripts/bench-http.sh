@@ -122,7 +122,7 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
     echo "Machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(swift --version 2>&1 | head -1 | sed 's/ (.*//'); $(nginx -v 2>&1 | sed 's/.*: //'); wrk -t$threads, ${seconds} s per run; server, nginx and wrk share the machine."
     echo
-    echo "Playlist: $segments segments, $bytes bytes (\`v3.m3u8\` of a session of the two-hour campaign). *one-session*: wrk asks for one token's playlist, which after the first request comes from the response cache (token-scoped answers are immutable). *2000-sessions*: wrk cycles through 2,000 sessions' playlists, so every request plans and renders (*-gzip*: with \`Accept-Encoding: gzip\`, as players send it; ~4.8 KB on the wire); nginx serves one file from disk."
+    echo "Playlist: $segments segments, $bytes bytes (\`v3.m3u8\` of a session of the two-hour campaign). *one-session*: wrk asks for one token's playlist, which after the first request comes from the response cache (token-scoped answers are immutable). *2000-sessions*: wrk cycles through 2,000 sessions' playlists, so every request checks its token, plans and renders (*-gzip*: with \`Accept-Encoding: gzip\`, as players send it; ${gzip_bytes} bytes on the wire); nginx serves one file from disk."
     echo
     echo "| Server | Connections | Requests/s | p50 | p99 | vs nginx | CPU µs/request | Peak RSS MiB |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -139,5 +139,5 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo
     echo "CPU µs/request: the server's user + system CPU time over the run (nginx: master and workers) divided by the requests answered. Peak RSS: VmHWM over the run (reset before it)."
     echo
-    echo "adstitch peak RSS over all runs: ${rss_max} MiB; media playlists stitched: ${stitched:-?}; answered from the response cache: ${hits:-?}; wire size of a gzip answer: ${gzip_bytes:-?} bytes."
+    echo "adstitch peak RSS over all runs: ${rss_max} MiB; media playlists stitched: ${stitched:-?}; answered from the response cache: ${hits:-?}."
 } | tee .build/bench-http.md

@@ -30,48 +30,50 @@ public struct SessionRenderer: Sendable {
         guard let index = self.layout.renditions.firstIndex(of: rendition) else {
             throw .notInLayout(rendition: rendition.id, "rendition \(rendition.id) is not part of this campaign")
         }
-        let blocks = try plan.pieces.map { (piece) throws(StitchError) in try self.layout.block(piece.asset, index) }
-        let version = blocks.reduce(1) { max($0, $1.version) }
-        let markers = plan.campaign.markers
+        // Rows of blocks, not copies of them: a block is read in place below.
+        let rows = try plan.pieces.map { (piece) throws(StitchError) in try self.layout.row(piece.asset) }
+        let version = rows.reduce(1) { max($0, $1[index].version) }
+        let cue = plan.campaign.markers.contains(.cue)
+        let daterange = plan.campaign.markers.contains(.daterange)
         let anchor = plan.context.milliseconds
-        var output = RenderedBytes(literalCapacity: 256 + plan.pieces.count * (markers.isEmpty ? 32 : 480), parts: 2 * plan.pieces.count + 2)
+        var output = RenderedBytes(literalCapacity: 256 + plan.pieces.count * (daterange ? 480 : 32), parts: 2 * plan.pieces.count + 2)
         output.append("#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(self.layout.targetDurations[index])\n")
         output.append("#EXT-X-PLAYLIST-TYPE:VOD\n")
         if case .iFrame = rendition.kind { output.append("#EXT-X-I-FRAMES-ONLY\n") }
         if self.layout.program.multivariant.hasIndependentSegments { output.append("#EXT-X-INDEPENDENT-SEGMENTS\n") }
-        if markers.contains(.daterange) {
+        if daterange {
             // RFC 8216bis §4.4.5.1: date ranges need a program date-time to anchor them.
             output.append("#EXT-X-PROGRAM-DATE-TIME:\(Self.iso8601(anchor, plus: .zero))\n")
         }
         var previousKeys: [String] = []
         var openBreak: String?
-        for (position, piece) in plan.pieces.enumerated() {
-            let block = blocks[position]
+        for position in plan.pieces.indices {
+            let breakID = plan.pieces[position].breakID
             if position > 0 { output.append("#EXT-X-DISCONTINUITY\n") }
-            if openBreak != nil, piece.breakID != openBreak {
-                if markers.contains(.cue) { output.append(Self.cueIn) }
+            if openBreak != nil, breakID != openBreak {
+                if cue { output.append(Self.cueIn) }
                 openBreak = nil
             }
-            if let breakID = piece.breakID, openBreak != breakID, let planned = plan.breaks.first(where: { $0.adBreak.id == breakID }) {
-                if markers.contains(.cue) { output.append(Self.cueOut(planned.duration)) }
-                if markers.contains(.daterange) { Self.dateRange(planned, anchor: anchor, into: &output) }
+            if let breakID, openBreak != breakID, let planned = plan.breaks.firstIndex(where: { $0.adBreak.id == breakID }) {
+                if cue { output.append(Self.cueOut(plan.breaks[planned].duration)) }
+                if daterange { Self.dateRange(plan.breaks[planned], anchor: anchor, into: &output) }
                 openBreak = breakID
             }
-            if markers.contains(.daterange), case .ad(let ad, _) = piece.kind {
+            if daterange, case .ad(let ad, _) = plan.pieces[position].kind {
                 Self.dateRange(
-                    id: [piece.breakID ?? "", "/", String(position), "/", ad.id],
+                    id: [breakID ?? "", "/", String(position), "/", ad.id],
                     class: "com.adstitch.ad",
-                    start: Self.milliseconds(anchor, plus: piece.start),
-                    duration: piece.duration,
+                    start: Self.milliseconds(anchor, plus: plan.pieces[position].start),
+                    duration: plan.pieces[position].duration,
                     adIDs: [ad.id],
                     into: &output
                 )
             }
-            output.append(SegmentBlock.keyTransition(from: previousKeys, to: block.startKeys))
-            previousKeys = block.endKeys
-            output.append(block.bytes)
+            output.append(SegmentBlock.keyTransition(from: previousKeys, to: rows[position][index].startKeys))
+            previousKeys = rows[position][index].endKeys
+            output.append(rows[position][index].bytes)
         }
-        if openBreak != nil, markers.contains(.cue) { output.append(Self.cueIn) }
+        if openBreak != nil, cue { output.append(Self.cueIn) }
         output.append("#EXT-X-ENDLIST\n")
         return output
     }

@@ -80,6 +80,7 @@ struct Serve: AsyncParsableCommand {
         // request's handler runs where its bytes arrived, with no hop to another thread pool and
         // back (docs/performance.md). Blocking work — campaign reloads — goes to NIO's thread pool.
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        Self.keepLargeBlocksInTheHeap()
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "adstitch")
         logger.logLevel = self.logLevel
@@ -123,3 +124,18 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+extension Serve {
+    /// glibc hands blocks of 128 KiB and more back to the kernel when they are freed (its mmap and
+    /// trim thresholds), so every 100 KB playlist answer would fault in fresh zeroed pages; this
+    /// keeps them in the heap: 10–12 % less CPU per stitched answer at the same peak RSS
+    /// (docs/performance.md). `mallopt` is looked up at run time: Swift's Glibc module does not
+    /// import malloc.h, and other C libraries have no such knob.
+    static func keepLargeBlocksInTheHeap() {
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "mallopt") else { return }
+        let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
+        _ = mallopt(-3, 4 << 20)  // M_MMAP_THRESHOLD: blocks below 4 MiB come from the heap
+        _ = mallopt(-1, 16 << 20)  // M_TRIM_THRESHOLD: the heap keeps up to 16 MiB free at its top
+    }
+}
