@@ -136,6 +136,6 @@ extension Serve {
         guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "mallopt") else { return }
         let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
         _ = mallopt(-3, 4 << 20)  // M_MMAP_THRESHOLD: blocks below 4 MiB come from the heap
-        _ = mallopt(-1, 16 << 20)  // M_TRIM_THRESHOLD: the heap keeps up to 16 MiB free at its top
+        _ = mallopt(-1, 2 << 20)  // M_TRIM_THRESHOLD: the heap keeps up to 2 MiB free at its top
     }
 }

@@ -1,5 +1,7 @@
 import AdCampaign
+import AdDecision
 import AdStitchServer
+import AdStitching
 import Crypto
 import Foundation
 import Hummingbird
@@ -32,6 +34,34 @@ struct ReloadTests {
     static func settle(_ store: CampaignStore, logger: Logger) -> Bool {
         let first = store.reload(logger: logger)
         return store.reload(logger: logger) || first
+    }
+
+    @Test("a campaign loaded again unchanged (same revision, new assets) keeps serving the sessions planned before, byte for byte")
+    func reloadedUnchanged() async throws {
+        let (folder, file, yaml) = try self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let logger = Logger(label: "test")
+        let (store, app) = Self.uncachedApp(folder, logger: logger)
+        try await app.test(.router) { client in
+            // The master plans the session and keeps the plan for the session's next fetches.
+            let (_, prefix) = try await RouteTests().startSession(client, query: "session=same-1&locale=es-ES")
+            let revision = try #require(store.statuses.first?.serving)
+            // The same bytes written again: a new modification time, so a new load, same revision.
+            try await Task.sleep(for: .milliseconds(20))
+            try Data(yaml.utf8).write(to: file)
+            #expect(Self.settle(store, logger: logger))
+            #expect(store.statuses.first?.serving == revision)
+            let (status, body) = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { ($0.status, String(buffer: $0.body)) }
+            #expect(status == .ok, "\(body)")
+            // What the new load renders for the token's session.
+            let token = try #require(SessionToken(decoding: prefix.split(separator: "/").last ?? "", secret: RouteTests.secret))
+            let served = try #require(store.campaign("evening-news"))
+            let plan = Planner().plan(
+                served.campaign,
+                for: ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
+            )
+            #expect(try body == served.renderer.render(#require(served.renderer.file(named: "v0.m3u8")), plan))
+        }
     }
 
     @Test("an edited campaign reloads; its old sessions keep their ads; a broken edit keeps the last good revision")
