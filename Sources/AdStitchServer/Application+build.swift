@@ -81,7 +81,7 @@ struct CampaignReloader: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: self.interval)
-                try await NIOThreadPool.singleton.runIfActive { self.store.reload(logger: self.logger) }
+                _ = try await NIOThreadPool.singleton.runIfActive { self.store.reload(logger: self.logger) }
             }
         }
     }
