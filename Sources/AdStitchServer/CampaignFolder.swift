@@ -22,26 +22,26 @@ struct CampaignFolder: Sendable {
         return files.sorted { $0.path < $1.path }
     }
 
+    /// The files a load referenced (playlists, segments, keys, init sections) as sorted paths:
+    /// worked out once per load, stamped on every poll.
+    static func watched(_ files: CampaignFiles?) -> [String] {
+        guard let files else { return [] }
+        return Set(files.playlists.map(\.path) + files.media.keys.map(\.path)).sorted()
+    }
+
     /// Sizes and modification times of the campaign file, every playlist under its folder and
-    /// every file its last good load referenced (segments, keys, init sections): cheap to
-    /// compute every few seconds, and it changes when anything the campaign reads does — a
+    /// every file its last good load referenced (`watched`: segments, keys, init sections): cheap
+    /// to compute every few seconds, and it changes when anything the campaign reads does — a
     /// deleted segment included.
-    func fingerprint(_ file: URL, files: CampaignFiles?) -> String {
+    func fingerprint(_ file: URL, watched: [String]) -> String {
         var paths = Set([file.path])
-        let folder = file.deletingLastPathComponent()
-        if file.lastPathComponent == "campaign.yaml", let walker = FileManager.default.enumerator(atPath: folder.path) {
-            for case let path as String in walker where path.hasSuffix(".m3u8") {
-                paths.insert(folder.appendingPathComponent(path).path)
-            }
+        if file.lastPathComponent == "campaign.yaml" {
+            paths.formUnion(Self.playlists(under: file.deletingLastPathComponent().path))
         }
-        if let files {
-            for url in files.playlists { paths.insert(url.path) }
-            for url in files.media.keys { paths.insert(url.path) }
-        }
-        // One stat(2) per file and a digest of path, size and time: a two-hour campaign
-        // references some ten thousand files, polled every few seconds.
+        // One stat(2) per file and a digest of path, size and time, without a string per file:
+        // a two-hour campaign references some ten thousand files, polled every few seconds.
         var hasher = SHA256()
-        for path in paths.sorted() {
+        func stamp(_ path: String) {
             var status = stat()
             let found = stat(path, &status) == 0
             #if canImport(Darwin)
@@ -49,10 +49,42 @@ struct CampaignFolder: Sendable {
             #else
             let time = status.st_mtim
             #endif
-            let stamp = found ? "\(status.st_size)|\(time.tv_sec).\(time.tv_nsec)" : "-"
-            hasher.update(data: Data("\(path)|\(stamp)\n".utf8))
+            var path = path
+            path.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+            var numbers = found ? (Int64(status.st_size), Int64(time.tv_sec), Int64(time.tv_nsec)) : (-1, 0, 0)
+            withUnsafeBytes(of: &numbers) { hasher.update(bufferPointer: $0) }
         }
+        for path in paths.sorted() { stamp(path) }
+        for path in watched { stamp(path) }
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The paths of the `.m3u8` files under `folder` and its subfolders (not through symlinked
+    /// folders), read with `readdir`: a campaign folder holds thousands of segments, and
+    /// Foundation's enumerator spent half of every poll rewriting their paths.
+    static func playlists(under folder: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var found: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name != ".", name != ".." else { continue }
+            let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+            var type = entry.pointee.d_type
+            if type == UInt8(DT_UNKNOWN) {  // some file systems do not say: ask
+                var status = stat()
+                guard lstat(path, &status) == 0 else { continue }
+                type = (status.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : UInt8(DT_REG)
+            }
+            if type == UInt8(DT_DIR) {
+                found += Self.playlists(under: path)
+            } else if name.hasSuffix(".m3u8") {
+                found.append(path)
+            }
+        }
+        return found
     }
 
     /// What a campaign file is called before it has loaded: its folder for `*/campaign.yaml`.

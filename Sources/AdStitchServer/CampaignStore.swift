@@ -58,6 +58,8 @@ public final class CampaignStore: Sendable {
         var status: CampaignStatus
         /// The local files of the last successful load: watched for changes.
         var files: CampaignFiles
+        /// ``files`` as sorted paths (``CampaignFolder/watched(_:)``).
+        var watched: [String]
     }
 
     private struct State {
@@ -114,7 +116,7 @@ public final class CampaignStore: Sendable {
         var changed = false
         for file in files {
             let previous = self.state.withLock { $0.entries[file.path] }
-            let fingerprint = self.scanner.fingerprint(file, files: previous?.files)
+            let fingerprint = self.scanner.fingerprint(file, watched: previous?.watched ?? [])
             guard previous?.fingerprint != fingerprint else {
                 self.state.withLock { _ = $0.pending.removeValue(forKey: file.path) }
                 continue
@@ -162,7 +164,8 @@ public final class CampaignStore: Sendable {
             let layout = try StitchLayout(campaign: campaign, uris: MediaController.uris(campaign: campaign.id, folder: folder))
             let served = try ServedCampaign(campaign: campaign, folder: folder, renderer: SessionRenderer(layout: layout))
             // Taken before the lock: it reads every referenced file's size and time.
-            let loadedFingerprint = self.scanner.fingerprint(file, files: campaign.files)
+            let loadedWatched = CampaignFolder.watched(campaign.files)
+            let loadedFingerprint = self.scanner.fingerprint(file, watched: loadedWatched)
             try self.state.withLock { state in
                 if let other = state.entries.first(where: { $0.key != file.path && $0.value.status.id == campaign.id }) {
                     throw CampaignError([
@@ -182,19 +185,23 @@ public final class CampaignStore: Sendable {
                 state.entries[file.path] = Entry(
                     fingerprint: loadedFingerprint,
                     status: CampaignStatus(file: relativeFile, id: campaign.id, serving: campaign.revision, error: nil),
-                    files: campaign.files
+                    files: campaign.files,
+                    watched: loadedWatched
                 )
             }
             logger.info("campaign loaded", metadata: ["campaign": "\(campaign.id)", "revision": "\(campaign.revision)"])
         } catch {
             let message = self.describe(error)
             // The previous revision, if any, keeps serving: a bad edit never replaces a good campaign.
-            let watched = attempted ?? previous?.files ?? CampaignFiles()
+            let watchedFiles = attempted ?? previous?.files ?? CampaignFiles()
+            let watched = attempted == nil ? previous?.watched ?? [] : CampaignFolder.watched(watchedFiles)
+            let failedFingerprint = attempted == nil ? fingerprint : self.scanner.fingerprint(file, watched: watched)
             self.state.withLock { state in
                 state.entries[file.path] = Entry(
-                    fingerprint: attempted == nil ? fingerprint : self.scanner.fingerprint(file, files: watched),
+                    fingerprint: failedFingerprint,
                     status: CampaignStatus(file: relativeFile, id: previous?.status.id, serving: previous?.status.serving, error: message),
-                    files: watched
+                    files: watchedFiles,
+                    watched: watched
                 )
             }
             self.metrics.reloadFailed(campaign: previous?.status.id ?? CampaignFolder.name(of: file))
