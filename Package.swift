@@ -45,6 +45,7 @@ let package = Package(
         .target(
             name: "AdOrigin",
             dependencies: [
+                "AdCampaign",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -74,6 +75,7 @@ let package = Package(
             name: "adstitch",
             dependencies: [
                 "HLSPlaylist",
+                "AdOrigin",
                 "AdCampaign",
                 "AdDecision",
                 "AdStitching",

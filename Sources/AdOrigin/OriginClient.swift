@@ -1,7 +1,9 @@
+import AdCampaign
 import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// How remote playlists are fetched (issue 11; DESIGN.md `origin:`): the defaults a campaign's
 /// `origin:` block and `serve` flags override.
@@ -155,6 +157,41 @@ public final class OriginClient: Sendable {
             guard attempt < self.settings.attempts else { throw OriginError(url: url, reason: reason, attempts: attempt) }
             // Backoff: 200 ms, 400 ms, … between tries.
             try? await Task.sleep(for: self.settings.backoff * (1 << (attempt - 1)))
+        }
+    }
+}
+
+extension OriginClient {
+    /// ``fetch(_:etag:lastModified:)`` for synchronous callers — the campaign loader, run by the
+    /// CLI and on NIO's blocking thread pool — waiting on the calling thread. Never call it on an
+    /// event loop or from a task on Swift's cooperative pool that the fetch itself needs.
+    public func fetchWaiting(_ url: URL) throws(OriginError) -> FetchedPlaylist {
+        let result = Mutex<Result<FetchOutcome, OriginError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            let outcome: Result<FetchOutcome, OriginError>
+            do throws(OriginError) {
+                outcome = .success(try await self.fetch(url))
+            } catch {
+                outcome = .failure(error)
+            }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        switch result.withLock({ $0 }) {
+        case .success(.fetched(let playlist))?: return playlist
+        case .failure(let error)?: throw error
+        // Without validators there is no 304; and the task always sets a result.
+        case .success(.notModified)?, nil: throw OriginError(url: url, reason: .status(304), attempts: 1)
+        }
+    }
+
+    /// Local files, and http(s) playlists fetched through this client (``fetchWaiting(_:)``).
+    public var playlistSource: PlaylistSource {
+        PlaylistSource.files { url in
+            let playlist = try self.fetchWaiting(url)
+            return (Data(playlist.bytes), playlist.url)
         }
     }
 }
