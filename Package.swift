@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "AdStitchServer",
             dependencies: [
-                "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib",
+                "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib", "AdOrigin",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
