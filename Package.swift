@@ -28,7 +28,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .target(name: "HLSPlaylist", swiftSettings: swiftSettings),
@@ -41,21 +40,10 @@ let package = Package(
         ),
         .target(name: "AdDecision", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         .target(name: "AdStitching", dependencies: ["AdDecision", "AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
-        // Fetching playlists from http(s) origins (issue 11; not yet wired into loading).
-        .target(
-            name: "AdOrigin",
-            dependencies: [
-                "AdCampaign",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            swiftSettings: swiftSettings
-        ),
         .target(
             name: "AdStitchServer",
             dependencies: [
-                "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib", "AdOrigin",
+                "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -75,7 +63,6 @@ let package = Package(
             name: "adstitch",
             dependencies: [
                 "HLSPlaylist",
-                "AdOrigin",
                 "AdCampaign",
                 "AdDecision",
                 "AdStitching",
@@ -95,13 +82,6 @@ let package = Package(
                 "AdStitchServer", "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "AdOriginTests",
-            dependencies: [
-                "AdOrigin", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

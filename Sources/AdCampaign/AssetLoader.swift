@@ -41,8 +41,7 @@ struct AssetLoader {
         if let loaded = self.assets[url] { return loaded }
         let refused =
             !url.isFileURL
-            ? (self.source.fetch == nil
-                ? "\(url.absoluteString) is remote, and this source reads local playlists only — copy the asset next to the campaign" : nil)
+            ? "only local playlists are supported for now; \(url.absoluteString) is remote — copy the asset next to the campaign"
             : !self.isInside(url) ? "\(url.path) is outside the campaign's folder \(self.root); keep the campaign and its media in one folder" : nil
         if let refused {
             self.issues.append(CampaignIssue(file: campaignFile, line: line, column: column, field: field, refused))
@@ -52,7 +51,7 @@ struct AssetLoader {
             return nil
         }
         let before = self.issues.count
-        self.checkLimits(multivariant, file: Self.name(url))
+        self.checkLimits(multivariant, file: url.path)
         var variants: [Asset.Variant] = []
         for variant in multivariant.variants {
             guard let variantURL = multivariant.resolve(variant.uri), let playlist = self.media(at: variantURL, from: url, line: variant.uriLine)
@@ -79,7 +78,7 @@ struct AssetLoader {
         }
         if variants.isEmpty, self.issues.count == before {
             self.issues.append(
-                CampaignIssue(file: Self.name(url), line: 0, column: 0, field: "", "the multivariant playlist has no variant streams")
+                CampaignIssue(file: url.path, line: 0, column: 0, field: "", "the multivariant playlist has no variant streams")
             )
         }
         guard self.issues.count == before else { return nil }
@@ -98,7 +97,7 @@ struct AssetLoader {
                     line: line,
                     column: column,
                     field: field,
-                    "\(Self.name(url)) is a media playlist; point at the asset's multivariant (master) playlist"
+                    "\(url.path) is a media playlist; point at the asset's multivariant (master) playlist"
                 )
             )
             return nil
@@ -108,26 +107,26 @@ struct AssetLoader {
             self.multivariants[url] = resolved
             return resolved
         } catch {
-            self.issues.append(CampaignIssue(file: Self.name(url), line: error.line, column: 0, field: error.code.rawValue, error.message))
+            self.issues.append(CampaignIssue(file: url.path, line: error.line, column: 0, field: error.code.rawValue, error.message))
             return nil
         }
     }
 
     private mutating func media(at url: URL, from masterURL: URL, line: Int) -> MediaPlaylist? {
         if let cached = self.mediaPlaylists[url] { return cached }
-        guard url.isFileURL || self.source.fetch != nil else {
+        guard url.isFileURL else {
             self.issues.append(
                 CampaignIssue(
-                    file: Self.name(masterURL),
+                    file: masterURL.path,
                     line: line,
                     column: 0,
                     field: "",
-                    "\(url.absoluteString) is remote, and this source reads local playlists only"
+                    "\(url.absoluteString) is remote; only local media playlists are supported for now"
                 )
             )
             return nil
         }
-        guard !url.isFileURL || self.isInside(url) else {
+        guard self.isInside(url) else {
             self.issues.append(
                 CampaignIssue(
                     file: masterURL.path,
@@ -139,11 +138,9 @@ struct AssetLoader {
             )
             return nil
         }
-        guard let playlist = self.parse(url, referencedFrom: Self.name(masterURL), line: line, column: 0, field: "") else { return nil }
+        guard let playlist = self.parse(url, referencedFrom: masterURL.path, line: line, column: 0, field: "") else { return nil }
         guard case .media(let media) = playlist else {
-            self.issues.append(
-                CampaignIssue(file: Self.name(masterURL), line: line, column: 0, field: "", "\(Self.name(url)) is not a media playlist")
-            )
+            self.issues.append(CampaignIssue(file: masterURL.path, line: line, column: 0, field: "", "\(url.path) is not a media playlist"))
             return nil
         }
         do {
@@ -152,7 +149,7 @@ struct AssetLoader {
             guard resolved.hasEndList else {
                 self.issues.append(
                     CampaignIssue(
-                        file: Self.name(url),
+                        file: url.path,
                         line: 0,
                         column: 0,
                         field: "vod",
@@ -165,7 +162,7 @@ struct AssetLoader {
             self.mediaPlaylists[url] = resolved
             return resolved
         } catch {
-            self.issues.append(CampaignIssue(file: Self.name(url), line: error.line, column: 0, field: error.code.rawValue, error.message))
+            self.issues.append(CampaignIssue(file: url.path, line: error.line, column: 0, field: error.code.rawValue, error.message))
             return nil
         }
     }
@@ -176,24 +173,12 @@ struct AssetLoader {
             self.issues.append(CampaignIssue(file: file, line: line, column: column, field: field, message))
             return nil
         }
-        let data: Data
-        var location = url
-        if url.isFileURL {
-            guard let bytes = try? self.source.read(url) else {
-                return refuse("cannot read \(url.path): the file is missing or unreadable; playlist paths are relative to the campaign file's folder")
-            }
-            data = bytes
-            self.files.playlists.insert(url)
-        } else {
-            guard let fetch = self.source.fetch else { return refuse("\(url.absoluteString) is remote, and this source reads local playlists only") }
-            do {
-                (data, location) = try fetch(url)
-            } catch {
-                return refuse("cannot fetch the playlist: \(error)")
-            }
+        guard let data = try? self.source.read(url) else {
+            return refuse("cannot read \(url.path): the file is missing or unreadable; playlist paths are relative to the campaign file's folder")
         }
+        self.files.playlists.insert(url)
         guard data.count <= CampaignLimits.maxPlaylistBytes else {
-            return refuse("\(Self.name(url)) is \(data.count) bytes; playlists may be at most \(CampaignLimits.maxPlaylistBytes) bytes")
+            return refuse("\(url.path) is \(data.count) bytes; playlists may be at most \(CampaignLimits.maxPlaylistBytes) bytes")
         }
         // Not the path: it depends on where this copy of the campaign lives, and every replica must
         // compute the same revision (plans are seeded with it). The YAML and the multivariant
@@ -201,21 +186,15 @@ struct AssetLoader {
         self.digest.feed(Array("\(data.count)\n".utf8))
         self.digest.feed(data)
         do {
-            // Relative URIs resolve against where the playlist was found (after redirects).
-            let playlist = try PlaylistParser().parse(bytes: data, url: location)
+            let playlist = try PlaylistParser().parse(bytes: data, url: url)
             let errors = PlaylistLinter().lint(playlist).filter { $0.severity == .error }
             for error in errors {
-                self.issues.append(CampaignIssue(file: Self.name(url), line: error.line ?? 0, column: 0, field: error.rule, error.message))
+                self.issues.append(CampaignIssue(file: url.path, line: error.line ?? 0, column: 0, field: error.rule, error.message))
             }
             return errors.isEmpty ? playlist : nil
         } catch {
-            self.issues.append(CampaignIssue(file: Self.name(url), line: error.line, column: 0, field: error.code.rawValue, error.message))
+            self.issues.append(CampaignIssue(file: url.path, line: error.line, column: 0, field: error.code.rawValue, error.message))
             return nil
         }
-    }
-
-    /// A playlist as issues name it: its path when local, its URL when remote.
-    static func name(_ url: URL) -> String {
-        url.isFileURL ? url.path : url.absoluteString
     }
 }

@@ -12,24 +12,9 @@ public struct PlaylistSource: Sendable {
     let read: @Sendable (URL) throws -> Data
     /// Whether paths are checked against the folder after resolving symlinks (files only).
     let resolvesSymlinks: Bool
-    /// The bytes of an http(s) playlist and its URL after redirects; nil: remote playlists are refused.
-    let fetch: (@Sendable (URL) throws -> (data: Data, url: URL))?
-
-    init(read: @escaping @Sendable (URL) throws -> Data, resolvesSymlinks: Bool, fetch: (@Sendable (URL) throws -> (data: Data, url: URL))? = nil) {
-        self.read = read
-        self.resolvesSymlinks = resolvesSymlinks
-        self.fetch = fetch
-    }
 
     /// Local files.
     public static let files = PlaylistSource(read: { try Data(contentsOf: $0) }, resolvesSymlinks: true)
-
-    /// Local files, and playlists on http(s) origins through `fetch`, which returns a playlist's
-    /// bytes and its URL after redirects (relative URIs inside it resolve against that) or throws
-    /// an error whose description names the URL and what went wrong.
-    public static func files(remote fetch: @escaping @Sendable (URL) throws -> (data: Data, url: URL)) -> PlaylistSource {
-        PlaylistSource(read: { try Data(contentsOf: $0) }, resolvesSymlinks: true, fetch: fetch)
-    }
 
     /// The playlists in `playlists` (keyed by path relative to `root`) and nothing else.
     public static func memory(_ playlists: [String: String], root: URL) -> PlaylistSource {

@@ -1,4 +1,3 @@
-import AdOrigin
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -41,24 +40,8 @@ public struct ServerConfiguration: Sendable {
 }
 
 /// Builds the HTTP application: the campaigns of the folder, the routes of the API.
-public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
-    // Remote playlists (DESIGN.md `origin:`) through one origin client, shut down with the app.
-    // The first load runs on NIO's blocking thread pool, like every reload: it waits for fetches,
-    // and the caller may be an event loop. Campaigns are loaded when the server starts.
-    let origin = OriginClient()
-    let store = CampaignStore(
-        folder: configuration.campaigns,
-        logger: logger,
-        metrics: configuration.metrics,
-        source: origin.playlistSource,
-        loadNow: false
-    )
-    do {
-        _ = try await NIOThreadPool.singleton.runIfActive { store.reload(logger: logger, settle: false) }
-    } catch {
-        try? await origin.shutdown()
-        throw error
-    }
+public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) -> some ApplicationProtocol {
+    let store = CampaignStore(folder: configuration.campaigns, logger: logger, metrics: configuration.metrics)
     let router = buildRouter(store: store, policy: configuration.policy, responseCacheBytes: configuration.responseCacheBytes)
     let headerTimeout = TimeAmount(configuration.headerTimeout)
     var app = Application(
@@ -81,21 +64,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         ),
         logger: logger
     )
-    app.addServices(
-        CampaignReloader(store: store, interval: configuration.reloadInterval, logger: logger),
-        OriginClientService(client: origin)
-    )
+    app.addServices(CampaignReloader(store: store, interval: configuration.reloadInterval, logger: logger))
     return app
-}
-
-/// Shuts the origin client down when the application stops.
-struct OriginClientService: Service {
-    let client: OriginClient
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        try await self.client.shutdown()
-    }
 }
 
 /// Polls the campaigns folder and reloads what changed (see ``CampaignStore/reload(logger:)``),

@@ -74,20 +74,12 @@ public final class CampaignStore: Sendable {
 
     private let state = Mutex(State())
 
-    /// Where playlists are read from: local files, and (``buildApplication(_:logger:)``) http(s)
-    /// origins through an origin client.
-    let source: PlaylistSource
-
-    /// - Parameter loadNow: load the folder before returning (tests); `buildApplication` loads it
-    ///   on NIO's blocking thread pool instead, since loading waits for remote playlists and the
-    ///   caller may be an event loop.
-    public init(folder: URL, logger: Logger, metrics: ServerMetrics = ServerMetrics(), source: PlaylistSource = .files, loadNow: Bool = true) {
+    public init(folder: URL, logger: Logger, metrics: ServerMetrics = ServerMetrics()) {
         self.folder = folder.standardizedFileURL
         self.scanner = CampaignFolder(url: self.folder)
         self.metrics = metrics
-        self.source = source
         // At start-up there is no earlier poll to compare with: load what is there.
-        if loadNow { self.reload(logger: logger, settle: false) }
+        self.reload(logger: logger, settle: false)
     }
 
     /// The revision new sessions of `id` get.
@@ -162,7 +154,7 @@ public final class CampaignStore: Sendable {
         // bring a reload), and what the stored fingerprint is taken over.
         var attempted: CampaignFiles?
         do {
-            let campaign = try CampaignLoader.load(file, source: self.source)
+            let campaign = try CampaignLoader.load(file)
             attempted = campaign.files
             // A segment, key or init section the playlists name but the folder lacks would fail
             // in every player: refuse the revision, keep the last good one.

@@ -111,7 +111,7 @@ struct Serve: AsyncParsableCommand {
         // The one process-wide bootstrap: anything in the process using swift-metrics reports to
         // the registry /metrics serves. (The server itself writes to it explicitly.)
         MetricsSystem.bootstrap(configuration.metrics.factory)
-        let app = try await buildApplication(configuration, logger: logger)
+        let app = buildApplication(configuration, logger: logger)
         let base = "http://\(self.host):\(self.port)"
         print("AdStitch serving \(self.campaigns) on \(base)")
         print("  campaigns:  \(base)/v1/campaigns")
