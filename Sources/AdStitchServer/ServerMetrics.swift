@@ -32,7 +32,8 @@ public struct ServerMetrics: Sendable {
     private let reportedPatternLimitHits = SharedCounter()
     /// The handles of the per-request families, made once per label set (making one looks it
     /// up in the registry under its lock).
-    private let handles = MetricHandles()
+    private let requestHandles = MetricHandles<RequestLabels, (CoreMetrics.Counter, CoreMetrics.Timer)>()
+    private let stitchTimers = MetricHandles<String, CoreMetrics.Timer>()
     private let cacheHits: CoreMetrics.Counter
     private let cacheMisses: CoreMetrics.Counter
 
@@ -59,7 +60,7 @@ public struct ServerMetrics: Sendable {
     }
 
     func request(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration) {
-        let (counter, timer) = self.handles.request(RequestLabels(route: route, method: method, status: status.code)) {
+        let (counter, timer) = self.requestHandles(RequestLabels(route: route, method: method, status: status.code)) {
             (
                 Counter(
                     label: "adstitch_http_requests_total",
@@ -77,7 +78,7 @@ public struct ServerMetrics: Sendable {
     func stitch<T>(_ kind: String, _ body: () throws -> T) rethrows -> T {
         let start = ContinuousClock.now
         defer {
-            self.handles.stitch(kind) {
+            self.stitchTimers(kind) {
                 CoreMetrics.Timer(label: "adstitch_stitch_duration_seconds", dimensions: [("kind", kind)], factory: self.factory)
             }
             .record(duration: ContinuousClock.now - start)
@@ -152,33 +153,23 @@ final class SharedCounter: Sendable {
 }
 
 /// The label set of a request's metrics.
-struct RequestLabels: Hashable {
+struct RequestLabels: Hashable, Sendable {
     var route: String
     var method: HTTPRequest.Method
     var status: Int
 }
 
 /// Metric handles by label set, made on first use. The label sets are bounded: routes are
-/// patterns (never concrete paths), methods and statuses few.
-final class MetricHandles: Sendable {
-    private let requests = Mutex<[RequestLabels: (CoreMetrics.Counter, CoreMetrics.Timer)]>([:])
-    private let stitches = Mutex<[String: CoreMetrics.Timer]>([:])
+/// patterns (never concrete paths), methods, statuses and stitch kinds few.
+final class MetricHandles<Labels: Hashable & Sendable, Handles: Sendable>: Sendable {
+    private let made = Mutex<[Labels: Handles]>([:])
 
-    func request(_ labels: RequestLabels, make: () -> (CoreMetrics.Counter, CoreMetrics.Timer)) -> (CoreMetrics.Counter, CoreMetrics.Timer) {
-        self.requests.withLock { handles in
-            if let made = handles[labels] { return made }
-            let made = make()
-            handles[labels] = made
-            return made
-        }
-    }
-
-    func stitch(_ kind: String, make: () -> CoreMetrics.Timer) -> CoreMetrics.Timer {
-        self.stitches.withLock { handles in
-            if let made = handles[kind] { return made }
-            let made = make()
-            handles[kind] = made
-            return made
+    func callAsFunction(_ labels: Labels, make: () -> Handles) -> Handles {
+        self.made.withLock { made in
+            if let handles = made[labels] { return handles }
+            let handles = make()
+            made[labels] = handles
+            return handles
         }
     }
 }

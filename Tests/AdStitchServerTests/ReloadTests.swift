@@ -23,8 +23,9 @@ struct ReloadTests {
         return (folder, file, try String(contentsOf: file, encoding: .utf8))
     }
 
-    /// A store over `folder` and a router without the response cache: every answer is planned and
-    /// rendered from the revision its token names, so these tests fail if revision pinning breaks.
+    /// A store over `folder` and a router without the response cache: every answer is rendered
+    /// from the revision its token names (planned then, or by the session's master on that same
+    /// load), so these tests fail if revision pinning breaks.
     static func uncachedApp(_ folder: URL, logger: Logger) -> (CampaignStore, some ApplicationProtocol) {
         let store = CampaignStore(folder: folder, logger: logger)
         return (store, Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0)))
