@@ -116,7 +116,7 @@ extension AssetLoader {
         if playlist.duration > CampaignLimits.maxProgramDuration {
             self.issues.append(
                 CampaignIssue(
-                    file: url.path,
+                    file: Self.name(url),
                     line: 0,
                     column: 0,
                     field: "EXTINF",
@@ -141,7 +141,7 @@ extension AssetLoader {
                 guard self.isInside(resolved) else {
                     self.issues.append(
                         CampaignIssue(
-                            file: url.path,
+                            file: Self.name(url),
                             line: line,
                             column: 0,
                             field: "uri",

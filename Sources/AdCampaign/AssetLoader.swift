@@ -24,6 +24,8 @@ struct AssetLoader {
 
     /// Where playlists are read from.
     let source: PlaylistSource
+    /// How remote ones are fetched (the campaign's `origin:` block).
+    var origin = OriginOptions()
 
     init(folder: URL, source: PlaylistSource = .files) {
         let standardized = folder.standardizedFileURL
@@ -41,7 +43,8 @@ struct AssetLoader {
         if let loaded = self.assets[url] { return loaded }
         let refused =
             !url.isFileURL
-            ? "only local playlists are supported for now; \(url.absoluteString) is remote — copy the asset next to the campaign"
+            ? (self.source.fetch == nil
+                ? "\(url.absoluteString) is remote, and this source reads local playlists only — copy the asset next to the campaign" : nil)
             : !self.isInside(url) ? "\(url.path) is outside the campaign's folder \(self.root); keep the campaign and its media in one folder" : nil
         if let refused {
             self.issues.append(CampaignIssue(file: campaignFile, line: line, column: column, field: field, refused))
@@ -51,7 +54,7 @@ struct AssetLoader {
             return nil
         }
         let before = self.issues.count
-        self.checkLimits(multivariant, file: url.path)
+        self.checkLimits(multivariant, file: Self.name(url))
         var variants: [Asset.Variant] = []
         for variant in multivariant.variants {
             guard let variantURL = multivariant.resolve(variant.uri), let playlist = self.media(at: variantURL, from: url, line: variant.uriLine)
@@ -78,7 +81,7 @@ struct AssetLoader {
         }
         if variants.isEmpty, self.issues.count == before {
             self.issues.append(
-                CampaignIssue(file: url.path, line: 0, column: 0, field: "", "the multivariant playlist has no variant streams")
+                CampaignIssue(file: Self.name(url), line: 0, column: 0, field: "", "the multivariant playlist has no variant streams")
             )
         }
         guard self.issues.count == before else { return nil }
@@ -97,7 +100,7 @@ struct AssetLoader {
                     line: line,
                     column: column,
                     field: field,
-                    "\(url.path) is a media playlist; point at the asset's multivariant (master) playlist"
+                    "\(Self.name(url)) is a media playlist; point at the asset's multivariant (master) playlist"
                 )
             )
             return nil
@@ -107,26 +110,26 @@ struct AssetLoader {
             self.multivariants[url] = resolved
             return resolved
         } catch {
-            self.issues.append(CampaignIssue(file: url.path, line: error.line, column: 0, field: error.code.rawValue, error.message))
+            self.issues.append(CampaignIssue(file: Self.name(url), line: error.line, column: 0, field: error.code.rawValue, error.message))
             return nil
         }
     }
 
     private mutating func media(at url: URL, from masterURL: URL, line: Int) -> MediaPlaylist? {
         if let cached = self.mediaPlaylists[url] { return cached }
-        guard url.isFileURL else {
+        guard url.isFileURL || self.source.fetch != nil else {
             self.issues.append(
                 CampaignIssue(
-                    file: masterURL.path,
+                    file: Self.name(masterURL),
                     line: line,
                     column: 0,
                     field: "",
-                    "\(url.absoluteString) is remote; only local media playlists are supported for now"
+                    "\(url.absoluteString) is remote, and this source reads local playlists only"
                 )
             )
             return nil
         }
-        guard self.isInside(url) else {
+        guard !url.isFileURL || self.isInside(url) else {
             self.issues.append(
                 CampaignIssue(
                     file: masterURL.path,
@@ -138,9 +141,11 @@ struct AssetLoader {
             )
             return nil
         }
-        guard let playlist = self.parse(url, referencedFrom: masterURL.path, line: line, column: 0, field: "") else { return nil }
+        guard let playlist = self.parse(url, referencedFrom: Self.name(masterURL), line: line, column: 0, field: "") else { return nil }
         guard case .media(let media) = playlist else {
-            self.issues.append(CampaignIssue(file: masterURL.path, line: line, column: 0, field: "", "\(url.path) is not a media playlist"))
+            self.issues.append(
+                CampaignIssue(file: Self.name(masterURL), line: line, column: 0, field: "", "\(Self.name(url)) is not a media playlist")
+            )
             return nil
         }
         do {
@@ -149,7 +154,7 @@ struct AssetLoader {
             guard resolved.hasEndList else {
                 self.issues.append(
                     CampaignIssue(
-                        file: url.path,
+                        file: Self.name(url),
                         line: 0,
                         column: 0,
                         field: "vod",
@@ -162,7 +167,7 @@ struct AssetLoader {
             self.mediaPlaylists[url] = resolved
             return resolved
         } catch {
-            self.issues.append(CampaignIssue(file: url.path, line: error.line, column: 0, field: error.code.rawValue, error.message))
+            self.issues.append(CampaignIssue(file: Self.name(url), line: error.line, column: 0, field: error.code.rawValue, error.message))
             return nil
         }
     }
@@ -173,12 +178,24 @@ struct AssetLoader {
             self.issues.append(CampaignIssue(file: file, line: line, column: column, field: field, message))
             return nil
         }
-        guard let data = try? self.source.read(url) else {
-            return refuse("cannot read \(url.path): the file is missing or unreadable; playlist paths are relative to the campaign file's folder")
+        let data: Data
+        var location = url
+        if url.isFileURL {
+            guard let bytes = try? self.source.read(url) else {
+                return refuse("cannot read \(url.path): the file is missing or unreadable; playlist paths are relative to the campaign file's folder")
+            }
+            data = bytes
+            self.files.playlists.insert(url)
+        } else {
+            guard let fetch = self.source.fetch else { return refuse("\(url.absoluteString) is remote, and this source reads local playlists only") }
+            do {
+                (data, location) = try fetch(url, self.origin)
+            } catch {
+                return refuse("cannot fetch the playlist: \(error)")
+            }
         }
-        self.files.playlists.insert(url)
         guard data.count <= CampaignLimits.maxPlaylistBytes else {
-            return refuse("\(url.path) is \(data.count) bytes; playlists may be at most \(CampaignLimits.maxPlaylistBytes) bytes")
+            return refuse("\(Self.name(url)) is \(data.count) bytes; playlists may be at most \(CampaignLimits.maxPlaylistBytes) bytes")
         }
         // Not the path: it depends on where this copy of the campaign lives, and every replica must
         // compute the same revision (plans are seeded with it). The YAML and the multivariant
@@ -186,15 +203,21 @@ struct AssetLoader {
         self.digest.feed(Array("\(data.count)\n".utf8))
         self.digest.feed(data)
         do {
-            let playlist = try PlaylistParser().parse(bytes: data, url: url)
+            // Relative URIs resolve against where the playlist was found (after redirects).
+            let playlist = try PlaylistParser().parse(bytes: data, url: location)
             let errors = PlaylistLinter().lint(playlist).filter { $0.severity == .error }
             for error in errors {
-                self.issues.append(CampaignIssue(file: url.path, line: error.line ?? 0, column: 0, field: error.rule, error.message))
+                self.issues.append(CampaignIssue(file: Self.name(url), line: error.line ?? 0, column: 0, field: error.rule, error.message))
             }
             return errors.isEmpty ? playlist : nil
         } catch {
-            self.issues.append(CampaignIssue(file: url.path, line: error.line, column: 0, field: error.code.rawValue, error.message))
+            self.issues.append(CampaignIssue(file: Self.name(url), line: error.line, column: 0, field: error.code.rawValue, error.message))
             return nil
         }
+    }
+
+    /// A playlist as issues name it: its path when local, its URL when remote.
+    static func name(_ url: URL) -> String {
+        url.isFileURL ? url.path : url.absoluteString
     }
 }

@@ -14,6 +14,8 @@ public struct Campaign: Sendable {
     public let title: String
     /// The YAML file.
     public let file: URL
+    /// How its remote playlists are fetched (`origin:`).
+    public let origin: OriginOptions
     /// A digest of the YAML and every playlist it references: plans are seeded with it, so an
     /// edit changes the ads a session gets while an untouched campaign decides the same way on
     /// every replica.

@@ -163,7 +163,9 @@ struct Loader {
         self.assets = AssetLoader(folder: file.deletingLastPathComponent(), source: source)
     }
 
-    static let topLevelKeys = ["version", "id", "title", "program", "breaks", "slate", "pools", "rules", "startup", "markers", "trusted_attributes"]
+    static let topLevelKeys = [
+        "version", "id", "title", "origin", "program", "breaks", "slate", "pools", "rules", "startup", "markers", "trusted_attributes",
+    ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
         let fields = self.reader.mapping(root, "", allowed: Self.topLevelKeys)
@@ -177,6 +179,9 @@ struct Loader {
             self.reader.issue(fields["id"], "id", "may contain only a-z, 0-9 and '-' (it appears in URLs)")
         }
         let title = self.reader.string(fields["title"], "title") ?? id
+        // Before any playlist: remote ones are fetched as the block says.
+        let origin = self.origin(fields["origin"])
+        self.assets.origin = origin
         let islands = self.islands(fields["program"], parent: root)
         let pools = self.pools(fields["pools"])
         let slate = self.slate(fields["slate"])
@@ -193,6 +198,7 @@ struct Loader {
             id: id,
             title: title,
             file: self.file,
+            origin: origin,
             revision: self.assets.digest.hex,
             islands: islands,
             breaks: breaks,
@@ -385,6 +391,36 @@ struct Loader {
             breaks.append(AdBreak(id: id, position: position, duration: duration, pools: breakPools, restrict: restrict))
         }
         return breaks
+    }
+
+    /// The `origin:` block: timeouts and the poll in seconds (decimals allowed), limits as whole numbers.
+    private mutating func origin(_ node: Node?) -> OriginOptions {
+        var options = OriginOptions()
+        guard let node else { return options }
+        let fields = self.reader.mapping(node, "origin", allowed: OriginOptions.keys)
+        func seconds(_ key: String, _ minimum: ExactDecimal, _ maximum: ExactDecimal) -> Duration? {
+            guard let value = self.reader.decimal(fields[key], "origin.\(key)") else { return nil }
+            guard value >= minimum, value <= maximum else {
+                self.reader.issue(fields[key], "origin.\(key)", "must be between \(minimum) and \(maximum) seconds")
+                return nil
+            }
+            return Duration(value)
+        }
+        func count(_ key: String, _ range: ClosedRange<Int>) -> Int? {
+            guard let value = self.reader.integer(fields[key], "origin.\(key)") else { return nil }
+            guard range.contains(value) else {
+                self.reader.issue(fields[key], "origin.\(key)", "must be between \(range.lowerBound) and \(range.upperBound)")
+                return nil
+            }
+            return value
+        }
+        options.connectTimeout = seconds("connect_timeout", ExactDecimal(significand: 1, exponent: 1), 60)
+        options.timeout = seconds("timeout", ExactDecimal(significand: 1, exponent: 1), 300)
+        options.poll = seconds("poll", 1, 86_400)
+        options.maxRedirects = count("max_redirects", 0...20)
+        options.maxBytes = count("max_bytes", 1_024...CampaignLimits.maxPlaylistBytes)
+        options.attempts = count("attempts", 1...10)
+        return options
     }
 
     private mutating func markers(_ node: Node?) -> Set<Marker> {

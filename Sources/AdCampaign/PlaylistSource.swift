@@ -12,9 +12,37 @@ public struct PlaylistSource: Sendable {
     let read: @Sendable (URL) throws -> Data
     /// Whether paths are checked against the folder after resolving symlinks (files only).
     let resolvesSymlinks: Bool
+    /// The bytes of an http(s) playlist and its URL after redirects, fetched as the campaign's
+    /// `origin:` block says; nil: remote playlists are refused.
+    let fetch: Fetch?
+
+    public typealias Fetch = @Sendable (URL, OriginOptions) throws -> (data: Data, url: URL)
+
+    init(read: @escaping @Sendable (URL) throws -> Data, resolvesSymlinks: Bool, fetch: Fetch? = nil) {
+        self.read = read
+        self.resolvesSymlinks = resolvesSymlinks
+        self.fetch = fetch
+    }
 
     /// Local files.
     public static let files = PlaylistSource(read: { try Data(contentsOf: $0) }, resolvesSymlinks: true)
+
+    /// Local files, and playlists on http(s) origins through `fetch`, which returns a playlist's
+    /// bytes and its URL after redirects (relative URIs inside it resolve against that) or throws
+    /// an error whose description names the URL and what went wrong.
+    public static func files(remote fetch: @escaping Fetch) -> PlaylistSource {
+        PlaylistSource(read: { try Data(contentsOf: $0) }, resolvesSymlinks: true, fetch: fetch)
+    }
+
+    /// The same source, calling `observe` before each remote fetch (the server notes which
+    /// playlists a campaign fetched, to ask the origin again whether they changed).
+    public func observingRemote(_ observe: @escaping @Sendable (URL, OriginOptions) -> Void) -> PlaylistSource {
+        guard let fetch = self.fetch else { return self }
+        return PlaylistSource(read: self.read, resolvesSymlinks: self.resolvesSymlinks) { url, options in
+            observe(url, options)
+            return try fetch(url, options)
+        }
+    }
 
     /// The playlists in `playlists` (keyed by path relative to `root`) and nothing else.
     public static func memory(_ playlists: [String: String], root: URL) -> PlaylistSource {

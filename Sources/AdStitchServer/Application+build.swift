@@ -1,3 +1,4 @@
+import AdOrigin
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -15,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     public var policy: SessionPolicy
     /// How often the campaigns folder is checked for changes.
     public var reloadInterval: Duration = .seconds(2)
+    /// How remote playlists are fetched and how often they are polled, where a campaign's
+    /// `origin:` block does not say (`serve --origin-…`).
+    public var origin = OriginSettings()
     /// The byte budget of the cache of token-scoped answers (0 turns it off).
     public var responseCacheBytes = Self.defaultResponseCacheBytes
     /// 4 MiB: some thirty two-hour media playlists (128 KiB buffers), plus their gzip forms. A
@@ -40,8 +44,24 @@ public struct ServerConfiguration: Sendable {
 }
 
 /// Builds the HTTP application: the campaigns of the folder, the routes of the API.
-public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) -> some ApplicationProtocol {
-    let store = CampaignStore(folder: configuration.campaigns, logger: logger, metrics: configuration.metrics)
+public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
+    // Remote playlists (DESIGN.md `origin:`) through one origin client, shut down with the app.
+    // The first load runs on NIO's blocking thread pool, like every reload: it waits for fetches,
+    // and the caller may be an event loop. Campaigns are loaded when the server starts.
+    let origin = OriginClient(settings: configuration.origin, metrics: configuration.metrics.factory)
+    let store = CampaignStore(
+        folder: configuration.campaigns,
+        logger: logger,
+        metrics: configuration.metrics,
+        remote: RemotePlaylists(client: origin),
+        loadNow: false
+    )
+    do {
+        _ = try await NIOThreadPool.singleton.runIfActive { store.reload(logger: logger, settle: false) }
+    } catch {
+        try? await origin.shutdown()
+        throw error
+    }
     let router = buildRouter(store: store, policy: configuration.policy, responseCacheBytes: configuration.responseCacheBytes)
     let headerTimeout = TimeAmount(configuration.headerTimeout)
     var app = Application(
@@ -64,8 +84,21 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         ),
         logger: logger
     )
-    app.addServices(CampaignReloader(store: store, interval: configuration.reloadInterval, logger: logger))
+    app.addServices(
+        CampaignReloader(store: store, interval: configuration.reloadInterval, logger: logger),
+        OriginClientService(client: origin)
+    )
     return app
+}
+
+/// Shuts the origin client down when the application stops.
+struct OriginClientService: Service {
+    let client: OriginClient
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await self.client.shutdown()
+    }
 }
 
 /// Polls the campaigns folder and reloads what changed (see ``CampaignStore/reload(logger:)``),

@@ -1,4 +1,5 @@
 import AdCampaign
+import AdOrigin
 import AdStitching
 import Foundation
 import Hummingbird
@@ -60,6 +61,15 @@ public final class CampaignStore: Sendable {
         var files: CampaignFiles
         /// ``files`` as sorted paths (``CampaignFolder/watched(_:)``).
         var watched: [String]
+        /// The remote playlists the last load fetched (or tried to), with the campaign's
+        /// `origin:` options: no local file tells when they change, so every `origin.poll` the
+        /// origin is asked (conditionally) whether they did.
+        var remote: [URL: OriginOptions] = [:]
+        var checkedAt = ContinuousClock.now
+        /// The error of the last load (nil: it succeeded), and of the last poll of the origin
+        /// since (nil: the origin answered): `/v1/campaigns` shows the poll's first.
+        var loadError: String?
+        var pollError: String?
     }
 
     private struct State {
@@ -74,12 +84,26 @@ public final class CampaignStore: Sendable {
 
     private let state = Mutex(State())
 
-    public init(folder: URL, logger: Logger, metrics: ServerMetrics = ServerMetrics()) {
+    /// Remote playlists (``buildApplication(_:logger:)``): fetched through an origin client, with
+    /// the answers kept for conditional polls. Nil: local files only.
+    let remote: RemotePlaylists?
+
+    /// - Parameter loadNow: load the folder before returning (tests); `buildApplication` loads it
+    ///   on NIO's blocking thread pool instead, since loading waits for remote playlists and the
+    ///   caller may be an event loop.
+    public init(
+        folder: URL,
+        logger: Logger,
+        metrics: ServerMetrics = ServerMetrics(),
+        remote: RemotePlaylists? = nil,
+        loadNow: Bool = true
+    ) {
         self.folder = folder.standardizedFileURL
         self.scanner = CampaignFolder(url: self.folder)
         self.metrics = metrics
+        self.remote = remote
         // At start-up there is no earlier poll to compare with: load what is there.
-        self.reload(logger: logger, settle: false)
+        if loadNow { self.reload(logger: logger, settle: false) }
     }
 
     /// The revision new sessions of `id` get.
@@ -119,6 +143,11 @@ public final class CampaignStore: Sendable {
             let fingerprint = self.scanner.fingerprint(file, watched: previous?.watched ?? [])
             guard previous?.fingerprint != fingerprint else {
                 self.state.withLock { _ = $0.pending.removeValue(forKey: file.path) }
+                // Local files unchanged; its origin may have changed.
+                if let previous, self.originChanged(file, previous, logger: logger) {
+                    changed = true
+                    self.load(file, fingerprint: fingerprint, previous: previous, current: true, logger: logger)
+                }
                 continue
             }
             if settle {
@@ -142,24 +171,88 @@ public final class CampaignStore: Sendable {
             }
             state.pending = state.pending.filter { present.contains($0.key) }
         }
-        let (loaded, failing) = self.state.withLock { state in (state.current.count, state.entries.values.filter { $0.status.error != nil }.count) }
+        let (loaded, failing, remote) = self.state.withLock { state in
+            (
+                state.current.count, state.entries.values.filter { $0.status.error != nil }.count,
+                Set(state.entries.values.flatMap(\.remote.keys))
+            )
+        }
+        self.remote?.keep(only: remote)
         self.metrics.campaigns(loaded: loaded, failing: failing)
         self.reportPatternLimitHits(logger: logger)
         return changed
     }
 
-    private func load(_ file: URL, fingerprint: String, previous: Entry?, logger: Logger) {
+    /// Whether the origin says a playlist of this campaign changed, when its `origin.poll` is due.
+    /// A failed poll keeps the revision serving and shows the error (stale on error).
+    private func originChanged(_ file: URL, _ entry: Entry, logger: Logger) -> Bool {
+        guard let remote = self.remote, !entry.remote.isEmpty else { return false }
+        let poll = entry.remote.values.lazy.compactMap(\.poll).first ?? remote.client.settings.poll
+        guard ContinuousClock.now - entry.checkedAt >= poll else { return false }
+        let pollError: String?
+        var changed = false
+        do {
+            changed = try remote.changed(entry.remote)
+            pollError = nil
+        } catch {
+            let serving = entry.status.serving.map { "revision \($0) keeps serving" } ?? "nothing is serving"
+            pollError = "cannot refresh from the origin: \(error) — \(serving); the next poll tries again"
+            logger.error("origin poll failed", metadata: ["file": "\(file.path)", "error": "\(error)"])
+            self.metrics.reloadFailed(campaign: entry.status.id ?? CampaignFolder.name(of: file))
+        }
+        self.state.withLock { state in
+            guard var entry = state.entries[file.path] else { return }
+            entry.checkedAt = .now
+            entry.pollError = pollError
+            entry.status = CampaignStatus(
+                file: entry.status.file,
+                id: entry.status.id,
+                serving: entry.status.serving,
+                error: pollError ?? entry.loadError
+            )
+            state.entries[file.path] = entry
+        }
+        return changed
+    }
+
+    /// Loads the campaign in `file`. `current`: its remote playlists were just asked for (a poll
+    /// found a change), so their answers are used without asking again.
+    private func load(_ file: URL, fingerprint: String, previous: Entry?, current: Bool = false, logger: Logger) {
         let relativeFile = self.relative(file.path)
         // The files the attempt referenced: what the next polls watch (a restored segment must
         // bring a reload), and what the stored fingerprint is taken over.
         var attempted: CampaignFiles?
+        // The remote playlists it fetched: what the next polls ask the origin about.
+        let fetched = Mutex([URL: OriginOptions]())
+        let source = (self.remote?.source(current: current) ?? .files).observingRemote { url, options in
+            fetched.withLock { $0[url] = options }
+        }
+        defer {
+            let remote = fetched.withLock { $0 }
+            self.state.withLock { state in
+                state.entries[file.path]?.remote = remote
+                state.entries[file.path]?.checkedAt = .now
+            }
+        }
         do {
-            let campaign = try CampaignLoader.load(file)
+            let campaign = try CampaignLoader.load(file, source: source)
             attempted = campaign.files
             // A segment, key or init section the playlists name but the folder lacks would fail
             // in every player: refuse the revision, keep the last good one.
             let missing = campaign.missingMedia()
             guard missing.isEmpty else { throw CampaignError(missing) }
+            // Fetched again from its origin and found the same (the revision is a digest of every
+            // byte): the serving load stays, with its sessions' plans and answers.
+            if previous?.status.serving == campaign.revision, previous?.fingerprint == fingerprint {
+                self.state.withLock { state in
+                    state.entries[file.path]?.loadError = nil
+                    state.entries[file.path]?.pollError = nil
+                    if let status = state.entries[file.path]?.status {
+                        state.entries[file.path]?.status = CampaignStatus(file: status.file, id: status.id, serving: status.serving, error: nil)
+                    }
+                }
+                return
+            }
             let folder = file.deletingLastPathComponent().standardizedFileURL
             let layout = try StitchLayout(campaign: campaign, uris: MediaController.uris(campaign: campaign.id, folder: folder))
             let served = try ServedCampaign(campaign: campaign, folder: folder, renderer: SessionRenderer(layout: layout))
@@ -201,7 +294,8 @@ public final class CampaignStore: Sendable {
                     fingerprint: failedFingerprint,
                     status: CampaignStatus(file: relativeFile, id: previous?.status.id, serving: previous?.status.serving, error: message),
                     files: watchedFiles,
-                    watched: watched
+                    watched: watched,
+                    loadError: message
                 )
             }
             self.metrics.reloadFailed(campaign: previous?.status.id ?? CampaignFolder.name(of: file))

@@ -58,6 +58,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Connections served at once; more wait in the listen backlog.")
     var maxConnections = 10_000
 
+    @OptionGroup(title: "Origins")
+    var origin: OriginFlags
+
     @Option(help: "Log level: trace, debug (a line per request), info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -108,10 +111,11 @@ struct Serve: AsyncParsableCommand {
         configuration.idleTimeout = .seconds(self.idleTimeout)
         configuration.headerTimeout = .seconds(self.headerTimeout)
         configuration.maxConnections = self.maxConnections
+        configuration.origin = self.origin.settings
         // The one process-wide bootstrap: anything in the process using swift-metrics reports to
         // the registry /metrics serves. (The server itself writes to it explicitly.)
         MetricsSystem.bootstrap(configuration.metrics.factory)
-        let app = buildApplication(configuration, logger: logger)
+        let app = try await buildApplication(configuration, logger: logger)
         let base = "http://\(self.host):\(self.port)"
         print("AdStitch serving \(self.campaigns) on \(base)")
         print("  campaigns:  \(base)/v1/campaigns")

@@ -1,5 +1,6 @@
 import AdCampaign
 import AdDecision
+import AdOrigin
 import AdStitching
 import ArgumentParser
 import Foundation
@@ -56,9 +57,13 @@ struct Stitch: ParsableCommand {
 
 /// Loads a campaign named on the command line, printing every issue on failure.
 enum CampaignFile {
+    /// Local files, and playlists on http(s) origins with the origin defaults (DESIGN.md
+    /// `origin:`). One client for the process, which exits without a deinit to shut it down.
+    static let source = OriginClient().playlistSource
+
     static func load(_ path: String) throws -> Campaign {
         do {
-            return try CampaignLoader.load(URL(fileURLWithPath: path))
+            return try CampaignLoader.load(URL(fileURLWithPath: path), source: Self.source)
         } catch {
             for issue in error.issues { Output.error(Self.format(issue)) }
             throw ExitCode(1)

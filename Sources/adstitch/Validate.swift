@@ -59,7 +59,7 @@ struct Validate: ParsableCommand {
     private func validateCampaign(_ file: String) -> Int {
         let campaign: Campaign
         do {
-            campaign = try CampaignLoader.load(URL(fileURLWithPath: file))
+            campaign = try CampaignLoader.load(URL(fileURLWithPath: file), source: CampaignFile.source)
         } catch {
             for issue in error.issues { Output.write(CampaignFile.format(issue) + "\n") }
             return error.issues.count

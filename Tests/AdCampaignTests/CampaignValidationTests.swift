@@ -89,7 +89,15 @@ struct CampaignValidationTests {
             line: 11,
             column: "titel",
             field: "titel",
-            message: .prefix("unknown key; expected one of version, id, title, program")
+            message: .prefix("unknown key; expected one of version, id, title, origin, program")
+        ),
+        .init(
+            "an origin: poll out of range",
+            yaml: minimal(appending: "origin: { timeout: 2, poll: 0.5 }"),
+            line: 11,
+            column: "0.5",
+            field: "origin.poll",
+            message: .exact("must be between 1 and 86400 seconds")
         ),
         .init(
             "unsupported version",
@@ -440,7 +448,7 @@ struct CampaignValidationTests {
 
     @Test("the table holds every single-finding case, each named once and checking its message")
     func table() {
-        #expect(Self.cases.count == 40)
+        #expect(Self.cases.count == 41)
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "every case has its own name")
         #expect(Self.cases.allSatisfy { !$0.message.isEmpty }, "every case checks its message")
     }

@@ -57,6 +57,30 @@ struct CLITests {
         #expect(result.output.contains("\(file.path):4: error:") && result.output.contains("[byterange-offset]"), "\(result.output)")
     }
 
+    @Test("validate and stitch read a campaign whose playlists are on an http origin; a missing one is file:line:column, URL and status")
+    func remoteCampaign() throws {
+        let server = try StaticServer(root: Repository.root.appendingPathComponent("Campaigns/evening-news"))
+        let base = server.base.absoluteString
+        let yaml = try String(contentsOf: Repository.campaign("evening-news"), encoding: .utf8)
+            .replacingOccurrences(of: "playlist: media/", with: "playlist: \(base)media/")
+        let campaign = try self.temporary("remote.yaml", yaml)
+        let valid = try self.adstitch("validate", campaign.path)
+        #expect(valid.status == 0, "\(valid.output)")
+        #expect(valid.output.contains("campaign evening-news is valid"), "\(valid.output)")
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("cli-remote-\(UUID().uuidString.prefix(6))")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let stitched = try self.adstitch("stitch", campaign.path, "--out", out.path, "--session", "remote-1")
+        #expect(stitched.status == 0, "\(stitched.output)")
+        let playlist = try String(contentsOf: out.appendingPathComponent("v0.m3u8"), encoding: .utf8)
+        #expect(playlist.split(separator: "\n").filter { !$0.hasPrefix("#") }.allSatisfy { $0.hasPrefix(base + "media/") })
+
+        let broken = try self.temporary("broken-remote.yaml", yaml.replacingOccurrences(of: "media/slate/master.m3u8", with: "media/slate/gone.m3u8"))
+        let refused = try self.adstitch("validate", broken.path)
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("\(broken.path):15:"), "\(refused.output)")
+        #expect(refused.output.contains("\(base)media/slate/gone.m3u8 answered HTTP 404"), "\(refused.output)")
+    }
+
     @Test("validate accepts the demo campaigns and refuses a broken one with file:line:column")
     func validateCampaigns() throws {
         let good = try self.adstitch("validate", Repository.campaign("evening-news").path, Repository.campaign("feature-fmp4").path)

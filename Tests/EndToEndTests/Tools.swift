@@ -134,19 +134,33 @@ final class BackgroundProcess: @unchecked Sendable {
     }
 }
 
-/// A static HTTP server over a folder, on a free loopback port, answering Range requests
-/// (scripts/range-http-server.py; python's own http.server ignores them, and byte-range
-/// segments need them).
+/// A static HTTP server over a folder, on a free loopback port, in a process of its own
+/// (scripts/test-origin.py): Range requests (byte-range segments need them), validators and 304s,
+/// and the faults the origin tests inject by path (`/_/status/404/…`, `/_/slow/…`; see the script).
 final class StaticServer: Sendable {
     let process: BackgroundProcess
     let base: URL
 
     init(root: URL) throws {
-        let script = Repository.root.appendingPathComponent("scripts/range-http-server.py").path
+        let script = Repository.root.appendingPathComponent("scripts/test-origin.py").path
         self.process = try BackgroundProcess("python3", ["-u", script, root.path])
         guard let line = self.process.waitForLine(containing: "Serving HTTP"),
             let port = line.split(separator: " ").last.flatMap({ Int($0) })
         else { throw Tool.Missing(name: "a python3 file server that starts") }
         self.base = URL(string: "http://127.0.0.1:\(port)/")!
+    }
+
+    /// `path` (no leading `/`) on this server.
+    func url(_ path: String) -> URL { URL(string: path, relativeTo: self.base)!.absoluteURL }
+
+    /// Requests so far for each path (the server's `/_/hits`).
+    func hits() throws -> [String: Int] {
+        let answer = try LoopbackHTTP.exchange("GET", port: self.base.port ?? 0, path: "/_/hits")
+        return try JSONDecoder().decode([String: Int].self, from: answer.body)
+    }
+
+    /// Requests so far for paths starting with `prefix`.
+    func hits(under prefix: String) throws -> Int {
+        try self.hits().filter { $0.key.hasPrefix(prefix) }.values.reduce(0, +)
     }
 }
