@@ -31,6 +31,8 @@ public struct Campaign: Sendable {
     /// Viewer attributes a viewer could claim for themselves to dodge ads (`seen`): a public
     /// session start honours them only when an app backend signed it (`serve --start-key`).
     public let trustedAttributes: [String]
+    /// The rule-driven rewriter (`rewrite:`), in campaign order.
+    public let rewrites: [RewriteRule]
     /// The local files the campaign is made of (playlists, segments, keys, init sections).
     public let files: CampaignFiles
     /// Findings that do not stop the campaign from loading (`adstitch validate` prints them).

@@ -32,6 +32,8 @@ public enum CampaignLimits {
     /// The campaign file and every playlist it reads.
     public static let maxCampaignFileBytes = 1 << 20
     public static let maxPlaylistBytes = 16 << 20
+    /// Rewrite rules per campaign: the rules a viewer gets are a 64-bit set.
+    public static let maxRewriteRules = 64
     /// Flight dates and date-times: years 1970 through 9999.
     public static let years = 1970...9999
 }

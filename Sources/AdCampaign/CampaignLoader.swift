@@ -164,7 +164,7 @@ struct Loader {
     }
 
     static let topLevelKeys = [
-        "version", "id", "title", "origin", "program", "breaks", "slate", "pools", "rules", "startup", "markers", "trusted_attributes",
+        "version", "id", "title", "origin", "program", "breaks", "slate", "pools", "rules", "startup", "markers", "trusted_attributes", "rewrite",
     ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
@@ -193,6 +193,8 @@ struct Loader {
         let startup = self.startup(fields["startup"])
         let markers = self.markers(fields["markers"])
         let trusted = fields["trusted_attributes"].map { self.reader.strings($0, "trusted_attributes") } ?? Campaign.defaultTrustedAttributes
+        let named = rules.flatMap(\.condition.attributeNames) + startup.flatMap(\.condition.attributeNames) + trusted
+        let rewrites = self.rewrites(fields["rewrite"], attributes: Set(named))
         guard self.reader.issues.isEmpty, self.assets.issues.isEmpty else { return nil }
         var campaign = Campaign(
             id: id,
@@ -208,6 +210,7 @@ struct Loader {
             startup: startup,
             markers: markers,
             trustedAttributes: trusted,
+            rewrites: rewrites,
             files: self.assets.files,
             warnings: []
         )

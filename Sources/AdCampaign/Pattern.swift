@@ -108,6 +108,48 @@ public final class Pattern: @unchecked Sendable, CustomStringConvertible {
 
     public var description: String { self.source }
 
+    /// How many capturing groups the pattern has.
+    public var captureCount: Int {
+        var count: UInt32 = 0
+        pcre2_pattern_info_8(self.code, UInt32(PCRE2_INFO_CAPTURECOUNT), &count)
+        return Int(count)
+    }
+
+    /// The number of the capturing group called `name`, or nil when there is none.
+    public func groupNumber(named name: String) -> Int? {
+        let number = name.withCString { pointer in
+            pcre2_substring_number_from_name_8(self.code, UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self))
+        }
+        return number > 0 ? Int(number) : nil
+    }
+
+    /// The groups of the first match in `subject` — index 0 the whole match, then each group
+    /// (nil when it took no part) — or nil when there is no match (a match stopped by a limit
+    /// is none, and counted in ``limitHits``).
+    public func captures(in subject: String) -> [Substring?]? {
+        guard let matchData = pcre2_match_data_create_from_pattern_8(self.code, nil) else { return nil }
+        defer { pcre2_match_data_free_8(matchData) }
+        var subject = subject
+        let result = subject.withUTF8 { bytes in
+            let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
+            return pcre2_match_8(self.code, base, bytes.count, 0, 0, matchData, Self.context)
+        }
+        guard result >= 0 else {
+            if cpcre2_is_limit_error(result) != 0 { Self.limitHitCount.add(1, ordering: .relaxed) }
+            return nil
+        }
+        let ovector = pcre2_get_ovector_pointer_8(matchData)!
+        let utf8 = subject.utf8
+        return (0...self.captureCount).map { group in
+            let start = ovector[2 * group]
+            let end = ovector[2 * group + 1]
+            guard start != cpcre2_unset(), end != cpcre2_unset(), start <= end else { return nil }
+            let lower = utf8.index(utf8.startIndex, offsetBy: start)
+            let upper = utf8.index(utf8.startIndex, offsetBy: end)
+            return subject[lower..<upper]
+        }
+    }
+
     private static func message(for code: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 256)
         let length = pcre2_get_error_message_8(code, &buffer, buffer.count)

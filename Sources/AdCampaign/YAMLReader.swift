@@ -17,9 +17,11 @@ struct YAMLReader {
         self.file = file
     }
 
-    mutating func issue(_ node: Node?, _ field: String, _ message: String) {
+    /// An issue at `node`, or `columnOffset` columns past its start (a place inside a scalar).
+    mutating func issue(_ node: Node?, _ field: String, _ message: String, columnOffset: Int = 0) {
         let mark = node?.mark
-        self.issues.append(CampaignIssue(file: self.file, line: mark?.line ?? 0, column: mark?.column ?? 0, field: field, message))
+        let column = mark.map { $0.column + columnOffset } ?? 0
+        self.issues.append(CampaignIssue(file: self.file, line: mark?.line ?? 0, column: column, field: field, message))
     }
 
     /// The pairs of a mapping, in order; unknown keys are issues.

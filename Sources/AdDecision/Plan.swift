@@ -12,6 +12,9 @@ public struct Plan: Sendable {
     public let startup: StartupDecision
     /// The rules whose condition held for this viewer, by name.
     public let appliedRules: [String]
+    /// The rewrite rules whose condition held for this viewer (the first that matches a URI
+    /// rewrites it: docs/campaign-format.md `rewrite:`).
+    public let rewrites: RewriteSet
 
     /// The stream's exact duration: the sum of its pieces on the main video timeline.
     public var duration: ExactDecimal { self.pieces.last.map { $0.start + $0.duration } ?? .zero }
@@ -147,4 +150,29 @@ public struct StartupDecision: Sendable, Hashable {
     public let rule: Int?
     /// Why, in words.
     public let reason: String
+}
+
+/// A set of a campaign's rewrite rules, by position (at most ``CampaignLimits/maxRewriteRules``).
+public struct RewriteSet: Sendable, Hashable {
+    public var bits: UInt64
+
+    public init(bits: UInt64) {
+        self.bits = bits
+    }
+
+    public init(_ positions: some Sequence<Int>) {
+        self.bits = positions.reduce(0) { $0 | (1 << UInt64($1)) }
+    }
+
+    public static let none = RewriteSet(bits: 0)
+
+    public func contains(_ position: Int) -> Bool { self.bits & (1 << UInt64(position)) != 0 }
+
+    public var isEmpty: Bool { self.bits == 0 }
+
+    /// The rules in both sets.
+    public func intersection(_ other: RewriteSet) -> RewriteSet { RewriteSet(bits: self.bits & other.bits) }
+
+    /// The positions in the set, in order.
+    public var positions: [Int] { (0..<64).filter(self.contains) }
 }

@@ -7,9 +7,20 @@ import HLSPlaylist
 /// (`adstitch preview`) and the preview page show the same report.
 public struct PlanReport: Sendable {
     public let plan: Plan
+    /// For a campaign with `rewrite:` rules: the rules that rewrote URIs of each piece (same
+    /// order as the plan's pieces). Nil without rules: the report then says nothing of them.
+    public let rewrites: [[String]]?
 
-    public init(_ plan: Plan) {
+    /// - Parameter rewrites: the rewrite rules that write URIs of each piece, by name (the
+    ///   layout knows: `StitchLayout.appliedRewrites`), for a campaign with rules.
+    public init(_ plan: Plan, rewrites: (Piece) -> [String] = { _ in [] }) {
         self.plan = plan
+        self.rewrites = plan.campaign.rewrites.isEmpty ? nil : plan.pieces.map(rewrites)
+    }
+
+    /// The rewrite rules whose condition held for the viewer, by name.
+    var rewritesInForce: [String] {
+        self.plan.rewrites.positions.filter { $0 < self.plan.campaign.rewrites.count }.map { self.plan.campaign.rewrites[$0].name }
     }
 
     // MARK: - JSON
@@ -17,27 +28,25 @@ public struct PlanReport: Sendable {
     public var json: JSONValue {
         let plan = self.plan
         let variants = plan.campaign.islands.first?.asset.variants.map(\.streamInf) ?? []
-        return .object([
+        var members: [(String, JSONValue)] = [
             ("campaign", .string(plan.campaign.id)),
             ("revision", .string(plan.campaign.revision)),
             ("session", .string(plan.context.session)),
             ("at", .string(DateTime.iso8601(millisecondsSinceEpoch: plan.context.milliseconds, alwaysMilliseconds: false))),
             ("attributes", .object(plan.context.attributes.keys.sorted().map { ($0, .string(plan.context.attributes[$0] ?? "")) })),
             ("appliedRules", .array(plan.appliedRules.map(JSONValue.string))),
+        ]
+        if self.rewrites != nil { members.append(("appliedRewrites", .array(self.rewritesInForce.map(JSONValue.string)))) }
+        let timeline: [JSONValue] = plan.pieces.enumerated().map { position, piece in
+            var members: [(String, JSONValue)] = [("kind", .string(piece.kind.name)), ("id", .string(piece.id))]
+            if let breakID = piece.breakID { members.append(("break", .string(breakID))) }
+            members += [("start", .decimal(piece.start)), ("end", .decimal(piece.start + piece.duration)), ("duration", .decimal(piece.duration))]
+            if let rewrites = self.rewrites { members.append(("rewrites", .array(rewrites[position].map(JSONValue.string)))) }
+            return .object(members)
+        }
+        members += [
             ("duration", .decimal(plan.duration)),
-            (
-                "timeline",
-                .array(
-                    plan.pieces.map { piece in
-                        var members: [(String, JSONValue)] = [("kind", .string(piece.kind.name)), ("id", .string(piece.id))]
-                        if let breakID = piece.breakID { members.append(("break", .string(breakID))) }
-                        members += [
-                            ("start", .decimal(piece.start)), ("end", .decimal(piece.start + piece.duration)), ("duration", .decimal(piece.duration)),
-                        ]
-                        return .object(members)
-                    }
-                )
-            ),
+            ("timeline", .array(timeline)),
             ("breaks", .array(plan.breaks.map(Self.breakJSON))),
             (
                 "startup",
@@ -61,7 +70,8 @@ public struct PlanReport: Sendable {
                     ),
                 ])
             ),
-        ])
+        ]
+        return .object(members)
     }
 
     private static func breakJSON(_ planned: PlannedBreak) -> JSONValue {
@@ -104,15 +114,23 @@ public struct PlanReport: Sendable {
         out += "Session \(plan.context.session) at \(DateTime.iso8601(millisecondsSinceEpoch: plan.context.milliseconds, alwaysMilliseconds: false))"
         let attributes = plan.context.attributes.keys.sorted().map { "\($0)=\(plan.context.attributes[$0] ?? "")" }
         out += attributes.isEmpty ? "\n" : " with \(attributes.joined(separator: " "))\n"
-        out += "Rules applied: \(plan.appliedRules.isEmpty ? "none" : plan.appliedRules.joined(separator: ", "))\n\n"
-        out += "Timeline (\(plan.duration) s)\n"
-        for piece in plan.pieces {
+        out += "Rules applied: \(plan.appliedRules.isEmpty ? "none" : plan.appliedRules.joined(separator: ", "))\n"
+        if self.rewrites != nil {
+            out += "Rewrites in force: \(self.rewritesInForce.isEmpty ? "none" : self.rewritesInForce.joined(separator: ", "))\n"
+        }
+        out += "\nTimeline (\(plan.duration) s)\n"
+        for (position, piece) in plan.pieces.enumerated() {
             let range = "\(Self.pad(piece.start))–\(Self.pad(piece.start + piece.duration))"
+            var line: String
             switch piece.kind {
-            case .island: out += "  \(range)  island \(piece.id)\n"
-            case .ad(_, let breakID): out += "  \(range)    ad \(piece.id)  [\(breakID)]\n"
-            case .slate(let breakID): out += "  \(range)    slate  [\(breakID)]\n"
+            case .island: line = "  \(range)  island \(piece.id)"
+            case .ad(_, let breakID): line = "  \(range)    ad \(piece.id)  [\(breakID)]"
+            case .slate(let breakID): line = "  \(range)    slate  [\(breakID)]"
             }
+            if let rewrites = self.rewrites?[position] {
+                line += rewrites.isEmpty ? "  URIs as they are" : "  URIs rewritten by \(rewrites.joined(separator: ", "))"
+            }
+            out += line + "\n"
         }
         for planned in plan.breaks {
             out += "\nBreak \(planned.adBreak.id): \(planned.start)–\(planned.end) s, \(planned.duration) of \(planned.adBreak.duration) s"

@@ -48,7 +48,8 @@ public struct Planner: Sendable {
             pieces: pieces,
             breaks: breaks,
             startup: StartupSelector().decide(campaign, for: context),
-            appliedRules: applying.map(\.name)
+            appliedRules: applying.map(\.name),
+            rewrites: RewriteSet(campaign.rewrites.indices.filter { campaign.rewrites[$0].condition.holds(for: context) })
         )
     }
 

@@ -1,4 +1,5 @@
 import AdCampaign
+import AdDecision
 import AdOrigin
 import AdStitching
 import Foundation
@@ -27,6 +28,11 @@ public struct ServedCampaign: Sendable {
     }
 
     private static let loads = Atomic<Int>(0)
+
+    /// The plan explained, with the rewrite rules that wrote each piece's URIs.
+    func report(_ plan: Plan) -> PlanReport {
+        PlanReport(plan) { self.renderer.layout.appliedRewrites($0, rewrites: plan.rewrites) }
+    }
 }
 
 /// The load status of one campaign file, as `GET /v1/campaigns` shows it.

@@ -62,39 +62,44 @@ struct StitchedBody: Sendable {
         return buffer
     }
 
-    /// The file as one gzip member; its blocks must be this revision's.
+    /// The file as one gzip member; its blocks must be this revision's. Blocks not deflated at
+    /// load (pieces of blocks rewritten per viewer: id -1) go out stored, as the session's lines do.
     func gzip(_ file: RenderedBytes) -> ByteBuffer {
         var capacity = 10 + 5 + 8 + file.literal.count
         for part in file.parts {
             switch part {
             case .literal(let range): capacity += 5 * (range.count / Self.maxStored + 1)
-            case .block(let block): capacity += self.blocks[block.id].deflated.readableBytes
+            case .block(let block) where self.blocks.indices.contains(block.id): capacity += self.blocks[block.id].deflated.readableBytes
+            case .block(let block): capacity += block.bytes.count + 5 * (block.bytes.count / Self.maxStored + 1)
             }
         }
         var buffer = ByteBufferAllocator().buffer(capacity: capacity)
         // ID1 ID2, CM deflate, no flags, no modification time, no extra flags, OS Unix (RFC 1952 §2.3).
         buffer.writeBytes([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3])
         var crc: UInt32 = 0
+        func stored(_ all: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+            var start = range.lowerBound
+            while start < range.upperBound {
+                let bytes = UnsafeBufferPointer(rebasing: all[start..<min(range.upperBound, start + Self.maxStored)])
+                // A stored block (RFC 1951 §3.2.4): BFINAL 0, BTYPE 00, then LEN and its complement.
+                buffer.writeInteger(UInt8(0))
+                buffer.writeInteger(UInt16(bytes.count), endianness: .little)
+                buffer.writeInteger(~UInt16(bytes.count), endianness: .little)
+                buffer.writeBytes(UnsafeRawBufferPointer(bytes))
+                crc = czlib_crc32(crc, bytes.baseAddress, bytes.count)
+                start += bytes.count
+            }
+        }
         for part in file.parts {
             switch part {
             case .literal(let range):
-                file.literal.withUnsafeBufferPointer { all in
-                    var start = range.lowerBound
-                    while start < range.upperBound {
-                        let bytes = UnsafeBufferPointer(rebasing: all[start..<min(range.upperBound, start + Self.maxStored)])
-                        // A stored block (RFC 1951 §3.2.4): BFINAL 0, BTYPE 00, then LEN and its complement.
-                        buffer.writeInteger(UInt8(0))
-                        buffer.writeInteger(UInt16(bytes.count), endianness: .little)
-                        buffer.writeInteger(~UInt16(bytes.count), endianness: .little)
-                        buffer.writeBytes(UnsafeRawBufferPointer(bytes))
-                        crc = czlib_crc32(crc, bytes.baseAddress, bytes.count)
-                        start += bytes.count
-                    }
-                }
-            case .block(let block):
+                file.literal.withUnsafeBufferPointer { stored($0, range) }
+            case .block(let block) where self.blocks.indices.contains(block.id):
                 let compressed = self.blocks[block.id]
                 buffer.writeImmutableBuffer(compressed.deflated)
                 crc = czlib_crc32_combine(crc, compressed.crc, compressed.shift)
+            case .block(let block):
+                block.bytes.withUnsafeBufferPointer { stored($0, $0.indices) }
             }
         }
         // The last block: stored, empty, BFINAL 1.

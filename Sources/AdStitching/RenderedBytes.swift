@@ -55,6 +55,31 @@ public struct RenderedBytes: Sendable {
         self.count += self.literal.count - start
     }
 
+    /// A segment block: its bytes, or (with per-viewer rewrite values) its pieces with the
+    /// viewer's value for each slot between them.
+    mutating func append(_ block: SegmentBlock, filling values: [[UInt8]]) {
+        guard !block.slots.isEmpty else { return self.append(block.bytes) }
+        for (index, piece) in block.pieces.enumerated() {
+            self.append(piece)
+            if index < block.slots.count { self.appendLiteral { $0 += values[block.slots[index]] } }
+        }
+    }
+
+    /// `text` with each slot marker (``URIRewriter``) replaced by the viewer's value.
+    mutating func append(_ text: String, filling values: [[UInt8]]) {
+        self.appendLiteral { bytes in
+            var utf8 = text.utf8.makeIterator()
+            while let byte = utf8.next() {
+                guard byte == URIRewriter.marker, let slot = utf8.next() else {
+                    bytes.append(byte)
+                    continue
+                }
+                _ = utf8.next()
+                bytes += values[Int(slot)]
+            }
+        }
+    }
+
     mutating func append(_ block: ByteBlock) {
         guard !block.bytes.isEmpty else { return }
         self.parts.append(.block(block))

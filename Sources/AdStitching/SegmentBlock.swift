@@ -12,6 +12,11 @@ struct SegmentBlock: Sendable {
     private(set) var text = ""
     /// The block's lines as the renderer writes them (after ``seal(id:)``).
     private(set) var bytes = ByteBlock(id: -1, bytes: [])
+    /// A block with per-viewer values from rewrite templates (``URIRewriter``): ``bytes`` cut
+    /// at each value's slot marker, and the slot numbers between the pieces (one fewer than the
+    /// pieces). Empty when the block is the same for every viewer.
+    private(set) var pieces: [ByteBlock] = []
+    private(set) var slots: [Int] = []
     /// The `EXT-X-KEY` lines in force at the first and last segment; empty when clear.
     var startKeys: [String] = []
     var endKeys: [String] = []
@@ -29,7 +34,16 @@ struct SegmentBlock: Sendable {
     /// Renders `playlist`'s segments. `gap` marks every segment EXT-X-GAP (an I-frame rendition the
     /// asset lacks); `fillURI` replaces every segment URI (an empty WebVTT for a missing subtitle
     /// rendition) and drops keys, maps and byte ranges.
-    init(_ playlist: MediaPlaylist, uris: URIStyle, iFramesOnly: Bool = false, gap: Bool = false, fillURI: String? = nil) {
+    /// `version`: the block's version when known (a rewritten block needs what the block it
+    /// rewrites needs), else worked out from its lines.
+    init(
+        _ playlist: MediaPlaylist,
+        uris: URIStyle,
+        iFramesOnly: Bool = false,
+        gap: Bool = false,
+        fillURI: String? = nil,
+        version: Int? = nil
+    ) {
         self.source = playlist.url
         var currentKeys: [String]?
         var currentMap: String?
@@ -77,13 +91,29 @@ struct SegmentBlock: Sendable {
             self.maxRoundedDuration = max(self.maxRoundedDuration, segment.duration.roundedToInteger)
         }
         self.endKeys = currentKeys ?? []
-        self.version = Self.minimumVersion(of: self.startKeys, self.text, iFramesOnly: iFramesOnly)
+        self.version = version ?? Self.minimumVersion(of: self.startKeys, self.text, iFramesOnly: iFramesOnly)
     }
 
-    /// Moves the lines into ``bytes``, numbered `id` in the layout.
+    /// Moves the lines into ``bytes``, numbered `id` in the layout, and cuts them at slot
+    /// markers (``URIRewriter``) into ``pieces`` and ``slots``.
     mutating func seal(id: Int) {
-        self.bytes = ByteBlock(id: id, bytes: Array(self.text.utf8))
+        let bytes = Array(self.text.utf8)
+        self.bytes = ByteBlock(id: id, bytes: bytes)
         self.text = ""
+        guard bytes.contains(URIRewriter.marker) else { return }
+        var start = 0
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == URIRewriter.marker, index + 2 < bytes.count else {
+                index += 1
+                continue
+            }
+            self.pieces.append(ByteBlock(id: -1, bytes: Array(bytes[start..<index])))
+            self.slots.append(Int(bytes[index + 1]))
+            index += 3
+            start = index
+        }
+        self.pieces.append(ByteBlock(id: -1, bytes: Array(bytes[start...])))
     }
 
     /// The version the block's lines need, with the key lines the renderer writes before them:
@@ -140,7 +170,7 @@ struct SegmentBlock: Sendable {
     /// (docs/architecture.md invariant 5).
     private func keyLine(_ key: Key, segment: MediaSegment, playlist: MediaPlaylist, uris: URIStyle) -> String {
         var attributes = key.attributes
-        if let uri = key.uri, let url = playlist.resolve(uri) { attributes.setQuoted("URI", uris.rewrite(url)) }
+        if let uri = key.uri, let url = playlist.resolve(uri) { attributes.setQuoted("URI", uris.write(url, as: .key)) }
         if key.iv == nil, key.keyFormat == "identity", key.method == .aes128 || key.method == .sampleAES {
             let hex = String(segment.mediaSequenceNumber, radix: 16, uppercase: true)
             attributes.set("IV", rawValue: "0x" + String(repeating: "0", count: max(0, 32 - hex.count)) + hex)

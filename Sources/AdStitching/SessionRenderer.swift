@@ -30,8 +30,11 @@ public struct SessionRenderer: Sendable {
         guard let index = self.layout.renditions.firstIndex(of: rendition) else {
             throw .notInLayout(rendition: rendition.id, "rendition \(rendition.id) is not part of this campaign")
         }
-        // Rows of blocks, not copies of them: a block is read in place below.
-        let rows = try plan.pieces.map { (piece) throws(StitchError) in try self.layout.row(piece.asset) }
+        // Rows of blocks, not copies of them: a block is read in place below. With rewrite rules,
+        // the rows the viewer's rules made (once per distinct outcome, at load or first use).
+        let rows = try plan.pieces.map { (piece) throws(StitchError) in try self.layout.row(piece, rewrites: plan.rewrites) }
+        // The viewer's values for rewrite templates' placeholders, by slot.
+        let values = plan.rewrites.isEmpty ? [] : self.layout.rewriting?.rewriter.values(for: plan.context) ?? []
         let version = rows.reduce(1) { max($0, $1[index].version) }
         let cue = plan.campaign.markers.contains(.cue)
         let daterange = plan.campaign.markers.contains(.daterange)
@@ -69,9 +72,10 @@ public struct SessionRenderer: Sendable {
                     into: &output
                 )
             }
-            output.append(SegmentBlock.keyTransition(from: previousKeys, to: rows[position][index].startKeys))
+            let transition = SegmentBlock.keyTransition(from: previousKeys, to: rows[position][index].startKeys)
+            if values.isEmpty { output.append(transition) } else { output.append(transition, filling: values) }
             previousKeys = rows[position][index].endKeys
-            output.append(rows[position][index].bytes)
+            output.append(rows[position][index], filling: values)
         }
         if openBreak != nil, cue { output.append(Self.cueIn) }
         output.append("#EXT-X-ENDLIST\n")

@@ -1,6 +1,8 @@
 import AdCampaign
+import AdDecision
 import Foundation
 import HLSPlaylist
+import Synchronization
 
 /// Everything about stitching a campaign that does not depend on the viewer, worked out once
 /// per campaign load: the session's renditions, which playlist of every asset plays in each,
@@ -18,6 +20,8 @@ public struct StitchLayout: Sendable {
     let targetDurations: [Int]
     /// The programme asset whose multivariant playlist is the template.
     var program: Asset { self.campaign.islands[0].asset }
+    /// The campaign's `rewrite:` rules, with what a request needs of them; nil without rules.
+    let rewriting: Rewriting?
 
     /// - Parameter emptySubtitleURI: the URI of an empty WebVTT file, played for the length of
     ///   an ad that has no subtitle rendition (invariant 10).
@@ -41,6 +45,16 @@ public struct StitchLayout: Sendable {
         let islands = Set(campaign.islands.map(\.asset.url))
         var blocks: [ObjectIdentifier: [SegmentBlock]] = [:]
         var byteBlocks: [ByteBlock] = []
+        // With rewrite rules: every URI each asset writes, to find the rules that can touch it.
+        let written = Mutex<[(url: URL, role: URIStyle.Role)]>([])
+        let recording =
+            campaign.rewrites.isEmpty
+            ? uris
+            : URIStyle(roles: { url, role in
+                written.withLock { $0.append((url, role)) }
+                return uris.write(url, as: role)
+            })
+        var writtenByAsset: [ObjectIdentifier: [(url: URL, role: URIStyle.Role)]] = [:]
         for (name, asset) in assets where blocks[ObjectIdentifier(asset)] == nil {
             var row: [SegmentBlock] = []
             for rendition in renditions {
@@ -49,7 +63,7 @@ public struct StitchLayout: Sendable {
                     of: asset,
                     isIsland: islands.contains(asset.url),
                     program: program,
-                    uris: uris,
+                    uris: recording,
                     emptySubtitleURI: emptySubtitleURI
                 )
                 try Self.checkAlignment(block, rendition: rendition, of: asset, named: name, program: program, frame: frame)
@@ -58,6 +72,12 @@ public struct StitchLayout: Sendable {
                 row.append(block)
             }
             blocks[ObjectIdentifier(asset)] = row
+            if !campaign.rewrites.isEmpty {
+                writtenByAsset[ObjectIdentifier(asset)] = written.withLock { urls in
+                    defer { urls = [] }
+                    return urls
+                }
+            }
         }
         var shared = 1
         for row in blocks.values {
@@ -72,6 +92,16 @@ public struct StitchLayout: Sendable {
         self.renditions = renditions
         self.blocks = blocks
         self.byteBlocks = byteBlocks
+        self.rewriting =
+            campaign.rewrites.isEmpty
+            ? nil
+            : Rewriting(
+                rewriter: URIRewriter(rules: campaign.rewrites, base: uris),
+                campaign: campaign,
+                written: writtenByAsset,
+                emptySubtitleURI: emptySubtitleURI
+            )
+        if let rewriting = self.rewriting { try rewriting.prepare(self) }
     }
 
     /// The playlist of `asset` that plays in `rendition`, rendered.
@@ -82,13 +112,14 @@ public struct StitchLayout: Sendable {
     /// drops it a rung wherever its encode runs a little above the first island's (docs/architecture.md
     /// invariant 10: each programme variant gets the variant that fits it best). Otherwise the
     /// matcher picks as for an ad.
-    private static func block(
+    static func block(
         for rendition: StitchRendition,
         of asset: Asset,
         isIsland: Bool,
         program: Asset,
         uris: URIStyle,
-        emptySubtitleURI: String
+        emptySubtitleURI: String,
+        version: Int? = nil
     ) throws(StitchError) -> SegmentBlock {
         switch rendition.kind {
         case .video(let index):
@@ -104,7 +135,7 @@ public struct StitchLayout: Sendable {
                     "\(asset.url.path) has no variant to play in the programme's variant \(index)"
                 )
             }
-            var block = SegmentBlock(variant.playlist, uris: uris)
+            var block = SegmentBlock(variant.playlist, uris: uris, version: version)
             block.bandwidth = variant.streamInf.bandwidth
             block.averageBandwidth = variant.streamInf.averageBandwidth
             return block
@@ -115,7 +146,7 @@ public struct StitchLayout: Sendable {
                 match = asset.iFrameVariants[index]
             }
             if let variant = match {
-                var block = SegmentBlock(variant.playlist, uris: uris, iFramesOnly: true)
+                var block = SegmentBlock(variant.playlist, uris: uris, iFramesOnly: true, version: version)
                 block.bandwidth = variant.streamInf.bandwidth
                 // Invariant 9: the multivariant playlist recomputes AVERAGE-BANDWIDTH from it.
                 block.averageBandwidth = variant.streamInf.averageBandwidth
@@ -125,11 +156,11 @@ public struct StitchLayout: Sendable {
             guard let video = asset.variants.first else {
                 throw .noMatchingPlaylist(asset.url, rendition: rendition, "\(asset.url.path) has no variants")
             }
-            return SegmentBlock(video.playlist, uris: uris, iFramesOnly: true, gap: true)
+            return SegmentBlock(video.playlist, uris: uris, iFramesOnly: true, gap: true, version: version)
         case .audio(let index), .subtitles(let index):
             let target = program.renditions[index].media
             if let match = RenditionMatcher.rendition(of: asset, for: target), let playlist = match.playlist {
-                return SegmentBlock(playlist, uris: uris)
+                return SegmentBlock(playlist, uris: uris, version: version)
             }
             guard target.type == .subtitles, let video = asset.variants.first else {
                 throw .noMatchingPlaylist(
@@ -140,7 +171,7 @@ public struct StitchLayout: Sendable {
                 )
             }
             // No subtitles in this asset: an empty WebVTT for each of its video segments.
-            return SegmentBlock(video.playlist, uris: uris, fillURI: emptySubtitleURI)
+            return SegmentBlock(video.playlist, uris: uris, fillURI: emptySubtitleURI, version: version)
         }
     }
 
@@ -210,6 +241,13 @@ public struct StitchLayout: Sendable {
             )
         }
         return row[rendition]
+    }
+
+    /// The blocks a piece plays, one per rendition: the shared ones, or those the viewer's
+    /// rewrite rules make of them (made once per distinct outcome, then shared too).
+    func row(_ piece: Piece, rewrites: RewriteSet) throws(StitchError) -> [SegmentBlock] {
+        guard let rewriting = self.rewriting, !rewrites.isEmpty else { return try self.row(piece.asset) }
+        return try rewriting.row(piece.asset, kind: Rewriting.kind(of: piece), rewrites: rewrites, layout: self)
     }
 
     /// The blocks of `asset`, one per rendition.

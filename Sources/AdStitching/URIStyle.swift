@@ -2,11 +2,28 @@ import Foundation
 
 /// How stitched playlists write the URIs of segments, keys and maps.
 public struct URIStyle: Sendable {
-    public let rewrite: @Sendable (URL) -> String
-
-    public init(_ rewrite: @escaping @Sendable (URL) -> String) {
-        self.rewrite = rewrite
+    /// What a URI is for: a segment or an init section (`EXT-X-MAP`), or a key.
+    public enum Role: Sendable, Hashable {
+        case media
+        case key
     }
+
+    private let write: @Sendable (URL, Role) -> String
+
+    /// The same style for every role.
+    public init(_ rewrite: @escaping @Sendable (URL) -> String) {
+        self.write = { url, _ in rewrite(url) }
+    }
+
+    public init(roles write: @escaping @Sendable (URL, Role) -> String) {
+        self.write = write
+    }
+
+    /// How a segment or map URI is written.
+    public func rewrite(_ url: URL) -> String { self.write(url, .media) }
+
+    /// How `url` is written in its role.
+    public func write(_ url: URL, as role: Role) -> String { self.write(url, role) }
 
     /// Absolute URLs (`file:///…`, `https://…`).
     public static let absolute = URIStyle { $0.absoluteString }

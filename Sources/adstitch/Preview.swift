@@ -1,5 +1,6 @@
 import AdCampaign
 import AdDecision
+import AdStitching
 import ArgumentParser
 
 /// `adstitch preview CAMPAIGN.yaml`: the plan a viewer would get, and why.
@@ -22,7 +23,11 @@ struct Preview: ParsableCommand {
 
     func run() throws {
         let campaign = try CampaignFile.load(self.campaign)
-        let report = PlanReport(Planner().plan(campaign, for: self.viewer.context))
+        let plan = Planner().plan(campaign, for: self.viewer.context)
+        // The rewrite rules match URIs as they are written: absolute here (origin URLs for
+        // remote media, file URLs for local).
+        let layout = campaign.rewrites.isEmpty ? nil : try? StitchLayout(campaign: campaign, uris: .absolute)
+        let report = PlanReport(plan) { layout?.appliedRewrites($0, rewrites: plan.rewrites) ?? [] }
         Output.write(self.format == .json ? report.json.text() : report.text)
     }
 }

@@ -100,6 +100,38 @@ struct CampaignValidationTests {
             message: .exact("must be between 1 and 86400 seconds")
         ),
         .init(
+            "a rewrite template naming a group the pattern lacks points at the reference",
+            yaml: minimal(appending: "rewrite:\n  - { name: cdn, match: '^https://o/(.*)$', replace: 'https://cdn/$1/$2' }"),
+            line: 12,
+            column: "$2",
+            field: "rewrite[0].replace",
+            message: .contains("refers to group $2, but the pattern has 1 capture group")
+        ),
+        .init(
+            "a rewrite template with an unknown placeholder lists the known ones",
+            yaml: minimal(appending: "rewrite:\n  - { name: cdn, match: '^https://o/(.*)$', replace: 'https://cdn/$1?t={tier}' }"),
+            line: 12,
+            column: "{tier}",
+            field: "rewrite[0].replace",
+            message: .contains("unknown placeholder {tier}; placeholders are session, bandwidth, device, locale, market, seen")
+        ),
+        .init(
+            "a rewrite pattern PCRE2 refuses",
+            yaml: minimal(appending: "rewrite:\n  - { name: cdn, match: '^https://o/(.*$', replace: 'https://cdn/' }"),
+            line: 12,
+            column: "'^https",
+            field: "rewrite[0].match",
+            message: .contains("missing closing parenthesis")
+        ),
+        .init(
+            "a rewrite target that does not exist",
+            yaml: minimal(appending: "rewrite:\n  - { name: cdn, applies_to: [segments], match: '^(.*)$', replace: '$1' }"),
+            line: 12,
+            column: "[segments]",
+            field: "rewrite[0].applies_to",
+            message: .exact("\"segments\" is not a target; use program, ads, slate and/or keys")
+        ),
+        .init(
             "unsupported version",
             yaml: minimal([("version: 1", "version: 2")]),
             line: 1,
@@ -448,7 +480,7 @@ struct CampaignValidationTests {
 
     @Test("the table holds every single-finding case, each named once and checking its message")
     func table() {
-        #expect(Self.cases.count == 41)
+        #expect(Self.cases.count == 45)
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "every case has its own name")
         #expect(Self.cases.allSatisfy { !$0.message.isEmpty }, "every case checks its message")
     }

@@ -43,17 +43,57 @@ struct StitchedBodyTests {
 
     @Test("every file of 50 varied sessions of each demo: the plain answer is the renderer's text, the gzip answer gunzips to it")
     func servedBytesAreTheRenderersText() async throws {
+        let (compared, gzipped, expectedFiles, _) = try await Self.compare(RouteTests.campaigns, ["evening-news", "feature-fmp4"])
+        // Both demos' sessions, every rendition, manifest and subtitles filler: nothing skipped.
+        #expect(compared == expectedFiles && compared > 400)
+        #expect(gzipped > 400)
+    }
+
+    @Test("the same with rewrite rules: per-viewer values between shared pieces, rewritten blocks stored in gzip")
+    func rewrittenBytesAreTheRenderersText() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewritten-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: RouteTests.campaigns.appendingPathComponent("evening-news"), to: folder.appendingPathComponent("news"))
+        let file = folder.appendingPathComponent("news/campaign.yaml")
+        let yaml = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "id: evening-news", with: "id: news-cdn")
+        let rules = """
+            rewrite:
+              - name: spanish-cdn
+                when: { attributes: { locale: '^es' } }
+                match: '^/v1/campaigns/[^/]+/media/(.*)$'
+                replace: 'https://es.cdn.test/$1?st={session}&l={locale}'
+              - { name: keys, applies_to: [keys], match: '^/v1/campaigns/[^/]+/media/(.*)$', replace: 'https://keys.test/$1?st={session}' }
+              - { name: ads, applies_to: [ads, slate], match: '^/v1/campaigns/[^/]+/media/(.*)$', replace: 'https://ads.cdn.test/$1' }
+            """
+        try Data((yaml + "\n" + rules).utf8).write(to: file)
+        let (compared, gzipped, expectedFiles, rewritten) = try await Self.compare(folder, ["news-cdn"])
+        // Two video playlists and a manifest per session.
+        #expect(compared == expectedFiles && compared == 150)
+        #expect(gzipped == 150)
+        // Every session's playlists went through the rules: keys for all; the Spanish viewers'
+        // pieces on es.cdn (the first rule wins), the others' ads on ads.cdn.
+        let spanish = rewritten["https://es.cdn.test/", default: 0]
+        #expect(rewritten["https://keys.test/", default: 0] == 100 && spanish >= 20, "\(rewritten)")
+        #expect(spanish + rewritten["https://ads.cdn.test/", default: 0] == 100, "\(rewritten)")
+    }
+
+    /// Fetches every file but the multivariant playlist of 50 varied sessions of each campaign,
+    /// plain and gzip, and compares each with the renderer's text. Returns the files compared,
+    /// those that came gzipped, those there should be, and how many files held each CDN prefix.
+    static func compare(_ folder: URL, _ ids: [String]) async throws -> (Int, Int, Int, [String: Int]) {
         let clock = Mutex(Date())
         var policy = SessionPolicy(secret: RouteTests.secret, startKey: Self.startKey)
         policy.now = { clock.withLock { $0 } }
-        let store = CampaignStore(folder: RouteTests.campaigns, logger: Logger(label: "test"), metrics: ServerMetrics())
+        let store = CampaignStore(folder: folder, logger: Logger(label: "test"), metrics: ServerMetrics())
         // No response cache: every answer is stitched.
         let app = Application(router: buildRouter(store: store, policy: policy, responseCacheBytes: 0))
-        let (compared, gzipped, expectedFiles) = try await app.test(.router) { client in
+        return try await app.test(.router) { client in
             var compared = 0
             var gzipped = 0
             var expectedFiles = 0
-            for id in ["evening-news", "feature-fmp4"] {
+            var prefixes: [String: Int] = [:]
+            for id in ids {
                 let served = try #require(store.campaign(id))
                 expectedFiles += 50 * (served.renderer.files.count - 1)
                 for viewer in Self.viewers() {
@@ -74,6 +114,9 @@ struct StitchedBodyTests {
                             return String(buffer: response.body)
                         }
                         #expect(plain == expected, "\(id) \(token.session) \(file.name)")
+                        for prefix in ["https://keys.test/", "https://ads.cdn.test/", "https://es.cdn.test/"] where expected.contains(prefix) {
+                            prefixes[prefix, default: 0] += 1
+                        }
                         let headers: HTTPFields = [.acceptEncoding: "gzip"]
                         let (unzipped, wasGzipped) = try await client.execute(uri: prefix + file.name, method: .get, headers: headers) { response in
                             var body = response.body
@@ -86,11 +129,8 @@ struct StitchedBodyTests {
                     }
                 }
             }
-            return (compared, gzipped, expectedFiles)
+            return (compared, gzipped, expectedFiles, prefixes)
         }
-        // Both demos' sessions, every rendition, manifest and subtitles filler: nothing skipped.
-        #expect(compared == expectedFiles && compared > 400)
-        #expect(gzipped > 400)
     }
 
     @Test("a file whose own lines pass 64 KiB is written as several stored blocks, and any zlib reads the member whole")

@@ -68,7 +68,7 @@ struct PreviewController: Sendable {
         let served = try self.store.campaign(for: context, listedAt: "/preview")
         let viewer = try Self.validContext(request)
         let plan = Planner().plan(served.campaign, for: viewer.viewer)
-        return .tagged(PlanReport(plan).json.text(), contentType: "application/json", cache: "no-store", for: request)
+        return .tagged(served.report(plan).json.text(), contentType: "application/json", cache: "no-store", for: request)
     }
 
     /// A new session's master for the form's context, `at` included, so the player plays the

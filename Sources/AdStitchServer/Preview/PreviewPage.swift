@@ -50,7 +50,7 @@ enum PreviewPage {
         body += self.form(campaign, context: context, action: "/preview/\(campaign.id)")
         body += self.errors(context.errors)
         guard let plan else { return document(title: campaign.title, body: body) }
-        let report = PlanReport(plan)
+        let report = served.report(plan)
         let manifest = BoundaryManifest(plan)
         let query = context.query
         body += """
@@ -64,7 +64,7 @@ enum PreviewPage {
             \(self.timeline(plan, id: "timeline"))
             </section>
             <section><h2>Pieces</h2>
-            \(self.pieces(plan))
+            \(self.pieces(plan, rewrites: report.rewrites))
             </section>
             <section><h2>Why these ads</h2>
             <p>Rules applied: \(plan.appliedRules.isEmpty ? "none" : plan.appliedRules.map { "<code>\(escape($0))</code>" }.joined(separator: ", ")).</p>
@@ -202,18 +202,24 @@ enum PreviewPage {
         return svg + "</svg>"
     }
 
-    /// The pieces as a table with exact stream times (the rows highlight as they play).
-    static func pieces(_ plan: Plan) -> String {
+    /// The pieces as a table with exact stream times (the rows highlight as they play); with
+    /// `rewrites` (a campaign with `rewrite:` rules), the rules that wrote each piece's URIs.
+    static func pieces(_ plan: Plan, rewrites: [[String]]? = nil) -> String {
         var rows = ""
-        for piece in plan.pieces {
+        for (position, piece) in plan.pieces.enumerated() {
             let kind = piece.kind.name
             rows +=
                 "<tr class=\"\(kind)\" data-kind=\"\(kind)\" data-id=\"\(escape(piece.id))\" data-start=\"\(piece.start)\" data-end=\"\(piece.start + piece.duration)\">"
             rows += "<td>\(piece.start)</td><td>\(piece.start + piece.duration)</td><td>\(piece.duration)</td><td>\(kind)</td>"
-            rows += "<td><code>\(escape(piece.id))</code></td><td>\(escape(piece.breakID ?? ""))</td></tr>\n"
+            rows += "<td><code>\(escape(piece.id))</code></td><td>\(escape(piece.breakID ?? ""))</td>"
+            if let names = rewrites?[position] {
+                rows += "<td class=\"rewrites\">\(names.isEmpty ? "—" : names.map { "<code>\(escape($0))</code>" }.joined(separator: ", "))</td>"
+            }
+            rows += "</tr>\n"
         }
+        let rewriteHeader = rewrites == nil ? "" : "<th>URIs rewritten by</th>"
         return """
-            <table class="pieces"><thead><tr><th>Start (s)</th><th>End (s)</th><th>Duration (s)</th><th>Kind</th><th>Id</th><th>Break</th></tr></thead>
+            <table class="pieces"><thead><tr><th>Start (s)</th><th>End (s)</th><th>Duration (s)</th><th>Kind</th><th>Id</th><th>Break</th>\(rewriteHeader)</tr></thead>
             <tbody>
             \(rows)</tbody></table>
             """
