@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The origin the tests run on loopback: a static file server over a folder that answers Range
 requests (206; HLS byte-range segments need them, python's http.server ignores them), sends
-validators (ETag, Last-Modified) and answers conditional requests with 304, and injects the
+validators (ETag, Last-Modified) and answers conditional requests with 304, allows any page to
+read its answers (Access-Control-Allow-Origin: *, as a CDN for web players does), and injects the
 faults the origin tests need through path prefixes:
 
   /_/status/CODE/PATH       answers CODE (no body)
@@ -139,6 +140,11 @@ class OriginHandler(http.server.SimpleHTTPRequestHandler):
                     break
                 self.wfile.write(chunk)
                 left -= len(chunk)
+
+    def end_headers(self):
+        # As a CDN serving web players does: pages on other hosts may read the media (keys too).
+        self.send_header("Access-Control-Allow-Origin", "*")
+        super().end_headers()
 
     def guess_type(self, path):
         if path.endswith(".m3u8"):
