@@ -56,6 +56,9 @@ struct StitchedBody: Sendable {
         for part in file.parts {
             switch part {
             case .literal(let range): buffer.writeBytes(file.literal[range])
+            case .block(let block) where block.hasSlots:
+                let count = block.count(filling: file.values)
+                buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { block.copy(filling: file.values, into: $0) }
             case .block(let block): buffer.writeBytes(block.bytes)
             }
         }
@@ -70,7 +73,9 @@ struct StitchedBody: Sendable {
             switch part {
             case .literal(let range): capacity += 5 * (range.count / Self.maxStored + 1)
             case .block(let block) where self.blocks.indices.contains(block.id): capacity += self.blocks[block.id].deflated.readableBytes
-            case .block(let block): capacity += block.bytes.count + 5 * (block.bytes.count / Self.maxStored + 1)
+            case .block(let block):
+                let count = block.count(filling: file.values)
+                capacity += count + 5 * (count / Self.maxStored + 1)
             }
         }
         var buffer = ByteBufferAllocator().buffer(capacity: capacity)
@@ -98,6 +103,12 @@ struct StitchedBody: Sendable {
                 let compressed = self.blocks[block.id]
                 buffer.writeImmutableBuffer(compressed.deflated)
                 crc = czlib_crc32_combine(crc, compressed.crc, compressed.shift)
+            case .block(let block) where block.hasSlots:
+                // The viewer's copy of the block, then stored.
+                let filled = [UInt8](unsafeUninitializedCapacity: block.count(filling: file.values)) { buffer, initialized in
+                    initialized = block.copy(filling: file.values, into: UnsafeMutableRawBufferPointer(buffer))
+                }
+                filled.withUnsafeBufferPointer { stored($0, $0.indices) }
             case .block(let block):
                 block.bytes.withUnsafeBufferPointer { stored($0, $0.indices) }
             }

@@ -5,10 +5,62 @@
 public final class ByteBlock: Sendable {
     public let id: Int
     public let bytes: [UInt8]
+    /// Where a viewer's values go (a block rewritten by templates with `{session}` or
+    /// `{attribute}`: ``URIRewriter``): offsets into ``bytes``, ascending, and the slot whose
+    /// value goes there. Empty for a block that is the same for every viewer.
+    let marks: [Mark]
+    /// How many marks each slot has, by slot number: the filled length without walking them.
+    private let slotCounts: [Int]
 
-    init(id: Int, bytes: [UInt8]) {
+    struct Mark: Sendable {
+        var offset: Int
+        var slot: Int
+    }
+
+    init(id: Int, bytes: [UInt8], marks: [Mark] = []) {
         self.id = id
         self.bytes = bytes
+        self.marks = marks
+        var counts: [Int] = []
+        for mark in marks {
+            if counts.count <= mark.slot { counts += Array(repeating: 0, count: mark.slot + 1 - counts.count) }
+            counts[mark.slot] += 1
+        }
+        self.slotCounts = counts
+    }
+
+    /// Whether the block has slots for a viewer's values.
+    public var hasSlots: Bool { !self.marks.isEmpty }
+
+    /// The block's length with `values` (by slot number) filled in.
+    public func count(filling values: [[UInt8]]) -> Int {
+        var count = self.bytes.count
+        for (slot, marks) in self.slotCounts.enumerated() where marks > 0 { count += marks * values[slot].count }
+        return count
+    }
+
+    /// Copies the block as this viewer gets it — its bytes with `values` in their slots — to the
+    /// start of `destination`, which holds at least ``count(filling:)`` bytes; returns that count.
+    public func copy(filling values: [[UInt8]], into destination: UnsafeMutableRawBufferPointer) -> Int {
+        guard let base = destination.baseAddress else { return 0 }
+        var written = 0
+        self.bytes.withUnsafeBytes { bytes in
+            // A block with marks has lines around them, so its bytes are never empty.
+            guard let source = bytes.baseAddress else { return }
+            var start = 0
+            for mark in self.marks {
+                base.advanced(by: written).copyMemory(from: source + start, byteCount: mark.offset - start)
+                written += mark.offset - start
+                values[mark.slot].withUnsafeBytes { value in
+                    if let address = value.baseAddress { base.advanced(by: written).copyMemory(from: address, byteCount: value.count) }
+                    written += value.count
+                }
+                start = mark.offset
+            }
+            base.advanced(by: written).copyMemory(from: source + start, byteCount: bytes.count - start)
+            written += bytes.count - start
+        }
+        return written
     }
 }
 
@@ -24,6 +76,8 @@ public struct RenderedBytes: Sendable {
 
     public private(set) var literal: [UInt8] = []
     public private(set) var parts: [Part] = []
+    /// The viewer's values for blocks with slots (``ByteBlock/hasSlots``), by slot number.
+    public private(set) var values: [[UInt8]] = []
     /// The length of the file in bytes.
     public private(set) var count = 0
 
@@ -55,14 +109,9 @@ public struct RenderedBytes: Sendable {
         self.count += self.literal.count - start
     }
 
-    /// A segment block: its bytes, or (with per-viewer rewrite values) its pieces with the
-    /// viewer's value for each slot between them.
-    mutating func append(_ block: SegmentBlock, filling values: [[UInt8]]) {
-        guard !block.slots.isEmpty else { return self.append(block.bytes) }
-        for (index, piece) in block.pieces.enumerated() {
-            self.append(piece)
-            if index < block.slots.count { self.appendLiteral { $0 += values[block.slots[index]] } }
-        }
+    /// Sets the viewer's values for blocks with slots, before any such block is appended.
+    mutating func fill(with values: [[UInt8]]) {
+        self.values = values
     }
 
     /// `text` with each slot marker (``URIRewriter``) replaced by the viewer's value.
@@ -83,7 +132,7 @@ public struct RenderedBytes: Sendable {
     mutating func append(_ block: ByteBlock) {
         guard !block.bytes.isEmpty else { return }
         self.parts.append(.block(block))
-        self.count += block.bytes.count
+        self.count += block.hasSlots ? block.count(filling: self.values) : block.bytes.count
     }
 
     /// The file's bytes, concatenated.
@@ -93,6 +142,11 @@ public struct RenderedBytes: Sendable {
         for part in self.parts {
             switch part {
             case .literal(let range): bytes += self.literal[range]
+            case .block(let block) where block.hasSlots:
+                let count = block.count(filling: self.values)
+                let start = bytes.count
+                bytes += repeatElement(0, count: count)
+                _ = bytes.withUnsafeMutableBytes { block.copy(filling: self.values, into: UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
             case .block(let block): bytes += block.bytes
             }
         }

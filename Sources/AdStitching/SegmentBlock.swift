@@ -10,13 +10,9 @@ struct SegmentBlock: Sendable {
     /// renderer's: they depend on the piece before. Written while the block is made, then moved
     /// into ``bytes`` by ``seal(id:)``.
     private(set) var text = ""
-    /// The block's lines as the renderer writes them (after ``seal(id:)``).
+    /// The block's lines as the renderer writes them (after ``seal(id:)``), with slots for a
+    /// viewer's values where rewrite templates put them.
     private(set) var bytes = ByteBlock(id: -1, bytes: [])
-    /// A block with per-viewer values from rewrite templates (``URIRewriter``): ``bytes`` cut
-    /// at each value's slot marker, and the slot numbers between the pieces (one fewer than the
-    /// pieces). Empty when the block is the same for every viewer.
-    private(set) var pieces: [ByteBlock] = []
-    private(set) var slots: [Int] = []
     /// The `EXT-X-KEY` lines in force at the first and last segment; empty when clear.
     var startKeys: [String] = []
     var endKeys: [String] = []
@@ -94,26 +90,29 @@ struct SegmentBlock: Sendable {
         self.version = version ?? Self.minimumVersion(of: self.startKeys, self.text, iFramesOnly: iFramesOnly)
     }
 
-    /// Moves the lines into ``bytes``, numbered `id` in the layout, and cuts them at slot
-    /// markers (``URIRewriter``) into ``pieces`` and ``slots``.
+    /// Moves the lines into ``bytes``, numbered `id` in the layout; slot markers
+    /// (``URIRewriter``) become the block's marks.
     mutating func seal(id: Int) {
-        let bytes = Array(self.text.utf8)
-        self.bytes = ByteBlock(id: id, bytes: bytes)
+        let text = Array(self.text.utf8)
         self.text = ""
-        guard bytes.contains(URIRewriter.marker) else { return }
-        var start = 0
-        var index = 0
-        while index < bytes.count {
-            guard bytes[index] == URIRewriter.marker, index + 2 < bytes.count else {
-                index += 1
-                continue
-            }
-            self.pieces.append(ByteBlock(id: -1, bytes: Array(bytes[start..<index])))
-            self.slots.append(Int(bytes[index + 1]))
-            index += 3
-            start = index
+        guard text.contains(URIRewriter.marker) else {
+            self.bytes = ByteBlock(id: id, bytes: text)
+            return
         }
-        self.pieces.append(ByteBlock(id: -1, bytes: Array(bytes[start...])))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count)
+        var marks: [ByteBlock.Mark] = []
+        var index = 0
+        while index < text.count {
+            if text[index] == URIRewriter.marker, index + 2 < text.count {
+                marks.append(ByteBlock.Mark(offset: bytes.count, slot: Int(text[index + 1])))
+                index += 3
+            } else {
+                bytes.append(text[index])
+                index += 1
+            }
+        }
+        self.bytes = ByteBlock(id: id, bytes: bytes, marks: marks)
     }
 
     /// The version the block's lines need, with the key lines the renderer writes before them:

@@ -40,6 +40,7 @@ public struct SessionRenderer: Sendable {
         let daterange = plan.campaign.markers.contains(.daterange)
         let anchor = plan.context.milliseconds
         var output = RenderedBytes(literalCapacity: 256 + plan.pieces.count * (daterange ? 480 : 32), parts: 2 * plan.pieces.count + 2)
+        output.fill(with: values)
         output.append("#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(self.layout.targetDurations[index])\n")
         output.append("#EXT-X-PLAYLIST-TYPE:VOD\n")
         if case .iFrame = rendition.kind { output.append("#EXT-X-I-FRAMES-ONLY\n") }
@@ -75,7 +76,7 @@ public struct SessionRenderer: Sendable {
             let transition = SegmentBlock.keyTransition(from: previousKeys, to: rows[position][index].startKeys)
             if values.isEmpty { output.append(transition) } else { output.append(transition, filling: values) }
             previousKeys = rows[position][index].endKeys
-            output.append(rows[position][index], filling: values)
+            output.append(rows[position][index].bytes)
         }
         if openBreak != nil, cue { output.append(Self.cueIn) }
         output.append("#EXT-X-ENDLIST\n")

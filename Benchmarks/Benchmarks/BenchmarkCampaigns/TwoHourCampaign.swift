@@ -12,9 +12,24 @@ public enum TwoHourCampaign {
         FileManager.default.temporaryDirectory.appendingPathComponent("adstitch-bench-\(UUID().uuidString.prefix(8))")
     }
 
-    /// Writes the campaign into `root` (created as needed) and returns its `campaign.yaml`.
+    /// `rewrite:` rules for the campaign: a CDN host chosen by market, a per-session token on
+    /// every segment URI (the issue 11 benchmark).
+    public static let cdnByMarket = """
+        rewrite:
+          - name: cdn-eu
+            when: { attributes: { market: '^eu$' } }
+            match: '^file://.*?/(program|ads|slate)/(.*)$'
+            replace: 'https://eu.cdn.example/$1/$2?st={session}'
+          - name: cdn-us
+            when: { attributes: { market: '^us$' } }
+            match: '^file://.*?/(program|ads|slate)/(.*)$'
+            replace: 'https://us.cdn.example/$1/$2?st={session}'
+        """
+
+    /// Writes the campaign into `root` (created as needed), with `extra` YAML at its end, and
+    /// returns its `campaign.yaml`.
     @discardableResult
-    public static func write(into root: URL) -> URL {
+    public static func write(into root: URL, extra: String = "") -> URL {
         for island in 1...3 { self.asset(root, "program/act-\(island)", segments: 400, length: "6.000000", scale: 1.0) }
         for (index, ad) in ["alpha", "bravo", "charlie", "delta", "echo"].enumerated() {
             self.asset(root, "ads/\(ad)", segments: index % 2 == 0 ? 5 : 3, length: "5.000000", scale: 0.9)
@@ -46,7 +61,7 @@ public enum TwoHourCampaign {
               - pick: { max_bandwidth: 2000000 }
             markers: [daterange]
             """
-        try! Data(yaml.utf8).write(to: root.appendingPathComponent("campaign.yaml"))
+        try! Data((yaml + "\n" + extra).utf8).write(to: root.appendingPathComponent("campaign.yaml"))
         return root.appendingPathComponent("campaign.yaml")
     }
 

@@ -46,6 +46,31 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Issue 11: the same campaign with a CDN host per market and a per-session token on every
+    // segment URI (TwoHourCampaign.cdnByMarket): the rows of each market are made once, the
+    // token is written between their shared pieces.
+    let rewritten = try! CampaignLoader.load(TwoHourCampaign.write(into: TwoHourCampaign.temporaryFolder(), extra: TwoHourCampaign.cdnByMarket))
+    let rewrittenRenderer = SessionRenderer(layout: try! StitchLayout(campaign: rewritten, uris: .absolute))
+    let markets = ["eu", "us"]
+    let sample = try! rewrittenRenderer.mediaPlaylist(
+        Planner().plan(rewritten, for: ViewerContext(session: "s 1", at: at, attributes: ["market": "eu"])),
+        rendition: rendition
+    )
+    precondition(sample.contains("\nhttps://eu.cdn.example/program/act-1/v3/segment_0.ts?st=s%201\n"), "the rules rewrite")
+    Benchmark("Plan and render one media playlist, CDN by market + session token") { benchmark in
+        for iteration in benchmark.scaledIterations {
+            let context = ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB", "market": markets[iteration % 2]])
+            blackHole(try! rewrittenRenderer.mediaPlaylistBytes(Planner().plan(rewritten, for: context), rendition: rendition))
+        }
+    }
+
+    Benchmark("Plan and render one media playlist, CDN by market + session token, joined into one buffer") { benchmark in
+        for iteration in benchmark.scaledIterations {
+            let context = ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB", "market": markets[iteration % 2]])
+            blackHole(try! rewrittenRenderer.mediaPlaylistBytes(Planner().plan(rewritten, for: context), rendition: rendition).bytes)
+        }
+    }
+
     Benchmark("Plan and render the multivariant playlist") { benchmark in
         for iteration in benchmark.scaledIterations {
             let plan = Planner().plan(campaign, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
