@@ -22,7 +22,16 @@ cat Fuzz/campaign.dict Fuzz/hls.dict > "$out/campaign.dict"
 scratch="${TMPDIR:-/tmp}/adstitch-fuzz-build"
 build() {
     rm -f "$scratch/debug/$1"
-    (cd Fuzz && swift build -c debug -Xswiftc -O --sanitize=fuzzer --sanitize=address --disable-dead-strip --scratch-path "$scratch" --product "$1")
+    local flags=(-c debug -Xswiftc -O --sanitize=fuzzer --sanitize=address --disable-dead-strip --scratch-path "$scratch" --product "$1")
+    (cd Fuzz && swift build "${flags[@]}")
+    # Observed with Swift 6.3: a clean build leaves our Swift modules' objects without coverage
+    # counters (only C code is instrumented), while objects compiled again in a later build of
+    # the product get them. So the objects of the modules the fuzzers exercise are compiled
+    # once more, in a build where everything else is already there.
+    for module in HLSPlaylist AdCampaign AdDecision AdStitching Yams PlaylistFuzzer CampaignFuzzer; do
+        rm -f "$scratch/x86_64-unknown-linux-gnu/debug/$module.build/"*.o
+    done
+    (cd Fuzz && swift build "${flags[@]}")
 }
 bin="$scratch/debug"
 export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0"

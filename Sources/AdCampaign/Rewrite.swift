@@ -130,9 +130,21 @@ public struct RewriteTemplate: Sendable, Hashable {
                 index = close + 1
             case (UInt8(ascii: "}"), _):
                 throw Problem(message: "has a } that closes nothing; write }} for a brace", offset: index)
+            case (let byte, _) where byte <= 0x20 || byte == 0x7f || byte == UInt8(ascii: "\""):
+                // A URI is one line without spaces, and a key's sits in quotes: such a byte would
+                // break the playlist line it is written into.
+                throw Problem(
+                    message: "has \(byte == UInt8(ascii: "\"") ? "a quote" : byte == 0x20 ? "a space" : "a control character"), which a URI "
+                        + "cannot hold; percent-encode it (%\(String(byte, radix: 16, uppercase: true)))",
+                    offset: index
+                )
             default:
                 var end = index + 1
-                while end < bytes.count, ![UInt8(ascii: "$"), UInt8(ascii: "{"), UInt8(ascii: "}")].contains(bytes[end]) { end += 1 }
+                while end < bytes.count, ![UInt8(ascii: "$"), UInt8(ascii: "{"), UInt8(ascii: "}")].contains(bytes[end]),
+                    bytes[end] > 0x20, bytes[end] != 0x7f, bytes[end] != UInt8(ascii: "\"")
+                {
+                    end += 1
+                }
                 literal += text(index..<end)
                 index = end
             }

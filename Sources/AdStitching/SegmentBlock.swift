@@ -90,12 +90,13 @@ struct SegmentBlock: Sendable {
         self.version = version ?? Self.minimumVersion(of: self.startKeys, self.text, iFramesOnly: iFramesOnly)
     }
 
-    /// Moves the lines into ``bytes``, numbered `id` in the layout; slot markers
-    /// (``URIRewriter``) become the block's marks.
-    mutating func seal(id: Int) {
+    /// Moves the lines into ``bytes``, numbered `id` in the layout. With `slots` (a block the
+    /// ``URIRewriter`` wrote, which leaves no other NUL byte in it), slot markers become the
+    /// block's marks; any other block is taken byte for byte, a NUL a source URI holds included.
+    mutating func seal(id: Int, slots: Bool = false) {
         let text = Array(self.text.utf8)
         self.text = ""
-        guard text.contains(URIRewriter.marker) else {
+        guard slots, text.contains(URIRewriter.marker) else {
             self.bytes = ByteBlock(id: id, bytes: text)
             return
         }

@@ -110,7 +110,7 @@ final class Rewriting: Sendable {
             )
             block.bandwidth = shared[index].bandwidth
             block.averageBandwidth = shared[index].averageBandwidth
-            block.seal(id: -1)
+            block.seal(id: -1, slots: true)
             row.append(block)
         }
         return row

@@ -35,9 +35,11 @@ struct URIRewriter: Sendable {
     static let marker: UInt8 = 0
 
     /// The position of the rule that writes `url` for a piece of `kind` among `set`, and its
-    /// text (with slot markers), or nil when no rule takes it.
+    /// text (with slot markers), or nil when no rule takes it. Control characters a source URI
+    /// holds (a playlist may not, RFC 8216 §4.1, but one can) come out percent-encoded, so the
+    /// only NUL bytes in the text are slot markers.
     func apply(_ url: URL, as role: URIStyle.Role, kind: RewriteTargets, among set: RewriteSet) -> (rule: Int, text: String)? {
-        let subject = self.base.write(url, as: role)
+        let subject = Self.withoutControlCharacters(self.base.write(url, as: role))
         let target = role == .key ? RewriteTargets.keys : kind
         for position in set.positions where self.rules[position].appliesTo.contains(target) {
             let rule = self.rules[position]
@@ -60,8 +62,22 @@ struct URIRewriter: Sendable {
     /// The style for pieces of `kind` of a viewer whose rules are `set`.
     func style(kind: RewriteTargets, set: RewriteSet) -> URIStyle {
         URIStyle(roles: { url, role in
-            self.apply(url, as: role, kind: kind, among: set)?.text ?? self.base.write(url, as: role)
+            self.apply(url, as: role, kind: kind, among: set)?.text ?? Self.withoutControlCharacters(self.base.write(url, as: role))
         })
+    }
+
+    /// `text` with C0 control characters and DEL percent-encoded.
+    static func withoutControlCharacters(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return text }
+        var bytes: [UInt8] = []
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == 0x7f {
+                bytes += Array(String(format: "%%%02X", byte).utf8)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A viewer's value for each slot, percent-encoded (RFC 3986: all but unreserved

@@ -116,6 +116,14 @@ struct CampaignValidationTests {
             message: .contains("unknown placeholder {tier}; placeholders are session, bandwidth, device, locale, market, seen")
         ),
         .init(
+            "a rewrite template with a space, which would break the playlist line",
+            yaml: minimal(appending: "rewrite:\n  - { name: cdn, match: '^https://o/(.*)$', replace: 'https://cdn/$1 x' }"),
+            line: 12,
+            column: " x'",
+            field: "rewrite[0].replace",
+            message: .contains("has a space, which a URI cannot hold; percent-encode it (%20)")
+        ),
+        .init(
             "a rewrite pattern PCRE2 refuses",
             yaml: minimal(appending: "rewrite:\n  - { name: cdn, match: '^https://o/(.*$', replace: 'https://cdn/' }"),
             line: 12,
@@ -480,7 +488,7 @@ struct CampaignValidationTests {
 
     @Test("the table holds every single-finding case, each named once and checking its message")
     func table() {
-        #expect(Self.cases.count == 45)
+        #expect(Self.cases.count == 46)
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "every case has its own name")
         #expect(Self.cases.allSatisfy { !$0.message.isEmpty }, "every case checks its message")
     }

@@ -79,6 +79,27 @@ struct CLITests {
         #expect(refused.status == 1)
         #expect(refused.output.contains("\(broken.path):15:"), "\(refused.output)")
         #expect(refused.output.contains("\(base)media/slate/gone.m3u8 answered HTTP 404"), "\(refused.output)")
+
+        // stitch and preview with a rewrite rule for the ads: the stitched ads on the CDN, and
+        // the preview naming the rule for each ad and none for the islands.
+        let rewritten = try self.temporary(
+            "rewritten-remote.yaml",
+            yaml + "\nrewrite:\n  - { name: ad-cdn, applies_to: [ads], match: '/media/ads/(.*)$', replace: 'https://ads.cdn.test/$1?s={session}' }\n"
+        )
+        let cdnOut = out.appendingPathComponent("cdn")
+        #expect(try self.adstitch("stitch", rewritten.path, "--out", cdnOut.path, "--session", "remote 2").status == 0)
+        let cdnPlaylist = try String(contentsOf: cdnOut.appendingPathComponent("v0.m3u8"), encoding: .utf8)
+        let segments = cdnPlaylist.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(segments.contains { $0.hasPrefix("https://ads.cdn.test/") && $0.hasSuffix("?s=remote%202") }, "\(segments)")
+        #expect(segments.contains { $0.hasPrefix(base + "media/program/") })
+        let preview = try self.adstitch("preview", rewritten.path, "--session", "remote 2")
+        #expect(preview.status == 0, "\(preview.output)")
+        #expect(preview.output.contains("Rewrites in force: ad-cdn"), "\(preview.output)")
+        #expect(preview.output.contains("island act-1  URIs as they are"), "\(preview.output)")
+        #expect(
+            preview.output.split(separator: "\n").contains { $0.contains(" ad ") && $0.hasSuffix("URIs rewritten by ad-cdn") },
+            "\(preview.output)"
+        )
     }
 
     @Test("validate accepts the demo campaigns and refuses a broken one with file:line:column")

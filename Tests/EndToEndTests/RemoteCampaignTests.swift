@@ -41,11 +41,19 @@ struct RemoteCampaignTests {
         let campaign = try Self.load(file, client).get()
         #expect(campaign.files.playlists.isEmpty && campaign.files.media.isEmpty, "nothing local is read or watched")
         #expect(try Self.load(file, client).get().revision == campaign.revision)
-        // The same bytes behind a redirect: the same revision (the digest is of bytes, not places).
-        let redirected = try Self.campaign(base: base + "_/redirect/1/")
+        // Behind two redirects: relative URIs resolve against the URL the playlists were found at.
+        let redirected = try Self.campaign(base: base + "_/redirect/2/")
         defer { try? FileManager.default.removeItem(at: redirected.deletingLastPathComponent()) }
         let viaRedirect = try Self.load(redirected, client).get()
-        #expect(viaRedirect.islands.count == campaign.islands.count)
+        let redirectedLayout = try StitchLayout(campaign: viaRedirect, uris: .absolute)
+        let redirectedPlan = Planner().plan(viaRedirect, for: ViewerContext(session: "r", at: Date(timeIntervalSince1970: 1_795_800_000)))
+        let redirectedURIs = try SessionRenderer(layout: redirectedLayout).mediaPlaylist(redirectedPlan, rendition: redirectedLayout.renditions[0])
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(!redirectedURIs.isEmpty && redirectedURIs.allSatisfy { $0.hasPrefix(base + "media/") }, "\(redirectedURIs.prefix(2))")
+        // Only the multivariant playlists the campaign names were asked for behind the redirects:
+        // their variant playlists were requested where the redirects ended.
+        let redirectedHits = try origin.hits().keys.filter { $0.hasPrefix("/_/redirect/2/") }
+        #expect(!redirectedHits.isEmpty && redirectedHits.allSatisfy { $0.hasSuffix("/master.m3u8") }, "\(redirectedHits)")
 
         let layout = try StitchLayout(campaign: campaign, uris: .absolute)
         let plan = Planner().plan(

@@ -85,4 +85,12 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try! StitchLayout(campaign: campaign, uris: .absolute))
         }
     }
+
+    Benchmark("Load the campaign with CDN-by-market rules and build its layout (rows of every rule combination)") { benchmark in
+        let file = TwoHourCampaign.write(into: TwoHourCampaign.temporaryFolder(), extra: TwoHourCampaign.cdnByMarket)
+        for _ in benchmark.scaledIterations {
+            let campaign = try! CampaignLoader.load(file)
+            blackHole(try! StitchLayout(campaign: campaign, uris: .absolute))
+        }
+    }
 }

@@ -56,6 +56,7 @@ let folder: URL = {
 let viewers = [
     ViewerContext(session: "f-1", at: Date(timeIntervalSince1970: 1_795_807_800), attributes: ["locale": "es-ES", "bandwidth": "9007199254740991"]),
     ViewerContext(session: "f-2", at: Date(timeIntervalSince1970: 0), attributes: ["seen": "alpha", "device": "tv"]),
+    ViewerContext(session: "f 3/é", at: Date(timeIntervalSince1970: 1_795_807_800), attributes: ["market": "eu"]),
 ]
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -72,8 +73,9 @@ public func campaignFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int
     let renderer = SessionRenderer(layout: layout)
     for viewer in viewers {
         let plan = Planner().plan(campaign, for: viewer)
-        _ = PlanReport(plan).json.text()
-        _ = PlanReport(plan).text
+        let report = PlanReport(plan) { layout.appliedRewrites($0, rewrites: plan.rewrites) }
+        _ = report.json.text()
+        _ = report.text
         _ = BoundaryManifest(plan).json.text()
         guard let master = try? renderer.multivariant(plan, playlistURI: { "\($0.id).m3u8" }, boundariesURI: "boundaries.json") else { continue }
         precondition((try? PlaylistParser().parseMultivariantPlaylist(master)) != nil, "the multivariant playlist does not parse:\n\(master)")

@@ -36,13 +36,36 @@ public struct PlaylistLinter: Sendable {
 
     // MARK: - Shared checks
 
-    /// RFC 8216bis §4.1: no BOM; tags that may appear once appear once (§4.4.1.2, §4.4.2, §4.4.3).
+    /// RFC 8216bis §4.1: no BOM, no control characters; tags that may appear once appear once
+    /// (§4.4.1.2, §4.4.2, §4.4.3).
     private func checkSource(_ source: SourceNotes, lines: PlaylistLines, into findings: inout Findings) {
         if source.strippedByteOrderMark {
             findings.warning("bom", line: 1, "the file starts with a byte order mark, which RFC 8216bis §4.1 forbids; save it as UTF-8 without BOM")
         }
         var seen: [String: Int] = [:]
         for line in lines {
+            // U+0000–U+001F but CR and LF (which end lines), and U+007F; tabs are let through with
+            // a warning: common, and harmless where they stand. (U+0080–U+009F are forbidden too:
+            // a warning, as no playlist line means them.)
+            if let byte = line.text.utf8.first(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7f }) {
+                findings.error(
+                    "control-character",
+                    line: line.number,
+                    "the line holds the control character U+00\(byte < 0x10 ? "0" : "")\(String(byte, radix: 16, uppercase: true)), which RFC 8216bis §4.1 forbids in a playlist; remove it"
+                )
+            } else if line.text.utf8.contains(0x09) {
+                findings.warning(
+                    "control-character",
+                    line: line.number,
+                    "the line holds a tab, a control character RFC 8216bis §4.1 forbids in a playlist"
+                )
+            } else if line.text.unicodeScalars.contains(where: { (0x80...0x9f).contains($0.value) }) {
+                findings.warning(
+                    "control-character",
+                    line: line.number,
+                    "the line holds a C1 control character (U+0080–U+009F), which RFC 8216bis §4.1 forbids"
+                )
+            }
             guard let tag = line.tag else { continue }
             if tag.mayAppearOnlyOnce {
                 if let first = seen[tag.name] {
