@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
+        .library(name: "SCTE35", targets: ["SCTE35"]),
         .library(name: "AdCampaign", targets: ["AdCampaign"]),
         .library(name: "AdDecision", targets: ["AdDecision"]),
         .library(name: "AdStitching", targets: ["AdStitching"]),
@@ -32,6 +33,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "HLSPlaylist", swiftSettings: swiftSettings),
+        // SCTE 35 splice_info_section decoding (issue 12): no dependencies.
+        .target(name: "SCTE35", swiftSettings: swiftSettings),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
@@ -111,6 +114,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "SCTE35Tests", dependencies: ["SCTE35"], swiftSettings: swiftSettings),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(
             name: "AdCampaignTests",
