@@ -50,10 +50,14 @@ public struct Campaign: Sendable {
     }
 }
 
-/// A stretch of the programme between breaks: its own HLS asset.
+/// A stretch of the programme between breaks: its own HLS asset, or a stretch of the one
+/// programme asset AdStitch cut at the breaks (a virtual island, `program: { playlist: … }`).
 public struct Island: Sendable {
     public let id: String
     public let asset: Asset
+    /// A virtual island: where it starts in the programme asset (replaced stretches before it
+    /// count). Nil for islands of their own, which follow one another.
+    public let contentStart: ExactDecimal?
 }
 
 /// An ad break: where it sits, how long it may run, which pools fill it, and the UI policy the
@@ -70,6 +74,21 @@ public struct AdBreak: Sendable {
     public let duration: ExactDecimal
     public let pools: [String]
     public let restrict: Restriction
+    /// For a break in one programme asset (`at:` or a marker): where it was asked for and where
+    /// it cuts. Nil for a break before or after an island of its own.
+    public let placement: Placement?
+
+    /// Where a break of a single programme asset sits.
+    public struct Placement: Sendable, Hashable {
+        /// The programme time asked for (`at:`); nil for a marker, which stands on a boundary.
+        public let requested: ExactDecimal?
+        /// The programme time of the cut: the segment boundary at or before the requested time.
+        public let cut: ExactDecimal
+        /// Replacement: the programme time the ads replace (whole segments); nil: an insertion point.
+        public let replaced: ExactDecimal?
+        /// The marker's line in the programme's first variant playlist; nil for `at:`.
+        public let markerLine: Int?
+    }
 }
 
 /// An ad pool.

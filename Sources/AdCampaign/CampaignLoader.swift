@@ -156,6 +156,11 @@ struct Loader {
     var breakNodes: [String: (node: Node, field: String)] = [:]
     var slateNode: Node?
     var declaredIslands: [String] = []
+    /// One programme asset (`program: { playlist: … }`, issue 12): cut into virtual islands at
+    /// its breaks once they are all known.
+    var singleProgram: SingleProgram?
+    /// Breaks of a single programme asset: `at:` entries, and entries overriding a marker's.
+    var timedBreaks: [TimedBreak] = []
 
     init(file: URL, source: PlaylistSource) {
         self.file = file
@@ -164,7 +169,8 @@ struct Loader {
     }
 
     static let topLevelKeys = [
-        "version", "id", "title", "origin", "program", "breaks", "slate", "pools", "rules", "startup", "markers", "trusted_attributes", "rewrite",
+        "version", "id", "title", "origin", "program", "marker_breaks", "breaks", "slate", "pools", "rules", "startup", "markers",
+        "trusted_attributes", "rewrite",
     ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
@@ -182,13 +188,22 @@ struct Loader {
         // Before any playlist: remote ones are fetched as the block says.
         let origin = self.origin(fields["origin"])
         self.assets.origin = origin
-        let islands = self.islands(fields["program"], parent: root)
+        var islands = self.islands(fields["program"], parent: root)
         let pools = self.pools(fields["pools"])
         let slate = self.slate(fields["slate"])
         // Every island declared, loaded or not: a break after an island whose playlist failed is
         // not also "after an island that does not exist".
         let islandIDs = self.declaredIslands
-        let breaks = self.breaks(fields["breaks"], islands: islandIDs, pools: pools.map(\.id))
+        var breaks = self.breaks(fields["breaks"], islands: islandIDs, pools: pools.map(\.id))
+        if let program = self.singleProgram {
+            (islands, breaks) = self.cut(program, markerBreaks: fields["marker_breaks"], pools: pools.map(\.id))
+        } else if let markerBreaks = fields["marker_breaks"] {
+            self.reader.issue(
+                markerBreaks,
+                "marker_breaks",
+                "is for a single programme asset with markers: program: { playlist: …, breaks: markers }"
+            )
+        }
         let rules = self.rules(fields["rules"], breaks: breaks.map(\.id), pools: pools.map(\.id))
         let startup = self.startup(fields["startup"])
         let markers = self.markers(fields["markers"])
@@ -219,7 +234,7 @@ struct Loader {
         return campaign
     }
 
-    private mutating func asset(_ node: Node?, _ field: String, parent: Node) -> Asset? {
+    mutating func asset(_ node: Node?, _ field: String, parent: Node) -> Asset? {
         guard let path = self.reader.string(node, field, required: true, parent: parent) else { return nil }
         guard !path.trimmingCharacters(in: .whitespaces).isEmpty, !path.contains("\0") else {
             self.reader.issue(
@@ -243,7 +258,11 @@ struct Loader {
             self.reader.issue(parent, "program", "is required: program: { islands: [ { id, playlist } ] }")
             return []
         }
-        let program = self.reader.mapping(node, "program", allowed: ["islands"])
+        let program = self.reader.mapping(node, "program", allowed: ["islands", "playlist", "breaks"])
+        if program["playlist"] != nil || program["breaks"] != nil {
+            self.singleProgram(program, node: node)
+            return []
+        }
         let list = self.reader.sequence(program["islands"], "program.islands")
         if list.isEmpty { self.reader.issue(program["islands"] ?? node, "program.islands", "needs at least one island") }
         var seen: Set<String> = []
@@ -258,7 +277,7 @@ struct Loader {
             }
             self.declaredIslands.append(id)
             if let asset = self.asset(fields["playlist"], "\(field).playlist", parent: item) {
-                islands.append(Island(id: id, asset: asset))
+                islands.append(Island(id: id, asset: asset, contentStart: nil))
             }
         }
         return islands
@@ -338,13 +357,17 @@ struct Loader {
         var breaks: [AdBreak] = []
         for (index, item) in self.reader.sequence(node, "breaks").enumerated() {
             let field = "breaks[\(index)]"
-            let fields = self.reader.mapping(item, field, allowed: ["id", "before", "after", "duration", "pools", "restrict"])
+            let fields = self.reader.mapping(item, field, allowed: ["id", "before", "after", "at", "duration", "pools", "restrict"])
             guard let id = self.reader.identifier(fields["id"], "\(field).id", required: true, parent: item) else { continue }
-            if breaks.contains(where: { $0.id == id }) {
+            if breaks.contains(where: { $0.id == id }) || self.timedBreaks.contains(where: { $0.id == id }) {
                 self.reader.issue(fields["id"], "\(field).id", "break \"\(id)\" is defined twice; break ids must be unique")
                 continue
             }
             self.breakNodes[id] = (item, field)
+            if self.singleProgram != nil || fields["at"] != nil {
+                self.timedBreak(id: id, fields: fields, item: item, field: field, pools: pools)
+                continue
+            }
             let before = self.reader.string(fields["before"], "\(field).before")
             let after = self.reader.string(fields["after"], "\(field).after")
             var position: AdBreak.Position?
@@ -364,36 +387,51 @@ struct Loader {
                     position = nil
                 }
             }
-            let duration = self.reader.decimal(fields["duration"], "\(field).duration", required: true, parent: item)
-            if let duration, duration <= .zero { self.reader.issue(fields["duration"], "\(field).duration", "must be above 0") }
-            if let duration, duration > CampaignLimits.maxBreakDuration {
-                self.reader.issue(
-                    fields["duration"],
-                    "\(field).duration",
-                    "\(duration) s is longer than a break may run (\(CampaignLimits.maxBreakDuration) s); split it into several breaks"
-                )
-            }
-            let breakPools = self.reader.strings(fields["pools"], "\(field).pools")
-            if breakPools.isEmpty, fields["pools"] == nil { self.reader.issue(item, "\(field).pools", "is required: the pools that fill this break") }
-            for pool in breakPools where !pools.contains(pool) {
-                self.reader.issue(
-                    fields["pools"],
-                    "\(field).pools",
-                    "names pool \"\(pool)\", which does not exist; pools are \(pools.joined(separator: ", "))"
-                )
-            }
-            var restrict: Restriction = []
-            for value in self.reader.strings(fields["restrict"], "\(field).restrict") {
-                guard let restriction = Restriction(name: value) else {
-                    self.reader.issue(fields["restrict"], "\(field).restrict", "\"\(value)\" is not a policy; use skip and/or jump")
-                    continue
-                }
-                restrict.insert(restriction)
-            }
+            let (duration, breakPools, restrict) = self.breakSettings(fields, item: item, field: field, pools: pools, required: true)
             guard let position, let duration else { continue }
-            breaks.append(AdBreak(id: id, position: position, duration: duration, pools: breakPools, restrict: restrict))
+            breaks.append(AdBreak(id: id, position: position, duration: duration, pools: breakPools, restrict: restrict, placement: nil))
         }
         return breaks
+    }
+
+    /// A break's (or `marker_breaks`') `duration`, `pools` and `restrict`; `required`: the
+    /// duration and pools must be given.
+    mutating func breakSettings(
+        _ fields: [String: Node],
+        item: Node,
+        field: String,
+        pools: [String],
+        required: Bool
+    ) -> (duration: ExactDecimal?, pools: [String], restrict: Restriction) {
+        let duration = self.reader.decimal(fields["duration"], "\(field).duration", required: required, parent: item)
+        if let duration, duration <= .zero { self.reader.issue(fields["duration"], "\(field).duration", "must be above 0") }
+        if let duration, duration > CampaignLimits.maxBreakDuration {
+            self.reader.issue(
+                fields["duration"],
+                "\(field).duration",
+                "\(duration) s is longer than a break may run (\(CampaignLimits.maxBreakDuration) s); split it into several breaks"
+            )
+        }
+        let breakPools = self.reader.strings(fields["pools"], "\(field).pools")
+        if required, breakPools.isEmpty, fields["pools"] == nil {
+            self.reader.issue(item, "\(field).pools", "is required: the pools that fill this break")
+        }
+        for pool in breakPools where !pools.contains(pool) {
+            self.reader.issue(
+                fields["pools"],
+                "\(field).pools",
+                "names pool \"\(pool)\", which does not exist; pools are \(pools.joined(separator: ", "))"
+            )
+        }
+        var restrict: Restriction = []
+        for value in self.reader.strings(fields["restrict"], "\(field).restrict") {
+            guard let restriction = Restriction(name: value) else {
+                self.reader.issue(fields["restrict"], "\(field).restrict", "\"\(value)\" is not a policy; use skip and/or jump")
+                continue
+            }
+            restrict.insert(restriction)
+        }
+        return (duration, breakPools, restrict)
     }
 
     /// The `origin:` block: timeouts and the poll in seconds (decimals allowed), limits as whole numbers.

@@ -75,33 +75,42 @@ public struct PlanReport: Sendable {
     }
 
     private static func breakJSON(_ planned: PlannedBreak) -> JSONValue {
-        .object([
-            ("id", .string(planned.adBreak.id)), ("start", .decimal(planned.start)), ("end", .decimal(planned.end)),
+        var placement: [(String, JSONValue)] = []
+        if let place = planned.adBreak.placement {
+            placement = [
+                ("kind", .string(place.replaced == nil ? "insertion" : "replacement")),
+                ("requestedAt", place.requested.map(JSONValue.decimal) ?? .null),
+                ("cutAt", .decimal(place.cut)),
+                ("replaced", place.replaced.map(JSONValue.decimal) ?? .null),
+                ("markerLine", place.markerLine.map(JSONValue.integer) ?? .null),
+            ]
+        }
+        let candidates: [JSONValue] = planned.candidates.map { candidate in
+            var members: [(String, JSONValue)] = [
+                ("ad", .string(candidate.ad.id)), ("duration", .decimal(candidate.ad.asset.duration)),
+                ("weight", .number(candidate.weight)),
+                ("boosts", .array(candidate.boosts.map { .object([("rule", .string($0.rule)), ("factor", .number($0.factor))]) })),
+            ]
+            switch candidate.outcome {
+            case .chosen(let position):
+                members += [("outcome", .string("chosen")), ("position", .integer(position))]
+            case .excluded(let rule, let reason):
+                members += [("outcome", .string("excluded")), ("rule", .string(rule)), ("reason", .string(reason))]
+            case .notChosen(let reason):
+                members += [("outcome", .string("not-chosen")), ("reason", .string(reason))]
+            }
+            return .object(members)
+        }
+        var members: [(String, JSONValue)] = [("id", .string(planned.adBreak.id))]
+        members += placement
+        members += [
+            ("start", .decimal(planned.start)), ("end", .decimal(planned.end)),
             ("duration", .decimal(planned.duration)), ("nominal", .decimal(planned.adBreak.duration)),
             ("pools", .array(planned.pools.map(JSONValue.string))), ("restrict", .array(planned.adBreak.restrict.names.map(JSONValue.string))),
             ("slates", .integer(planned.slates)), ("unfilled", .decimal(planned.unfilled)),
-            (
-                "candidates",
-                .array(
-                    planned.candidates.map { candidate in
-                        var members: [(String, JSONValue)] = [
-                            ("ad", .string(candidate.ad.id)), ("duration", .decimal(candidate.ad.asset.duration)),
-                            ("weight", .number(candidate.weight)),
-                            ("boosts", .array(candidate.boosts.map { .object([("rule", .string($0.rule)), ("factor", .number($0.factor))]) })),
-                        ]
-                        switch candidate.outcome {
-                        case .chosen(let position):
-                            members += [("outcome", .string("chosen")), ("position", .integer(position))]
-                        case .excluded(let rule, let reason):
-                            members += [("outcome", .string("excluded")), ("rule", .string(rule)), ("reason", .string(reason))]
-                        case .notChosen(let reason):
-                            members += [("outcome", .string("not-chosen")), ("reason", .string(reason))]
-                        }
-                        return .object(members)
-                    }
-                )
-            ),
-        ])
+            ("candidates", .array(candidates)),
+        ]
+        return .object(members)
     }
 
     // MARK: - Text
@@ -135,6 +144,12 @@ public struct PlanReport: Sendable {
         for planned in plan.breaks {
             out += "\nBreak \(planned.adBreak.id): \(planned.start)–\(planned.end) s, \(planned.duration) of \(planned.adBreak.duration) s"
             out += " from \(planned.pools.joined(separator: ", "))"
+            if let place = planned.adBreak.placement {
+                out += place.replaced.map { ", replacing \($0) s of programme" } ?? ", inserted"
+                out += " at \(place.cut) s"
+                if let requested = place.requested, requested != place.cut { out += " (asked for \(requested) s)" }
+                if let line = place.markerLine { out += " (marker on line \(line))" }
+            }
             if planned.slates > 0 { out += "; slate ×\(planned.slates)" }
             if planned.unfilled > .zero { out += "; \(planned.unfilled) s unfilled" }
             if !planned.adBreak.restrict.isEmpty { out += "; restrict \(planned.adBreak.restrict.names.joined(separator: ", "))" }

@@ -92,8 +92,11 @@ public struct BoundaryManifest: Sendable, Hashable {
         var islands: [IslandEntry] = []
         for piece in plan.pieces {
             guard case .island(let island) = piece.kind else { continue }
-            islands.append(IslandEntry(id: island.id, start: piece.start, end: piece.start + piece.duration, contentStart: contentStart))
-            contentStart += piece.duration
+            // A virtual island knows where it starts in the programme asset: a replaced stretch
+            // before it is skipped in content time.
+            let start = island.contentStart ?? contentStart
+            islands.append(IslandEntry(id: island.id, start: piece.start, end: piece.start + piece.duration, contentStart: start))
+            contentStart = start + piece.duration
         }
         self.islands = islands
     }

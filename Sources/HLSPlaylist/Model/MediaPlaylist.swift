@@ -101,6 +101,44 @@ public struct MediaPlaylist: Sendable {
         self.duration = builder.elapsed
     }
 
+    /// The playlist cut to the segments `range` (a stretch of one programme asset that AdStitch
+    /// plays as a virtual island, issue 12): the same lines and tables, those segments only,
+    /// each keeping its key, map, byte range and media sequence number; the duration theirs.
+    public func segments(_ range: Range<Int>) -> MediaPlaylist {
+        MediaPlaylist(slicing: self, range.clamped(to: 0..<self.segmentRecords.count))
+    }
+
+    private init(slicing source: MediaPlaylist, _ range: Range<Int>) {
+        self.parsed = source.parsed
+        self.url = source.url
+        self.segmentRecords = Array(source.segmentRecords[range])
+        self.byteRanges = source.byteRanges
+        self.keySets = source.keySets
+        self.maps = source.maps
+        self.parts = source.parts
+        self.version = source.version
+        self.targetDuration = source.targetDuration
+        // A segment's number is the playlist's media sequence plus its position (§6.3.2): the
+        // slice starts later, so that its segments keep theirs (implicit IVs depend on them).
+        self.mediaSequence = source.mediaSequence + range.lowerBound
+        self.discontinuitySequence = source.discontinuitySequence
+        self.playlistType = source.playlistType
+        self.hasEndList = source.hasEndList
+        self.isIFramesOnly = source.isIFramesOnly
+        self.hasIndependentSegments = source.hasIndependentSegments
+        self.start = nil
+        self.partInf = source.partInf
+        self.serverControl = source.serverControl
+        self.skip = source.skip
+        self.defines = source.defines
+        self.dateRanges = source.dateRanges
+        self.preloadHints = []
+        self.renditionReports = []
+        self.trailingParts = []
+        self.parseDiagnostics = source.parseDiagnostics
+        self.duration = self.segmentRecords.reduce(.zero) { $0 + $1.duration }
+    }
+
     /// The absolute URL of a URI written in this playlist.
     public func resolve(_ uri: some StringProtocol) -> URL? {
         URIResolution.resolve(String(uri), against: self.url)

@@ -1,0 +1,261 @@
+import HLSPlaylist
+import Yams
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One programme asset cut into virtual islands at its breaks (issue 12): `program: { playlist:
+/// …, breaks: markers }`, breaks `at:` a programme time, `marker_breaks` for what markers do
+/// not say.
+struct SingleProgram {
+    var asset: Asset
+    /// Breaks come from the asset's own markers too.
+    var readsMarkers: Bool
+    var node: Node
+}
+
+/// A `breaks:` entry of a single programme asset: at a programme time, or (without `at:`) the
+/// settings of the marker break with the same id.
+struct TimedBreak {
+    var id: String
+    var at: ExactDecimal?
+    var duration: ExactDecimal?
+    var pools: [String]
+    var restrict: Restriction
+    var node: Node
+    var field: String
+}
+
+extension Loader {
+    mutating func singleProgram(_ program: [String: Node], node: Node) {
+        if program["islands"] != nil {
+            self.reader.issue(program["islands"], "program.islands", "a programme has islands or one playlist, not both")
+        }
+        var readsMarkers = false
+        if let breaks = program["breaks"] {
+            if self.reader.string(breaks, "program.breaks") == "markers" {
+                readsMarkers = true
+            } else {
+                self.reader.issue(breaks, "program.breaks", "the only value is markers (breaks from the programme's own ad markers)")
+            }
+        }
+        guard let asset = self.asset(program["playlist"], "program.playlist", parent: node) else { return }
+        self.singleProgram = SingleProgram(asset: asset, readsMarkers: readsMarkers, node: node)
+    }
+
+    mutating func timedBreak(id: String, fields: [String: Node], item: Node, field: String, pools: [String]) {
+        guard self.singleProgram != nil else {
+            self.reader.issue(
+                fields["at"],
+                "\(field).at",
+                "at: is a time in one programme asset (program: { playlist: … }); with islands, place breaks before: or after: an island"
+            )
+            return
+        }
+        for key in ["before", "after"] where fields[key] != nil {
+            self.reader.issue(
+                fields[key],
+                "\(field).\(key)",
+                "a single programme asset has no islands to name; give the break's programme time with at:"
+            )
+        }
+        let at = self.reader.decimal(fields["at"], "\(field).at")
+        if let at, at < .zero { self.reader.issue(fields["at"], "\(field).at", "must be 0 or more: seconds of programme time") }
+        // An entry without at: sets a marker break's duration, pools and restrict by its id.
+        let (duration, breakPools, restrict) = self.breakSettings(fields, item: item, field: field, pools: pools, required: at != nil)
+        self.timedBreaks.append(TimedBreak(id: id, at: at, duration: duration, pools: breakPools, restrict: restrict, node: item, field: field))
+    }
+
+    /// The programme cut at every break (those `at:` a time and those its markers give) into
+    /// virtual islands `part-1`, `part-2`…, and the breaks placed before the island after them.
+    mutating func cut(_ program: SingleProgram, markerBreaks: Node?, pools: [String]) -> ([Island], [AdBreak]) {
+        let asset = program.asset
+        let playlistName = asset.variants.first?.playlist.url.map(AssetLoader.name) ?? AssetLoader.name(asset.url)
+        struct Cut {
+            var id: String
+            var segment: Int
+            var end: Int?
+            var requested: ExactDecimal?
+            var duration: ExactDecimal?
+            var pools: [String]
+            var restrict: Restriction
+            var markerLine: Int?
+            var node: Node
+            var field: String
+        }
+        var cuts: [Cut] = []
+        // What markers do not say.
+        var defaults: (duration: ExactDecimal?, pools: [String], restrict: Restriction) = (nil, [], [])
+        if let markerBreaks {
+            let fields = self.reader.mapping(markerBreaks, "marker_breaks", allowed: ["duration", "pools", "restrict"])
+            defaults = self.breakSettings(fields, item: markerBreaks, field: "marker_breaks", pools: pools, required: false)
+        }
+        let overrides = Dictionary(self.timedBreaks.filter { $0.at == nil }.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var used: Set<String> = []
+        if program.readsMarkers, let playlist = asset.variants.first?.playlist {
+            let markers = MarkerReader(playlist)
+            for problem in markers.problems {
+                self.warnings.append(
+                    CampaignIssue(file: playlistName, line: problem.line, column: 0, field: "marker", problem.message + "; that break is skipped")
+                )
+            }
+            for marker in markers.breaks {
+                let override = overrides[marker.id]
+                if override != nil { used.insert(marker.id) }
+                let node = override?.node ?? program.node
+                let field = override?.field ?? "program.breaks"
+                cuts.append(
+                    Cut(
+                        id: marker.id,
+                        segment: marker.segment,
+                        end: marker.end,
+                        requested: nil,
+                        // A replacement's own duration wins; then the breaks: entry; then marker_breaks.
+                        duration: (marker.end != nil ? marker.duration : nil) ?? override?.duration ?? marker.duration ?? defaults.duration,
+                        pools: override.map { $0.pools.isEmpty ? defaults.pools : $0.pools } ?? defaults.pools,
+                        restrict: override.map { $0.restrict.isEmpty ? defaults.restrict : $0.restrict } ?? defaults.restrict,
+                        markerLine: marker.line,
+                        node: node,
+                        field: field
+                    )
+                )
+            }
+        } else if let markerBreaks {
+            self.reader.issue(markerBreaks, "marker_breaks", "applies to breaks from markers; add breaks: markers to program")
+        }
+        for entry in self.timedBreaks where entry.at == nil && !used.contains(entry.id) {
+            self.reader.issue(
+                entry.node,
+                "\(entry.field).at",
+                "break \"\(entry.id)\" has no at: and no marker of the programme has that id; marker breaks are \(cuts.map(\.id).joined(separator: ", "))"
+            )
+        }
+        for entry in self.timedBreaks {
+            guard let at = entry.at else { continue }
+            guard at <= asset.duration else {
+                self.reader.issue(entry.node, "\(entry.field).at", "\(at) s is past the programme's end (\(asset.duration) s)")
+                continue
+            }
+            let boundary = asset.boundary(atOrBefore: at)
+            cuts.append(
+                Cut(
+                    id: entry.id,
+                    segment: boundary.segment,
+                    end: nil,
+                    requested: at,
+                    duration: entry.duration,
+                    pools: entry.pools,
+                    restrict: entry.restrict,
+                    markerLine: nil,
+                    node: entry.node,
+                    field: entry.field
+                )
+            )
+            if boundary.time != at {
+                self.warnings.append(
+                    CampaignIssue(
+                        file: self.file.path,
+                        line: entry.node.mark?.line ?? 0,
+                        column: entry.node.mark?.column ?? 0,
+                        field: "\(entry.field).at",
+                        "break \"\(entry.id)\" asked for at \(at) s cuts at \(boundary.time) s, the segment boundary at or before it"
+                    )
+                )
+            }
+        }
+        cuts.sort { ($0.segment, $0.end ?? $0.segment) < ($1.segment, $1.end ?? $1.segment) }
+        // No break inside another's replaced stretch, none at the same point as another.
+        var kept: [Cut] = []
+        for cut in cuts {
+            if let previous = kept.last, cut.segment < (previous.end ?? previous.segment + 1) {
+                self.reader.issue(
+                    cut.node,
+                    cut.field,
+                    "break \"\(cut.id)\" overlaps break \"\(previous.id)\" (they cut the programme at the same place or inside its replaced stretch); keep one"
+                )
+                continue
+            }
+            guard let duration = cut.duration else {
+                self.reader.issue(
+                    cut.node,
+                    cut.field,
+                    "break \"\(cut.id)\" needs a duration: give marker_breaks: { duration: … } or a breaks: entry with its id"
+                )
+                continue
+            }
+            guard !cut.pools.isEmpty else {
+                self.reader.issue(
+                    cut.node,
+                    cut.field,
+                    "break \"\(cut.id)\" needs pools: give marker_breaks: { pools: […] } or a breaks: entry with its id"
+                )
+                continue
+            }
+            var checked = cut
+            checked.duration = duration
+            kept.append(checked)
+        }
+
+        // The islands between the cuts; each break goes before the island after it (or after the last).
+        let segments = asset.variants.first?.playlist.segments
+        func time(_ segment: Int) -> ExactDecimal {
+            guard let segments, segment < segments.count else { return asset.duration }
+            return segments[segment].startTime
+        }
+        var islands: [Island] = []
+        var pending: [Cut] = []
+        var placed: [(Cut, AdBreak.Position)] = []
+        var resume = 0
+        var skews: [(playlist: String, cut: ExactDecimal, skew: ExactDecimal)] = []
+        func island(to end: Int) {
+            guard end > resume else { return }
+            let id = "part-\(islands.count + 1)"
+            self.declaredIslands.append(id)
+            islands.append(Island(id: id, asset: asset.slice(from: time(resume), to: time(end), skews: &skews), contentStart: time(resume)))
+            placed += pending.map { ($0, .before(island: id)) }
+            pending = []
+        }
+        for cut in kept {
+            island(to: cut.segment)
+            pending.append(cut)
+            resume = cut.end ?? cut.segment
+        }
+        island(to: segments?.count ?? 0)
+        guard let last = islands.last else {
+            self.reader.issue(program.node, "program", "the breaks replace the whole programme; nothing of it is left to play")
+            return ([], [])
+        }
+        placed += pending.map { ($0, .after(island: last.id)) }
+        for (playlist, cut, skew) in skews {
+            self.warnings.append(
+                CampaignIssue(
+                    file: playlist,
+                    line: 0,
+                    column: 0,
+                    field: "cut",
+                    "cut \(skew > .zero ? "\(skew) s after" : "\(skew.magnitude) s before") the video cut at \(cut) s: its segment boundaries differ from the first variant's"
+                )
+            )
+        }
+        let breaks = placed.map { cut, position in
+            AdBreak(
+                id: cut.id,
+                position: position,
+                duration: cut.duration ?? .zero,
+                pools: cut.pools,
+                restrict: cut.restrict,
+                placement: AdBreak.Placement(
+                    requested: cut.requested,
+                    cut: time(cut.segment),
+                    replaced: cut.end.map { time($0) - time(cut.segment) },
+                    markerLine: cut.markerLine
+                )
+            )
+        }
+        for adBreak in breaks where self.breakNodes[adBreak.id] == nil { self.breakNodes[adBreak.id] = (program.node, "program.breaks") }
+        return (islands, breaks)
+    }
+}
