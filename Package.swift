@@ -39,7 +39,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "AdCampaign",
-            dependencies: ["HLSPlaylist", "CPCRE2", .product(name: "Yams", package: "Yams")],
+            dependencies: ["HLSPlaylist", "SCTE35", "CPCRE2", .product(name: "Yams", package: "Yams")],
             swiftSettings: swiftSettings
         ),
         .target(name: "AdDecision", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),

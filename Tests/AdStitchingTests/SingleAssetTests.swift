@@ -102,14 +102,64 @@ struct SingleAssetTests {
         )
     }
 
+    // SCTE-35 sections (made with threefive, checked by the SCTE35 module's CRC): splice_insert
+    // out of the network with an 8 s break (event 42) and back in; time_signal placement
+    // opportunity start with 8 s (event 7) and end.
+    static let insertOut = "/DAlAAAAAAAAAP/wFAUAAAAqf+/+ABt3QP4ACvyAAAEAAAAAKLcVEw=="
+    static let insertIn = "/DAgAAAAAAAAAP/wDwUAAAAqf0/+ABt3QAABAAAAALjGeoE="
+    static let insertOutHex = "0xFC302500000000000000FFF014050000002A7FEFFE001B7740FE000AFC8000010000000028B71513"
+    static let insertInHex = "0xFC302000000000000000FFF00F050000002A7F4FFE001B7740000100000000B8C67A81"
+    static let placementStart = "/DAsAAAAAAAAAP/wBQb+ABt3QAAWAhRDVUVJAAAAB3//AAAK/IAPADQAAGdLT8g="
+    static let placementEnd = "/DAnAAAAAAAAAP/wBQb+ABt3QAARAg9DVUVJAAAAB3+/DwA1AABbVWNW"
+    static let dateTime = "#EXT-X-PROGRAM-DATE-TIME:2026-11-24T00:00:00.000Z"
+
+    @Test(
+        "each marker shape packagers write cuts the same replacement (20–28 s), with its id",
+        arguments: [
+            ([5: "#EXT-X-CUE-OUT:8", 7: "#EXT-X-CUE-IN"], "cue-", true),
+            (
+                [
+                    0: dateTime,
+                    5: "#EXT-X-DATERANGE:ID=\"splice-42\",START-DATE=\"2026-11-24T00:00:20.000Z\",PLANNED-DURATION=8,SCTE35-OUT=\(insertOutHex)",
+                    7:
+                        "#EXT-X-DATERANGE:ID=\"splice-42\",START-DATE=\"2026-11-24T00:00:20.000Z\",END-DATE=\"2026-11-24T00:00:28.000Z\",SCTE35-IN=\(insertInHex)",
+                ],
+                "splice-42", true
+            ),
+            (
+                [0: dateTime, 5: "#EXT-X-DATERANGE:ID=\"po 7\",START-DATE=\"2026-11-24T00:00:20.000Z\",SCTE35-CMD=\(insertOutHex)"],
+                "po-7", true
+            ),
+            ([5: "#EXT-OATCLS-SCTE35:\(insertOut)", 7: "#EXT-OATCLS-SCTE35:\(insertIn)"], "scte-42", true),
+            ([5: "#EXT-X-SPLICEPOINT-SCTE35:\(placementStart)", 7: "#EXT-X-SPLICEPOINT-SCTE35:\(placementEnd)"], "scte-7", true),
+            ([5: "#EXT-OATCLS-SCTE35:\(insertOut)\n#EXT-X-CUE-OUT:8", 7: "#EXT-X-CUE-IN\n#EXT-OATCLS-SCTE35:\(insertIn)"], "scte-42", true),
+            ([5: "#EXT-X-PLACEMENT-OPPORTUNITY"], "cue-", false),
+        ]
+    )
+    func markerShapes(_ markers: [Int: String], _ id: String, _ replaces: Bool) throws {
+        let campaign = try Self.load(Self.markerCampaign, programme: Self.programme(markers))
+        #expect(campaign.warnings.filter { $0.field == "marker" }.isEmpty, "\(campaign.warnings)")
+        let adBreak = try #require(campaign.breaks.first)
+        #expect(campaign.breaks.count == 1)
+        #expect(adBreak.id.hasPrefix(id), "\(adBreak.id)")
+        #expect(adBreak.placement?.cut == 20)
+        #expect(adBreak.placement?.replaced == (replaces ? 8 : nil))
+        #expect(adBreak.duration == (replaces ? 8 : 4))
+        #expect(campaign.islands.map(\.asset.duration) == (replaces ? [20, 12] : [20, 20]))
+    }
+
     static let markerCampaign = "program: { playlist: p/master.m3u8, breaks: markers }\nmarker_breaks: { duration: 4, pools: [prime] }\n"
 
     @Test(
         "a marker that cannot be used is skipped with a warning at its playlist line; the rest still cut",
         arguments: [
-            (programme([3: "#EXT-X-CUE-IN"]), 11, "EXT-X-CUE-IN without an EXT-X-CUE-OUT before it", 0),
-            (programme([3: "#EXT-X-CUE-OUT"]), 11, "EXT-X-CUE-OUT without a duration is never closed", 0),
+            (programme([3: "#EXT-X-CUE-IN"]), 11, "a break ends here but none is open", 0),
+            (programme([3: "#EXT-X-CUE-OUT"]), 11, "a break starts here without a duration and nothing ends it", 0),
             (programme([3: "#EXT-X-CUE-OUT:8", 4: "#EXT-X-CUE-OUT:8", 6: "#EXT-X-CUE-IN"]), 14, "is still open", 1),
+            (
+                programme([3: "#EXT-OATCLS-SCTE35:/DAlAAAAAAAAAP/wFAUAAAAqf+/+ABt3QP4ACvyAAAEAAAAAKLcVFA=="]), 11,
+                "the SCTE-35 section does not decode: CRC_32", 0
+            ),
         ]
     )
     func skippedMarkers(_ programme: String, _ line: Int, _ message: String, _ breaks: Int) throws {
