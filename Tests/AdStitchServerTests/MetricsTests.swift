@@ -62,7 +62,7 @@ struct MetricsTests {
             #expect(samples[#"adstitch_stitch_duration_seconds_bucket{kind="media",le="+Inf"}"#] == 1)
             #expect((samples[#"adstitch_stitch_duration_seconds_sum{kind="media"}"#] ?? 0) > 0)
             #expect(samples[#"adstitch_http_request_duration_seconds_count{route="\#(session)"}"#] == 6)
-            #expect(samples["adstitch_campaigns_loaded"] == 2)
+            #expect(samples["adstitch_campaigns_loaded"] == 3)
             #expect(samples["adstitch_campaigns_failing"] == 0)
             // No concrete token or path ever becomes a label value.
             #expect(!samples.keys.contains { $0.contains("forged") || $0.contains("/no/such") })

@@ -39,7 +39,8 @@ struct PreviewTests {
                 let html = String(buffer: response.body)
                 #expect(html.contains("<a href=\"/preview/evening-news\">Evening News</a>"))
                 #expect(html.contains("<a href=\"/preview/feature-fmp4\">"))
-                #expect(html.components(separatedBy: "<span class=\"ok\">loaded</span>").count == 3)
+                #expect(html.contains("<a href=\"/preview/single-asset\">"))
+                #expect(html.components(separatedBy: "<span class=\"ok\">loaded</span>").count == 4)
             }
         }
     }

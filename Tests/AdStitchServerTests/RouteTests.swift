@@ -52,7 +52,7 @@ struct RouteTests {
                 #expect(response.status == .ok)
                 let json = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
                 let entries = json?["campaigns"] as? [[String: Any]] ?? []
-                #expect(Set(entries.compactMap { $0["id"] as? String }) == ["evening-news", "feature-fmp4"])
+                #expect(Set(entries.compactMap { $0["id"] as? String }) == ["evening-news", "feature-fmp4", "single-asset"])
                 #expect(entries.allSatisfy { $0["status"] as? String == "loaded" })
             }
         }

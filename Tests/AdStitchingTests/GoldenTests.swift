@@ -29,6 +29,7 @@ struct GoldenTests {
         switch demo {
         case .eveningNews: ["master.m3u8", "v0.m3u8", "boundaries.json"]
         case .featureFMP4: ["master.m3u8", "v0.m3u8", "a1.m3u8", "s2.m3u8", "i0.m3u8", "boundaries.json"]
+        case .singleAsset: ["master.m3u8", "v0.m3u8", "boundaries.json"]
         }
     }
 
@@ -73,6 +74,10 @@ struct GoldenTests {
         case .featureFMP4:
             // bravo (English audio only, no I-frames, no subtitles) and alpha (I-frames by byte range).
             #expect(ids.contains("bravo") && ids.contains("alpha"), "\(ids)")
+        case .singleAsset:
+            // Four virtual islands around two replacements (CUE, DATERANGE SCTE-35) and an insertion.
+            #expect(ids.filter { $0.hasPrefix("part-") } == ["part-1", "part-2", "part-3", "part-4"], "\(ids)")
+            #expect(plan.breaks.map { $0.adBreak.placement?.replaced != nil } == [true, true, false])
         }
     }
 

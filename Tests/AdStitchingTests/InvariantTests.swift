@@ -118,6 +118,12 @@ struct InvariantTests {
             let end = try #require(item["end"]?.decimal)
             #expect(item["id"]?.string == piece.id)
             #expect(start == piece.start && end - start == piece.asset.duration)
+            // Islands of their own follow one another in content time; a virtual island starts
+            // where its stretch of the programme asset does (after any replaced stretch).
+            if case .island(let island) = piece.kind, let virtualStart = island.contentStart {
+                #expect(virtualStart >= contentStart, "content time runs forward")
+                contentStart = virtualStart
+            }
             #expect(item["contentStart"]?.decimal == contentStart, "island \(piece.id) of \(session.description)")
             contentStart += end - start
             stretches.append((start, end))

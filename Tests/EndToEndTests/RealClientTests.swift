@@ -21,9 +21,9 @@ extension RealClients {
 
         /// GStreamer's hlsdemux decodes every frame of every rendition: exactly duration × 25 video
         /// frames, and audio at least as long as the video (AAC priming adds a frame per piece).
-        @Test("GStreamer decodes every frame of every rendition of the TS demo")
-        func gstreamerDecodesTheTSDemo() throws {
-            let session = try ServedSessionFolder(campaign: "evening-news", context: Self.context)
+        @Test("GStreamer decodes every frame of every rendition of the TS demos", arguments: ["evening-news", "single-asset"])
+        func gstreamerDecodesTheTSDemo(_ campaign: String) throws {
+            let session = try ServedSessionFolder(campaign: campaign, context: Self.context)
             let expectedFrames = Self.frames(session.manifest.duration, fps: 25)
             for rendition in session.renditions {
                 let decoded = try Decoded(session.url(rendition), scratch: session.root)
@@ -64,9 +64,9 @@ extension RealClients {
             #expect(checked == 4)  // two video variants, English and Spanish audio
         }
 
-        @Test("ffprobe reports the boundary manifest's duration for the stitched master")
-        func ffprobeAgreesWithTheManifest() throws {
-            let session = try ServedSessionFolder(campaign: "evening-news", context: Self.context)
+        @Test("ffprobe reports the boundary manifest's duration for the stitched master", arguments: ["evening-news", "single-asset"])
+        func ffprobeAgreesWithTheManifest(_ campaign: String) throws {
+            let session = try ServedSessionFolder(campaign: campaign, context: Self.context)
             let result = try Tool.run(
                 "ffprobe",
                 ["-v", "error", "-show_entries", "format=duration", "-of", "default=nw=1:nk=1", session.masterURL.absoluteString]
@@ -77,9 +77,9 @@ extension RealClients {
         }
 
         /// Chromium plays HLS natively; it must reach `ended` with no media error and no console error.
-        @Test("headless Chromium plays the TS demo session to the end")
-        func chromiumPlaysTheTSDemo() async throws {
-            let session = try ServedSessionFolder(campaign: "evening-news", context: Self.context)
+        @Test("headless Chromium plays the TS demo session to the end", arguments: ["evening-news", "single-asset"])
+        func chromiumPlaysTheTSDemo(_ campaign: String) async throws {
+            let session = try ServedSessionFolder(campaign: campaign, context: Self.context)
             let page = try session.writePlayerPage()
             let browser = try await WebDriver()
             do {

@@ -38,6 +38,9 @@ enum Demo: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// fMP4 with byte ranges, demuxed English and Spanish audio, subtitles and I-frames the ads
     /// partly lack, `markers: [daterange, cue]`.
     case featureFMP4 = "feature-fmp4"
+    /// ONE continuous TS programme cut at its CUE and DATERANGE SCTE-35 markers and at a time
+    /// (virtual islands, replaced stretches), `markers: [daterange, cue]`.
+    case singleAsset = "single-asset"
 
     var testDescription: String { self.rawValue }
 

@@ -132,17 +132,18 @@ struct SourceCandidate: Sendable {
 /// write them under one URI style.
 struct SourceCatalog: Sendable {
     let uris: URIStyle
-    private let byAsset: [URL: [String: [SourceCandidate]]]
+    /// By asset object: the virtual islands of one programme asset share its URL.
+    private let byAsset: [ObjectIdentifier: [String: [SourceCandidate]]]
 
     init(campaign: Campaign, uris: URIStyle) {
         var assets = campaign.islands.map(\.asset) + campaign.ads.map(\.asset)
         if let slate = campaign.slate { assets.append(slate) }
-        var byAsset: [URL: [String: [SourceCandidate]]] = [:]
-        for asset in assets where byAsset[asset.url] == nil {
+        var byAsset: [ObjectIdentifier: [String: [SourceCandidate]]] = [:]
+        for asset in assets where byAsset[ObjectIdentifier(asset)] == nil {
             func candidate(_ kind: SourceCandidate.Kind, _ index: Int, _ playlist: MediaPlaylist) -> SourceCandidate {
                 SourceCandidate(kind: kind, index: index, playlist: playlist, signature: Self.signature(source: playlist, uris: uris))
             }
-            byAsset[asset.url] = [
+            byAsset[ObjectIdentifier(asset)] = [
                 "video": asset.variants.enumerated().map { candidate(.video($1.streamInf), $0, $1.playlist) },
                 "iFrame": asset.iFrameVariants.enumerated().map { candidate(.iFrame($1.streamInf), $0, $1.playlist) },
                 "audio": asset.audioRenditions.enumerated().map { candidate(.rendition($1.media), $0, $1.playlist!) },
@@ -162,7 +163,7 @@ struct SourceCatalog: Sendable {
             case .audio: "audio"
             case .subtitles: "subtitles"
             }
-        return self.byAsset[asset.url]?[group] ?? []
+        return self.byAsset[ObjectIdentifier(asset)]?[group] ?? []
     }
 
     func source(of segments: [MediaSegment], asset: Asset, rendition: StitchRendition) -> PlayedSource {
