@@ -52,14 +52,26 @@ struct MarkerReader {
     }
 
     init(_ playlist: MediaPlaylist) {
+        let clock = ProgrammeClock(playlist)
         var segment = 0
         var open: Open?
         var lastClose: (segment: Int, line: Int)?
+        // Date ranges stand where their START-DATE (or END-DATE, for an end) falls on the
+        // playlist's PROGRAM-DATE-TIME timeline, which need not be where they are written
+        // (packagers often list them together): taken in that order, with the other markers.
+        var events: [(segment: Int, order: Int, line: PlaylistLine, event: Event)] = []
         for line in playlist.lines {
-            guard let event = self.event(line, segment: segment, playlist: playlist) else {
-                if case .uri = line.content { segment += 1 }
-                continue
+            if case .uri = line.content { segment += 1 }
+            guard let event = self.event(line, segment: segment, playlist: playlist) else { continue }
+            var at = segment
+            if case .tag(.dateRange(let range)) = line.content,
+                let placed = clock.segment(at: Self.isEnd(event) ? range.endDate ?? range.startDate : range.startDate)
+            {
+                at = placed
             }
+            events.append((at, events.count, line, event))
+        }
+        for (segment, _, line, event) in events.sorted(by: { ($0.segment, $0.order) < ($1.segment, $1.order) }) {
             switch event {
             case .out(let id, let duration):
                 if var current = open {
@@ -116,6 +128,10 @@ struct MarkerReader {
         self.breaks.append(
             MarkedBreak(id: opened.id ?? "cue-\(opened.line)", segment: opened.segment, end: end, duration: duration, line: opened.line)
         )
+    }
+
+    private static func isEnd(_ event: Event) -> Bool {
+        if case .in = event { true } else { false }
     }
 
     /// The event a line is, if any; a marker that does not decode is a problem and no event.
@@ -208,5 +224,38 @@ struct MarkerReader {
         }
         let text = String(allowed.prefix(64))
         return text.first.map { $0.isLetter || $0.isNumber } == true ? text : "d" + text.prefix(63)
+    }
+}
+
+/// The programme time of a PROGRAM-DATE-TIME date in a playlist: the segment boundary a date
+/// falls on, from the nearest segment at or before it that carries a date-time.
+struct ProgrammeClock {
+    /// Each dated segment: its index, start time in the playlist and date-time in seconds.
+    private var dated: [(segment: Int, start: ExactDecimal, date: ExactDecimal)] = []
+    private let starts: [ExactDecimal]
+    private let end: ExactDecimal
+
+    init(_ playlist: MediaPlaylist) {
+        self.end = playlist.duration
+        var starts: [ExactDecimal] = []
+        for (index, segment) in playlist.segments.enumerated() {
+            starts.append(segment.startTime)
+            if let text = segment.programDateTime, let date = DateTime(text) { self.dated.append((index, segment.startTime, date.secondsSinceEpoch)) }
+        }
+        self.starts = starts
+    }
+
+    /// The index of the segment starting at `date` (a boundary at or before it when between
+    /// two), or nil without date-times or a readable date, or outside the playlist.
+    func segment(at date: String?) -> Int? {
+        guard let date, let seconds = DateTime(date)?.secondsSinceEpoch,
+            let anchor = self.dated.last(where: { $0.date <= seconds }) ?? self.dated.first
+        else { return nil }
+        let time = anchor.start + (seconds - anchor.date)
+        // Within a millisecond of a boundary counts as on it (date-times carry milliseconds).
+        let tolerance = ExactDecimal(significand: 1, exponent: 3)
+        guard time >= -tolerance, time <= self.end + tolerance else { return nil }
+        if time >= self.end - tolerance { return self.starts.count }
+        return self.starts.lastIndex { $0 <= time + tolerance }
     }
 }

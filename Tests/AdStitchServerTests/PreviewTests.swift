@@ -30,6 +30,25 @@ struct PreviewTests {
         return String(html[start..<end]).replacingOccurrences(of: "\\u003c", with: "<")
     }
 
+    @Test("a single programme asset's page and report say how each break cuts it")
+    func singleAsset() async throws {
+        try await RouteTests().app().test(.router) { client in
+            try await client.execute(uri: "/preview/single-asset?session=p-1&at=2026-11-25T12:00:00Z", method: .get) { response in
+                #expect(response.status == .ok)
+                let html = String(buffer: response.body)
+                #expect(html.contains("replaces 3.84 s of programme at 5.76 s — marker on line 13"), "\(html)")
+                #expect(html.contains("replaces 1.92 s of programme at 15.36 s — marker on line 26"))
+                #expect(html.contains("inserted at 23.04 s (asked for 24 s)") || html.contains("inserted at 23.04 s (asked for 24.0 s)"))
+            }
+            try await client.execute(uri: "/preview/single-asset/report.json?session=p-1&at=2026-11-25T12:00:00Z", method: .get) { response in
+                let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+                let breaks = try #require(json["breaks"] as? [[String: Any]])
+                #expect(breaks.map { $0["kind"] as? String } == ["replacement", "replacement", "insertion"])
+                #expect(breaks.map { $0["id"] as? String } == ["cue-13", "splice-42", "late"])
+            }
+        }
+    }
+
     @Test("/preview lists every campaign with its status and a link")
     func list() async throws {
         try await RouteTests().app().test(.router) { client in

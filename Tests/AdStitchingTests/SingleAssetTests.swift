@@ -134,6 +134,16 @@ struct SingleAssetTests {
             ([5: "#EXT-X-SPLICEPOINT-SCTE35:\(placementStart)", 7: "#EXT-X-SPLICEPOINT-SCTE35:\(placementEnd)"], "scte-7", true),
             ([5: "#EXT-OATCLS-SCTE35:\(insertOut)\n#EXT-X-CUE-OUT:8", 7: "#EXT-X-CUE-IN\n#EXT-OATCLS-SCTE35:\(insertIn)"], "scte-42", true),
             ([5: "#EXT-X-PLACEMENT-OPPORTUNITY"], "cue-", false),
+            // Both date ranges written at the top: placed by START-DATE and END-DATE on the
+            // PROGRAM-DATE-TIME timeline, not where they stand.
+            (
+                [
+                    0: dateTime
+                        + "\n#EXT-X-DATERANGE:ID=\"top-42\",START-DATE=\"2026-11-24T00:00:20.000Z\",PLANNED-DURATION=8,SCTE35-OUT=\(insertOutHex)"
+                        + "\n#EXT-X-DATERANGE:ID=\"top-42\",START-DATE=\"2026-11-24T00:00:20.000Z\",END-DATE=\"2026-11-24T00:00:28.000Z\",SCTE35-IN=\(insertInHex)"
+                ],
+                "top-42", true
+            ),
         ]
     )
     func markerShapes(_ markers: [Int: String], _ id: String, _ replaces: Bool) throws {

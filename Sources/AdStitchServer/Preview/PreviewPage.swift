@@ -231,6 +231,12 @@ enum PreviewPage {
             "\(planned.start)–\(planned.end) s: \(planned.duration) of \(planned.adBreak.duration) s from \(planned.pools.joined(separator: ", "))"
         if planned.slates > 0 { summary += "; slate ×\(planned.slates)" }
         if planned.unfilled > .zero { summary += "; \(planned.unfilled) s unfilled" }
+        if let place = planned.adBreak.placement {
+            // One programme asset: where the break cuts it, and how.
+            summary += place.replaced.map { "; replaces \($0) s of programme at \(place.cut) s" } ?? "; inserted at \(place.cut) s"
+            if let requested = place.requested, requested != place.cut { summary += " (asked for \(requested) s)" }
+            if let line = place.markerLine { summary += " — marker on line \(line)" }
+        }
         let restrict =
             planned.adBreak.restrict.isEmpty
             ? "" : " <span class=\"restrict\">restrict: \(escape(planned.adBreak.restrict.names.joined(separator: ", ")))</span>"
