@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [.package(name: "AdStitch", path: "../")],
     targets: [
         .executableTarget(name: "PlaylistFuzzer", dependencies: [.product(name: "HLSPlaylist", package: "AdStitch")], swiftSettings: fuzzer),
+        .executableTarget(name: "SCTE35Fuzzer", dependencies: [.product(name: "SCTE35", package: "AdStitch")], swiftSettings: fuzzer),
         .executableTarget(
             name: "CampaignFuzzer",
             dependencies: [

@@ -101,7 +101,7 @@ public struct SpliceInfoSection: Sendable, Hashable {
 
     /// MPEG-2's CRC-32 (ISO/IEC 13818-1 Annex A): polynomial 0x04C11DB7, initial 0xFFFFFFFF, no
     /// reflection, no final XOR — what `CRC_32` of a splice_info_section holds.
-    static func crc32(_ bytes: some Sequence<UInt8>) -> UInt32 {
+    public static func crc32(_ bytes: some Sequence<UInt8>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
             crc = (crc << 8) ^ Self.crcTable[Int((crc >> 24) ^ UInt32(byte))]
