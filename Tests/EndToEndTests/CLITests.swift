@@ -184,6 +184,23 @@ struct CLITests {
         }
     }
 
+    @Test("preview of the single-asset demo: the CLI and the server's report.json give the same plan, cuts included")
+    func previewAgreesWithTheServer() throws {
+        let at = "2026-11-25T12:00:00Z"
+        let cli = try self.adstitch("preview", Repository.campaign("single-asset").path, "--session", "p-1", "--at", at, "--format", "json")
+        #expect(cli.status == 0, "\(cli.output)")
+        let server = try RealClients.HardeningEndToEndTests.Server(campaigns: Repository.root.appendingPathComponent("Campaigns"))
+        defer { kill(server.process.pid, SIGKILL) }
+        let served = try server.get("/preview/single-asset/report.json?session=p-1&at=\(at)")
+        #expect(served.status == 200, "\(served.body)")
+        let fromCLI = try #require(try JSONSerialization.jsonObject(with: Data(cli.output.utf8)) as? NSDictionary)
+        let fromServer = try #require(try JSONSerialization.jsonObject(with: Data(served.body.utf8)) as? NSDictionary)
+        #expect(fromCLI == fromServer)
+        let breaks = try #require(fromCLI["breaks"] as? [[String: Any]])
+        #expect(breaks.map { $0["kind"] as? String } == ["replacement", "replacement", "insertion"])
+        #expect(breaks.map { ($0["cutAt"] as? NSNumber)?.doubleValue } == [5.76, 15.36, 23.04])
+    }
+
     @Test("bad flags get a usage error, not a crash")
     func badFlags() throws {
         let result = try self.adstitch("preview", Repository.campaign("evening-news").path, "--at", "yesterday")
