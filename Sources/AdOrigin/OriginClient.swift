@@ -150,26 +150,10 @@ public final class OriginClient: Sendable {
         etag: String? = nil,
         lastModified: String? = nil
     ) async throws(OriginError) -> FetchOutcome {
-        let settings = settings ?? self.settings
-        try Self.checkScheme(url)
-        var attempt = 0
-        while true {
-            attempt += 1
-            let step: Step
-            let started = ContinuousClock.now
-            do {
-                let response = try await self.request(url, settings: settings, etag: etag, lastModified: lastModified).get()
-                step = self.classify(response, url: url, attempt: attempt, started: started)
-            } catch {
-                step = self.classify(error, url: url, settings: settings, attempt: attempt, started: started)
-            }
-            switch step {
-            case .done(let outcome): return outcome
-            case .fail(let error): throw error
-            case .retry(let error):
-                guard attempt < settings.attempts else { throw error }
-                try? await Task.sleep(for: Self.backoff(settings, after: attempt))
-            }
+        do {
+            return try await self.outcome(url, settings: settings ?? self.settings, etag: etag, lastModified: lastModified).get()
+        } catch {
+            throw Self.originError(error, url: url)
         }
     }
 
@@ -183,28 +167,45 @@ public final class OriginClient: Sendable {
         etag: String? = nil,
         lastModified: String? = nil
     ) throws(OriginError) -> FetchOutcome {
-        let settings = settings ?? self.settings
-        try Self.checkScheme(url)
-        var attempt = 0
-        while true {
-            attempt += 1
-            let step: Step
-            let started = ContinuousClock.now
-            do {
-                let response = try self.request(url, settings: settings, etag: etag, lastModified: lastModified).wait()
-                step = self.classify(response, url: url, attempt: attempt, started: started)
-            } catch {
-                step = self.classify(error, url: url, settings: settings, attempt: attempt, started: started)
-            }
-            switch step {
-            case .done(let outcome): return outcome
-            case .fail(let error): throw error
-            case .retry(let error):
-                guard attempt < settings.attempts else { throw error }
-                let (seconds, attoseconds) = Self.backoff(settings, after: attempt).components
-                Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
-            }
+        do {
+            return try self.outcome(url, settings: settings ?? self.settings, etag: etag, lastModified: lastModified).wait()
+        } catch {
+            throw Self.originError(error, url: url)
         }
+    }
+
+    /// The fetch as NIO futures, tries and backoff included: one implementation for both the
+    /// async and the waiting form.
+    private func outcome(_ url: URL, settings: OriginSettings, etag: String?, lastModified: String?) -> EventLoopFuture<FetchOutcome> {
+        let loop = self.eventLoopGroup.any()
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return loop.makeFailedFuture(OriginError(url: url, reason: .notHTTP, attempts: 0))
+        }
+        @Sendable func attempt(_ number: Int) -> EventLoopFuture<FetchOutcome> {
+            let started = ContinuousClock.now
+            return self.request(url, settings: settings, etag: etag, lastModified: lastModified)
+                .hop(to: loop)
+                .map { self.classify($0, url: url, attempt: number, started: started) }
+                .recover { self.classify($0, url: url, settings: settings, attempt: number, started: started) }
+                .flatMap { step in
+                    switch step {
+                    case .done(let outcome):
+                        return loop.makeSucceededFuture(outcome)
+                    case .fail(let error):
+                        return loop.makeFailedFuture(error)
+                    case .retry(let error):
+                        guard number < settings.attempts else { return loop.makeFailedFuture(error) }
+                        return loop.scheduleTask(in: TimeAmount(Self.backoff(settings, after: number))) {}.futureResult
+                            .flatMap { attempt(number + 1) }
+                    }
+                }
+        }
+        return attempt(1)
+    }
+
+    /// An error out of the futures as an ``OriginError`` (they fail with nothing else).
+    private static func originError(_ error: any Error, url: URL) -> OriginError {
+        error as? OriginError ?? OriginError(url: url, reason: .connection("\(error)"), attempts: 1)
     }
 
     /// The client for these settings' connect timeout and redirect limit, made on first use.
@@ -315,13 +316,6 @@ public final class OriginClient: Sendable {
         counter.increment()
         let (seconds, attoseconds) = (ContinuousClock.now - started).components
         self.fetchTimer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-
-    /// Only http and https are fetched.
-    private static func checkScheme(_ url: URL) throws(OriginError) {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw OriginError(url: url, reason: .notHTTP, attempts: 0)
-        }
     }
 
     /// The pause after try `attempt`: ``OriginSettings/backoff``, doubled for each try after the first.

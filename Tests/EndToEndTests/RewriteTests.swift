@@ -9,11 +9,15 @@ import Testing
 /// the uses it exists for, each through the loader, the planner and the renderer.
 @Suite("Rewrite rules")
 struct RewriteTests {
-    /// The evening-news demo on `origin`, with `rewrite` appended to its YAML.
-    static func campaign(_ rewrite: String, origin: StaticServer, client: OriginClient) throws -> Campaign {
+    /// The evening-news demo loaded from an origin on loopback (its base URL returned too), with
+    /// `rewrite` appended to its YAML. The origin is needed for loading only.
+    static func campaign(_ rewrite: String) throws -> (campaign: Campaign, base: String) {
+        let origin = try StaticServer(root: RemoteCampaignTests.demo)
+        let client = OriginClient()
+        defer { Task { try? await client.shutdown() } }
         let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) { $0 + "\n" + rewrite }
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        return try CampaignLoader.load(file, source: client.playlistSource)
+        return (try CampaignLoader.load(file, source: client.playlistSource), origin.base.absoluteString)
     }
 
     /// Rendition 0's playlist for a viewer, with its plan.
@@ -36,18 +40,12 @@ struct RewriteTests {
 
     @Test("content and ad CDN prefixes (MediaTailor's content and ad segment prefixes): keys stay on the origin")
     func cdnPrefixes() throws {
-        let origin = try StaticServer(root: RemoteCampaignTests.demo)
-        let client = OriginClient()
-        defer { Task { try? await client.shutdown() } }
-        let base = origin.base.absoluteString
-        let campaign = try Self.campaign(
+        let (campaign, base) = try Self.campaign(
             """
             rewrite:
               - { name: content-cdn, applies_to: [program], match: '^http://127\\.0\\.0\\.1:\\d+/media/program/(.*)$', replace: 'https://content.cdn.test/$1' }
               - { name: ad-cdn, applies_to: [ads, slate], match: '^http://127\\.0\\.0\\.1:\\d+/(?<path>media/.*)$', replace: 'https://ads.cdn.test/${path}' }
-            """,
-            origin: origin,
-            client: client
+            """
         )
         let (lines, plan) = try Self.playlist(campaign)
         let segments = Self.segments(lines)
@@ -75,11 +73,7 @@ struct RewriteTests {
 
     @Test("a CDN host chosen by market with a per-session token: first match wins, values percent-encoded, other viewers untouched")
     func marketAndToken() throws {
-        let origin = try StaticServer(root: RemoteCampaignTests.demo)
-        let client = OriginClient()
-        defer { Task { try? await client.shutdown() } }
-        let base = origin.base.absoluteString
-        let campaign = try Self.campaign(
+        let (campaign, base) = try Self.campaign(
             """
             rewrite:
               - name: eu
@@ -90,9 +84,7 @@ struct RewriteTests {
                 when: { attributes: { market: '.' } }
                 match: '^http://[^/]+/(.*)$'
                 replace: 'https://global.cdn.test/$1?st={session}'
-            """,
-            origin: origin,
-            client: client
+            """
         )
         let eu = Self.segments(try Self.playlist(campaign, session: "viewer 1/é", ["market": "eu"]).lines)
         #expect(eu.allSatisfy { $0.hasPrefix("https://eu.cdn.test/media/") && $0.hasSuffix("?st=viewer%201%2F%C3%A9&m=eu") }, "\(eu.prefix(2))")
@@ -110,17 +102,12 @@ struct RewriteTests {
 
     @Test("keys move only where applies_to names them: segments to the CDN, keys to a key server with the session")
     func keysByRule() throws {
-        let origin = try StaticServer(root: RemoteCampaignTests.demo)
-        let client = OriginClient()
-        defer { Task { try? await client.shutdown() } }
-        let campaign = try Self.campaign(
+        let (campaign, _) = try Self.campaign(
             """
             rewrite:
               - { name: keys, applies_to: [keys], match: '/keys/(.+)$', replace: 'https://keys.test/$1?session={session}' }
               - { name: cdn, match: '^http://[^/]+/(.*)$', replace: 'https://cdn.test/$1' }
-            """,
-            origin: origin,
-            client: client
+            """
         )
         let (lines, _) = try Self.playlist(campaign, session: "k1")
         #expect(Self.segments(lines).allSatisfy { $0.hasPrefix("https://cdn.test/media/") })
