@@ -28,6 +28,9 @@ public struct Campaign: Sendable {
     public let rules: [Rule]
     public let startup: [StartupRule]
     public let markers: Set<Marker>
+    /// `markers_passthrough`: the programme's own ad-marker tags (CUE, SCTE-35 carrying tags,
+    /// placement opportunities) are kept before the programme segments they stand before.
+    public let markersPassthrough: Bool
     /// Viewer attributes a viewer could claim for themselves to dodge ads (`seen`): a public
     /// session start honours them only when an app backend signed it (`serve --start-key`).
     public let trustedAttributes: [String]

@@ -170,7 +170,7 @@ struct Loader {
 
     static let topLevelKeys = [
         "version", "id", "title", "origin", "program", "marker_breaks", "breaks", "slate", "pools", "rules", "startup", "markers",
-        "trusted_attributes", "rewrite",
+        "markers_passthrough", "trusted_attributes", "rewrite",
     ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
@@ -224,6 +224,7 @@ struct Loader {
             rules: rules,
             startup: startup,
             markers: markers,
+            markersPassthrough: self.reader.bool(fields["markers_passthrough"], "markers_passthrough") ?? false,
             trustedAttributes: trusted,
             rewrites: rewrites,
             files: self.assets.files,

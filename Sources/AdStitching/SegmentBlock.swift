@@ -31,20 +31,26 @@ struct SegmentBlock: Sendable {
     /// asset lacks); `fillURI` replaces every segment URI (an empty WebVTT for a missing subtitle
     /// rendition) and drops keys, maps and byte ranges.
     /// `version`: the block's version when known (a rewritten block needs what the block it
-    /// rewrites needs), else worked out from its lines.
+    /// rewrites needs), else worked out from its lines. `passthrough` (`markers_passthrough`):
+    /// the playlist's own ad-marker tags are written before the segments they stand before.
     init(
         _ playlist: MediaPlaylist,
         uris: URIStyle,
         iFramesOnly: Bool = false,
         gap: Bool = false,
         fillURI: String? = nil,
-        version: Int? = nil
+        version: Int? = nil,
+        passthrough: Bool = false
     ) {
         self.source = playlist.url
         var currentKeys: [String]?
         var currentMap: String?
         var previousSourceKeys: [Key] = []
+        let lines = playlist.lines
         for segment in playlist.segments {
+            if passthrough, fillURI == nil, !gap {
+                for index in segment.lineIndices where Self.isPassedMarker(lines[index]) { self.text += lines[index].text + "\n" }
+            }
             if fillURI == nil {
                 var keys: [String] = []
                 for key in segment.keys { keys.append(self.keyLine(key, segment: segment, playlist: playlist, uris: uris)) }
@@ -88,6 +94,17 @@ struct SegmentBlock: Sendable {
         }
         self.endKeys = currentKeys ?? []
         self.version = version ?? Self.minimumVersion(of: self.startKeys, self.text, iFramesOnly: iFramesOnly)
+    }
+
+    /// The marker tags `markers_passthrough` keeps: CUE-OUT, CUE-OUT-CONT, CUE-IN, OATCLS and
+    /// SPLICEPOINT SCTE-35, placement opportunities. Not EXT-X-DATERANGE: its dates are on the
+    /// source's PROGRAM-DATE-TIME timeline, not on the session's.
+    static func isPassedMarker(_ line: PlaylistLine) -> Bool {
+        switch line.content {
+        case .tag(.cueOut), .tag(.cueOutCont), .tag(.cueIn), .tag(.oatclsSCTE35): true
+        case .tag(.unknown(let name, _)): name == "EXT-X-SPLICEPOINT-SCTE35" || name == "EXT-X-PLACEMENT-OPPORTUNITY"
+        default: false
+        }
     }
 
     /// Moves the lines into ``bytes``, numbered `id` in the layout. With `slots` (a block the

@@ -106,7 +106,8 @@ final class Rewriting: Sendable {
                 program: layout.program,
                 uris: style,
                 emptySubtitleURI: self.emptySubtitleURI,
-                version: shared[index].version
+                version: shared[index].version,
+                passthrough: layout.campaign.markersPassthrough && isIsland
             )
             block.bandwidth = shared[index].bandwidth
             block.averageBandwidth = shared[index].averageBandwidth

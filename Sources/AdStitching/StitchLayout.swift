@@ -64,7 +64,8 @@ public struct StitchLayout: Sendable {
                     isIsland: islands.contains(asset.url),
                     program: program,
                     uris: recording,
-                    emptySubtitleURI: emptySubtitleURI
+                    emptySubtitleURI: emptySubtitleURI,
+                    passthrough: campaign.markersPassthrough && islands.contains(asset.url)
                 )
                 try Self.checkAlignment(block, rendition: rendition, of: asset, named: name, program: program, frame: frame)
                 block.seal(id: byteBlocks.count)
@@ -119,7 +120,8 @@ public struct StitchLayout: Sendable {
         program: Asset,
         uris: URIStyle,
         emptySubtitleURI: String,
-        version: Int? = nil
+        version: Int? = nil,
+        passthrough: Bool = false
     ) throws(StitchError) -> SegmentBlock {
         switch rendition.kind {
         case .video(let index):
@@ -135,7 +137,7 @@ public struct StitchLayout: Sendable {
                     "\(asset.url.path) has no variant to play in the programme's variant \(index)"
                 )
             }
-            var block = SegmentBlock(variant.playlist, uris: uris, version: version)
+            var block = SegmentBlock(variant.playlist, uris: uris, version: version, passthrough: passthrough)
             block.bandwidth = variant.streamInf.bandwidth
             block.averageBandwidth = variant.streamInf.averageBandwidth
             return block
@@ -146,7 +148,7 @@ public struct StitchLayout: Sendable {
                 match = asset.iFrameVariants[index]
             }
             if let variant = match {
-                var block = SegmentBlock(variant.playlist, uris: uris, iFramesOnly: true, version: version)
+                var block = SegmentBlock(variant.playlist, uris: uris, iFramesOnly: true, version: version, passthrough: passthrough)
                 block.bandwidth = variant.streamInf.bandwidth
                 // Invariant 9: the multivariant playlist recomputes AVERAGE-BANDWIDTH from it.
                 block.averageBandwidth = variant.streamInf.averageBandwidth
@@ -160,7 +162,7 @@ public struct StitchLayout: Sendable {
         case .audio(let index), .subtitles(let index):
             let target = program.renditions[index].media
             if let match = RenditionMatcher.rendition(of: asset, for: target), let playlist = match.playlist {
-                return SegmentBlock(playlist, uris: uris, version: version)
+                return SegmentBlock(playlist, uris: uris, version: version, passthrough: passthrough)
             }
             guard target.type == .subtitles, let video = asset.variants.first else {
                 throw .noMatchingPlaylist(

@@ -158,6 +158,20 @@ struct SingleAssetTests {
         #expect(campaign.islands.map(\.asset.duration) == (replaces ? [20, 12] : [20, 20]))
     }
 
+    @Test("markers_passthrough keeps the programme's own marker tags before the segments they stand before; replaced ones go")
+    func passthrough() throws {
+        let campaign = try Self.load(Self.campaign + "\nmarkers_passthrough: true")
+        let layout = try StitchLayout(campaign: campaign, uris: .relative(to: Self.root))
+        let plan = Planner().plan(campaign, for: ViewerContext(session: "s-1", at: Date(timeIntervalSince1970: 1_795_800_000)))
+        for rendition in layout.renditions {
+            let text = try SessionRenderer(layout: layout).mediaPlaylist(plan, rendition: rendition)
+            #expect(text.contains("#EXT-X-DISCONTINUITY\n#EXT-X-CUE-OUT:0\n#EXT-X-CUE-IN\n#EXTINF:4.000,\np/s2.ts\n"), "\(text)")
+            #expect(text.contains("#EXT-X-DISCONTINUITY\n#EXT-X-CUE-IN\n#EXTINF:4.000,\np/s7.ts\n"), "\(text)")
+            #expect(!text.contains("DURATION=8") && !text.contains("CUE-OUT-CONT"), "the replaced stretch's markers go with it")
+            #expect(PlaylistLinter().lint(try PlaylistParser().parseMediaPlaylist(text)).filter { $0.severity == .error }.isEmpty)
+        }
+    }
+
     static let markerCampaign = "program: { playlist: p/master.m3u8, breaks: markers }\nmarker_breaks: { duration: 4, pools: [prime] }\n"
 
     @Test(
