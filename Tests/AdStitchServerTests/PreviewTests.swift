@@ -39,6 +39,11 @@ struct PreviewTests {
                 #expect(html.contains("replaces 3.84 s of programme at 5.76 s — marker on line 13"), "\(html)")
                 #expect(html.contains("replaces 1.92 s of programme at 15.36 s — marker on line 26"))
                 #expect(html.contains("inserted at 23.04 s (asked for 24 s)") || html.contains("inserted at 23.04 s (asked for 24.0 s)"))
+                // What validate warns about, with the campaign's own paths.
+                #expect(
+                    html.contains("<code>campaign.yaml:12</code> breaks[0].at: break &quot;late&quot; asked for at 24 s cuts at 23.04 s"),
+                    "\(html)"
+                )
             }
             try await client.execute(uri: "/preview/single-asset/report.json?session=p-1&at=2026-11-25T12:00:00Z", method: .get) { response in
                 let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])

@@ -49,6 +49,7 @@ enum PreviewPage {
             "<h1>\(escape(campaign.title)) <small><code>\(escape(campaign.id))</code> revision <code>\(escape(campaign.revision))</code></small></h1>\n"
         body += self.form(campaign, context: context, action: "/preview/\(campaign.id)")
         body += self.errors(context.errors)
+        body += self.warnings(served)
         guard let plan else { return document(title: campaign.title, body: body) }
         let report = served.report(plan)
         let manifest = BoundaryManifest(plan)
@@ -161,6 +162,20 @@ enum PreviewPage {
             </form>
 
             """
+    }
+
+    /// What `adstitch validate` warns about the campaign — cuts snapped to a segment boundary, skew
+    /// between renditions' cuts, markers skipped — with paths inside the campaign's folder.
+    static func warnings(_ served: ServedCampaign) -> String {
+        let warnings = served.campaign.warnings
+        guard !warnings.isEmpty else { return "" }
+        let root = served.folder.path.hasSuffix("/") ? served.folder.path : served.folder.path + "/"
+        let items = warnings.map { warning in
+            let file = warning.file.hasPrefix(root) ? String(warning.file.dropFirst(root.count)) : warning.file
+            let place = warning.line > 0 ? "\(file):\(warning.line)" : file
+            return "<li><code>\(escape(place))</code> \(escape(warning.field)): \(escape(warning.message))</li>"
+        }
+        return "<section class=\"warnings\"><h2>Warnings</h2><ul>\(items.joined())</ul></section>\n"
     }
 
     static func errors(_ errors: [String]) -> String {
