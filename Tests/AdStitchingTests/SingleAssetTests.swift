@@ -210,6 +210,16 @@ struct SingleAssetTests {
         #expect(issue?.file == "/campaigns/single/campaign.yaml" && (issue?.line ?? 0) >= 4, "\(String(describing: issue))")
     }
 
+    @Test("a breaks: entry with a marker's id sets its duration, pools and restrict")
+    func markerOverride() throws {
+        let campaign = try Self.load(Self.markerCampaign + "breaks:\n  - { id: cue-9, duration: 8, pools: [prime], restrict: [skip, jump] }")
+        let insertion = try #require(campaign.breaks.first { $0.id == "cue-9" })
+        #expect(insertion.duration == 8 && insertion.restrict == [.skip, .jump] && insertion.placement?.replaced == nil)
+        // The replacement keeps its own duration (8 s, the marker's) and marker_breaks' settings.
+        let replacement = try #require(campaign.breaks.first { $0.id == "cue-17" })
+        #expect(replacement.duration == 8 && replacement.restrict.isEmpty)
+    }
+
     @Test("at: needs a single programme asset")
     func atNeedsOneAsset() {
         let yaml = "program: { islands: [ { id: a, playlist: p/master.m3u8 } ] }\nbreaks:\n  - { id: b, at: 4, duration: 4, pools: [prime] }"

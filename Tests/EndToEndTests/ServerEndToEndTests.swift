@@ -28,13 +28,16 @@ extension RealClients {
             }
         }
 
-        @Test("GStreamer decodes every frame of a served fMP4 session, fetched over HTTP from the server")
-        func gstreamerDecodesAServedSession() throws {
+        @Test(
+            "GStreamer decodes every frame of a served session (fMP4; one TS asset cut at its markers), fetched over HTTP from the server",
+            arguments: ["feature-fmp4", "single-asset"]
+        )
+        func gstreamerDecodesAServedSession(_ campaign: String) throws {
             let server = try Server()
-            let master = try server.get("/v1/campaigns/feature-fmp4/master.m3u8?session=served-1&locale=es")
+            let master = try server.get("/v1/campaigns/\(campaign)/master.m3u8?session=served-1&locale=es")
             let variant = try #require(master.split(separator: "\n").first { $0.hasPrefix("sessions/") && $0.hasSuffix("v0.m3u8") })
-            let base = "http://127.0.0.1:\(server.port)/v1/campaigns/feature-fmp4/"
-            let manifestPath = "/v1/campaigns/feature-fmp4/" + variant.replacingOccurrences(of: "v0.m3u8", with: "boundaries.json")
+            let base = "http://127.0.0.1:\(server.port)/v1/campaigns/\(campaign)/"
+            let manifestPath = "/v1/campaigns/\(campaign)/" + variant.replacingOccurrences(of: "v0.m3u8", with: "boundaries.json")
             let manifest = try JSONSerialization.jsonObject(with: Data(try server.get(manifestPath).utf8)) as? [String: Any]
             let duration = try #require(ExactDecimal("\(manifest?["duration"] ?? "")"))
             let decoded = try Decoded(try #require(URL(string: base + variant)), scratch: FileManager.default.temporaryDirectory, audio: false)
