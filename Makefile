@@ -1,12 +1,16 @@
 # AdStitch — see README.md. `make test` and `make run` work on a fresh Debian machine.
 SWIFT ?= swift
 
-.PHONY: all deps build lint format test run bench bench-http fuzz soak clean
+.PHONY: all deps hlsjs build lint format test run bench bench-http fuzz soak clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+# hls.js for the real-client tests, extracted from a pinned PyPI wheel into .build-hlsjs/ (not committed).
+hlsjs:
+	@scripts/hlsjs.py
 
 build: deps
 	$(SWIFT) build
@@ -15,7 +19,7 @@ build: deps
 # a live server and docs/openapi.yaml (no 5xx, every status, content type and body documented).
 FORMATTED = Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/Tools
 
-test: deps lint
+test: deps lint hlsjs
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/schemathesis.sh

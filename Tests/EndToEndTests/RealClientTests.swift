@@ -91,6 +91,29 @@ extension RealClients {
             await browser.quit()
         }
 
+        /// hls.js (MSE) crosses discontinuities native Chromium stalls at (fMP4): every demo's
+        /// stitched session plays to the end, with no fatal hls.js error.
+        @Test(
+            "hls.js in headless Chromium plays the stitched session of every demo to the end",
+            arguments: ["evening-news", "feature-fmp4", "single-asset"]
+        )
+        func hlsJsPlaysTheDemos(_ campaign: String) async throws {
+            let session = try ServedSessionFolder(campaign: campaign, context: Self.context)
+            let page = try session.writeHlsJsPage()
+            let browser = try await WebDriver()
+            do {
+                try await self.playToTheEnd(page, in: browser, session: session)
+                let error = try await browser.execute("return window.hlsError")
+                #expect(error is NSNull, "hls.js: \(error)")
+                let version = try await browser.execute("return Hls.version")
+                #expect(version as? String == HlsJs.version)
+            } catch {
+                await browser.quit()
+                throw error
+            }
+            await browser.quit()
+        }
+
         private func playToTheEnd(_ page: URL, in browser: WebDriver, session: ServedSessionFolder) async throws {
             let playback = try await browser.play(page)
             #expect(playback.ended, "did not play to the end: \(playback.description)")

@@ -60,7 +60,46 @@ final class ServedSessionFolder: Sendable {
         return self.base.appendingPathComponent("session/play.html")
     }
 
+    /// Writes a page that plays the session with hls.js (MSE) — the build scripts/hlsjs.py
+    /// extracts (`make test` runs it) copied beside it — recording hls.js's fatal errors in
+    /// `window.hlsError`.
+    func writeHlsJsPage() throws -> URL {
+        try FileManager.default.copyItem(at: HlsJs.file(), to: self.root.appendingPathComponent("session/hls.js"))
+        let page = """
+            <!doctype html>
+            <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch e2e, hls.js</title>
+            <script src="hls.js"></script></head>
+            <body><video id="video" muted playsinline width="640"></video>
+            <script>
+              const video = document.getElementById('video');
+              window.hlsError = null;
+              const hls = new Hls();
+              hls.on(Hls.Events.ERROR, (event, data) => { if (data.fatal) window.hlsError = data.type + ': ' + data.details; });
+              hls.loadSource('master.m3u8');
+              hls.attachMedia(video);
+              hls.on(Hls.Events.MANIFEST_PARSED, () => { video.playbackRate = 4; video.play(); });
+            </script></body></html>
+            """
+        try Data(page.utf8).write(to: self.root.appendingPathComponent("session/hlsjs.html"))
+        return self.base.appendingPathComponent("session/hlsjs.html")
+    }
+
     deinit {
         try? FileManager.default.removeItem(at: self.root)
+    }
+}
+
+/// hls.js as scripts/hlsjs.py extracts it from a pinned wheel (`make test` runs the script first).
+enum HlsJs {
+    static let version = "1.6.15"
+
+    /// The extracted build, after checking its banner names the pinned version.
+    static func file() throws -> URL {
+        let file = Repository.root.appendingPathComponent(".build-hlsjs/hls.js")
+        let head = (try? String(contentsOf: file, encoding: .utf8))?.prefix(80) ?? ""
+        guard head.hasPrefix("/* hls.js \(Self.version),") else {
+            throw Tool.Missing(name: "hls.js \(Self.version) at .build-hlsjs/hls.js (scripts/hlsjs.py extracts it)")
+        }
+        return file
     }
 }
