@@ -11,13 +11,17 @@ when the file is there with the expected version.
 
 Usage: scripts/hlsjs.py   (prints the path written)
 """
+import hashlib
+import importlib.util
 import pathlib
 import re
 import subprocess
 import sys
+import venv
 import zipfile
 
 WHEEL = "gradio==6.31.0"
+WHEEL_SHA256 = "7b50b9b6a2d23cd02851ad4c8b1c8312c88d8b911d1f29c93f9761c98348a64a"
 VERSION = "1.6.15"
 root = pathlib.Path(__file__).resolve().parent.parent
 out = root / ".build-hlsjs"
@@ -29,13 +33,23 @@ if target.exists() and target.read_text(encoding="utf-8").startswith(banner):
     sys.exit(0)
 
 out.mkdir(exist_ok=True)
+# pip from this Python, or (a Debian python3 without pip) from a venv of its own.
+python = sys.executable
+if importlib.util.find_spec("pip") is None:
+    environment = root / ".build-py" / "hlsjs"
+    if not (environment / "bin" / "pip").exists():
+        venv.create(environment, with_pip=True)
+    python = str(environment / "bin" / "python")
 subprocess.run(
-    [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check", WHEEL, "-d", str(out / "wheel")],
+    [python, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check", WHEEL, "-d", str(out / "wheel")],
     check=True,
 )
 wheels = sorted((out / "wheel").glob("gradio-*.whl"))
 if not wheels:
     sys.exit(f"hlsjs.py: pip did not download {WHEEL}")
+digest = hashlib.sha256(wheels[-1].read_bytes()).hexdigest()
+if digest != WHEEL_SHA256:
+    sys.exit(f"hlsjs.py: {wheels[-1].name} has SHA-256 {digest}, not the pinned {WHEEL_SHA256}")
 with zipfile.ZipFile(wheels[-1]) as wheel:
     chunks = [name for name in wheel.namelist() if re.fullmatch(r"gradio/templates/frontend/assets/hls-[^/]*\.js", name)]
     if len(chunks) != 1:
