@@ -2,6 +2,7 @@ import AdStitching
 import CZlib
 import CompressNIO
 import NIOCore
+import Synchronization
 
 /// The bytes of stitched files on the wire, plain or gzip, written from a ``RenderedBytes``
 /// without compressing anything per request.
@@ -23,6 +24,27 @@ struct StitchedBody: Sendable {
 
     /// By ``ByteBlock/id``.
     let blocks: [Block]
+    /// Blocks made after load — rows rewritten for a combination of `rewrite:` rules, without
+    /// per-viewer values — deflated on their first gzip answer and kept with the block they came
+    /// from (held, so its identity cannot be reused while cached). Blocks with per-viewer values
+    /// are sent stored.
+    private let made = MadeBlocks()
+
+    final class MadeBlocks: Sendable {
+        private let blocks = Mutex([ObjectIdentifier: (source: ByteBlock, block: Block)]())
+        /// Rewritten rows are kept per load (at most 1,024 rows), so this bounds itself; the cap is
+        /// for safety.
+        static let limit = 16_384
+
+        func block(for source: ByteBlock) -> Block? {
+            if let cached = self.blocks.withLock({ $0[ObjectIdentifier(source)] }), cached.source === source { return cached.block }
+            guard let block = try? StitchedBody.deflate(source) else { return nil }
+            self.blocks.withLock { blocks in
+                if blocks.count < Self.limit { blocks[ObjectIdentifier(source)] = (source, block) }
+            }
+            return block
+        }
+    }
 
     init(blocks: [Block]) {
         self.blocks = blocks
@@ -30,24 +52,28 @@ struct StitchedBody: Sendable {
 
     /// Deflates every block of `layout` (once per campaign load).
     init(_ layout: StitchLayout) throws {
+        self.init(blocks: try layout.byteBlocks.map(Self.deflate))
+    }
+
+    /// One block as a raw deflate stream of its own, ended by a sync flush.
+    static func deflate(_ block: ByteBlock) throws -> Block {
         let compressor = try ZlibCompressor(algorithm: .deflate, configuration: .init(compressionLevel: .bestCompression))
         var window = ByteBufferAllocator().buffer(capacity: 64 << 10)
-        var blocks: [Block] = []
-        blocks.reserveCapacity(layout.byteBlocks.count)
-        for block in layout.byteBlocks {
-            try compressor.reset()
-            var input = ByteBuffer(bytes: block.bytes)
-            var deflated = ByteBuffer()
-            try input.compressStream(with: compressor, window: &window, flush: .sync) { deflated.writeImmutableBuffer($0) }
-            blocks.append(
-                Block(
-                    deflated: ByteBuffer(bytes: deflated.readableBytesView),  // right-sized
-                    crc: block.bytes.withUnsafeBufferPointer { czlib_crc32(0, $0.baseAddress, $0.count) },
-                    shift: czlib_crc32_shift(block.bytes.count)
-                )
-            )
-        }
-        self.init(blocks: blocks)
+        var input = ByteBuffer(bytes: block.bytes)
+        var deflated = ByteBuffer()
+        try input.compressStream(with: compressor, window: &window, flush: .sync) { deflated.writeImmutableBuffer($0) }
+        return Block(
+            deflated: ByteBuffer(bytes: deflated.readableBytesView),  // right-sized
+            crc: block.bytes.withUnsafeBufferPointer { czlib_crc32(0, $0.baseAddress, $0.count) },
+            shift: czlib_crc32_shift(block.bytes.count)
+        )
+    }
+
+    /// The deflated form of a block of this revision: made at load, or (a rewritten row without
+    /// per-viewer values) on first use; nil for a block with per-viewer values.
+    private func deflated(_ block: ByteBlock) -> Block? {
+        if self.blocks.indices.contains(block.id) { return self.blocks[block.id] }
+        return block.hasSlots ? nil : self.made.block(for: block)
     }
 
     /// The file's bytes in one buffer.
@@ -65,17 +91,20 @@ struct StitchedBody: Sendable {
         return buffer
     }
 
-    /// The file as one gzip member; its blocks must be this revision's. Blocks not deflated at
-    /// load (pieces of blocks rewritten per viewer: id -1) go out stored, as the session's lines do.
+    /// The file as one gzip member; its blocks must be this revision's. Rewritten blocks with a
+    /// viewer's values go out stored, as the session's lines do; those without are deflated once.
     func gzip(_ file: RenderedBytes) -> ByteBuffer {
         var capacity = 10 + 5 + 8 + file.literal.count
         for part in file.parts {
             switch part {
             case .literal(let range): capacity += 5 * (range.count / Self.maxStored + 1)
-            case .block(let block) where self.blocks.indices.contains(block.id): capacity += self.blocks[block.id].deflated.readableBytes
             case .block(let block):
-                let count = block.count(filling: file.values)
-                capacity += count + 5 * (count / Self.maxStored + 1)
+                if let compressed = self.deflated(block) {
+                    capacity += compressed.deflated.readableBytes
+                } else {
+                    let count = block.count(filling: file.values)
+                    capacity += count + 5 * (count / Self.maxStored + 1)
+                }
             }
         }
         var buffer = ByteBufferAllocator().buffer(capacity: capacity)
@@ -99,10 +128,6 @@ struct StitchedBody: Sendable {
             switch part {
             case .literal(let range):
                 file.literal.withUnsafeBufferPointer { stored($0, range) }
-            case .block(let block) where self.blocks.indices.contains(block.id):
-                let compressed = self.blocks[block.id]
-                buffer.writeImmutableBuffer(compressed.deflated)
-                crc = czlib_crc32_combine(crc, compressed.crc, compressed.shift)
             case .block(let block) where block.hasSlots:
                 // The viewer's copy of the block, then stored.
                 let filled = [UInt8](unsafeUninitializedCapacity: block.count(filling: file.values)) { buffer, initialized in
@@ -110,7 +135,12 @@ struct StitchedBody: Sendable {
                 }
                 filled.withUnsafeBufferPointer { stored($0, $0.indices) }
             case .block(let block):
-                block.bytes.withUnsafeBufferPointer { stored($0, $0.indices) }
+                if let compressed = self.deflated(block) {
+                    buffer.writeImmutableBuffer(compressed.deflated)
+                    crc = czlib_crc32_combine(crc, compressed.crc, compressed.shift)
+                } else {
+                    block.bytes.withUnsafeBufferPointer { stored($0, $0.indices) }
+                }
             }
         }
         // The last block: stored, empty, BFINAL 1.
