@@ -49,14 +49,18 @@ struct StitchedBodyTests {
         #expect(gzipped > 400)
     }
 
-    @Test("the same with rewrite rules: per-viewer values between shared pieces, rewritten blocks stored in gzip")
-    func rewrittenBytesAreTheRenderersText() async throws {
+    /// A campaigns folder with a copy of the TS demo as `news/`, its YAML edited by `edit`.
+    static func demoCopy(_ edit: (String) -> String) throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewritten-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: RouteTests.campaigns.appendingPathComponent("evening-news"), to: folder.appendingPathComponent("news"))
         let file = folder.appendingPathComponent("news/campaign.yaml")
-        let yaml = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "id: evening-news", with: "id: news-cdn")
+        try Data(edit(try String(contentsOf: file, encoding: .utf8)).utf8).write(to: file)
+        return folder
+    }
+
+    @Test("the same with rewrite rules: per-viewer values between shared pieces")
+    func rewrittenBytesAreTheRenderersText() async throws {
         let rules = """
             rewrite:
               - name: spanish-cdn
@@ -66,7 +70,8 @@ struct StitchedBodyTests {
               - { name: keys, applies_to: [keys], match: '^/v1/campaigns/[^/]+/media/(.*)$', replace: 'https://keys.test/$1?st={session}' }
               - { name: ads, applies_to: [ads, slate], match: '^/v1/campaigns/[^/]+/media/(.*)$', replace: 'https://ads.cdn.test/$1' }
             """
-        try Data((yaml + "\n" + rules).utf8).write(to: file)
+        let folder = try Self.demoCopy { $0.replacingOccurrences(of: "id: evening-news", with: "id: news-cdn") + "\n" + rules }
+        defer { try? FileManager.default.removeItem(at: folder) }
         let (compared, gzipped, expectedFiles, rewritten) = try await Self.compare(folder, ["news-cdn"])
         // Two video playlists and a manifest per session.
         #expect(compared == expectedFiles && compared == 150)
@@ -80,13 +85,9 @@ struct StitchedBodyTests {
 
     @Test("rows rewritten without per-viewer values are deflated once, so such a session's gzip answer stays small")
     func rewrittenRowsAreDeflated() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewritten-gzip-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: RouteTests.campaigns.appendingPathComponent("evening-news"), to: folder.appendingPathComponent("news"))
-        let file = folder.appendingPathComponent("news/campaign.yaml")
         let rule = "rewrite:\n  - { name: cdn, match: '^/v1/campaigns/[^/]+/media/(.*)$', replace: 'https://cdn.test/$1' }\n"
-        try Data((try String(contentsOf: file, encoding: .utf8) + "\n" + rule).utf8).write(to: file)
+        let folder = try Self.demoCopy { $0 + "\n" + rule }
+        defer { try? FileManager.default.removeItem(at: folder) }
         let store = CampaignStore(folder: folder, logger: Logger(label: "test"), metrics: ServerMetrics())
         let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0))
         try await app.test(.router) { client in
