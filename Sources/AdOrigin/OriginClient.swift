@@ -134,6 +134,16 @@ public final class OriginClient: Sendable {
         self.fetchTimer = CoreMetrics.Timer(label: "adstitch_origin_fetch_seconds", factory: metrics)
     }
 
+    /// ``shutdown()`` for synchronous callers (the CLI), waiting on the calling thread.
+    @available(*, noasync, message: "waits on the calling thread; use shutdown()")
+    public func shutdownWaiting() throws {
+        let clients = self.clients.withLock { clients in
+            defer { clients = [:] }
+            return Array(clients.values)
+        }
+        for client in clients { try client.syncShutdown() }
+    }
+
     /// Closes every client's connections; call once, when done.
     public func shutdown() async throws {
         let clients = self.clients.withLock { clients in

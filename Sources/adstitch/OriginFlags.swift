@@ -1,8 +1,8 @@
 import AdOrigin
 import ArgumentParser
 
-/// `serve --origin-…`: how remote playlists are fetched and polled where a campaign's `origin:`
-/// block does not say (docs/campaign-format.md).
+/// `--origin-…` (serve, validate, stitch, preview): how remote playlists are fetched, and for
+/// `serve` polled, where a campaign's `origin:` block does not say (docs/campaign-format.md).
 struct OriginFlags: ParsableArguments {
     @Option(name: .customLong("origin-connect-timeout"), help: "Seconds to connect to an origin.")
     var connectTimeout: Double = 2
@@ -10,7 +10,7 @@ struct OriginFlags: ParsableArguments {
     @Option(name: .customLong("origin-timeout"), help: "Seconds for a whole playlist request, redirects included.")
     var timeout: Double = 5
 
-    @Option(name: .customLong("origin-poll"), help: "Seconds between conditional re-fetches of a campaign's remote playlists.")
+    @Option(name: .customLong("origin-poll"), help: "Seconds between conditional re-fetches of a campaign's remote playlists (serve).")
     var poll: Double = 30
 
     @Option(name: .customLong("origin-max-redirects"), help: "Redirects followed before a fetch fails.")

@@ -21,8 +21,11 @@ struct Preview: ParsableCommand {
 
     @OptionGroup var viewer: ContextOptions
 
+    @OptionGroup(title: "Origins")
+    var origin: OriginFlags
+
     func run() throws {
-        let campaign = try CampaignFile.load(self.campaign)
+        let campaign = try CampaignFile.load(self.campaign, origin: self.origin)
         let plan = Planner().plan(campaign, for: self.viewer.context)
         // The rewrite rules match URIs as they are written: absolute here (origin URLs for
         // remote media, file URLs for local).

@@ -23,6 +23,9 @@ struct Stitch: ParsableCommand {
 
     @OptionGroup var viewer: ContextOptions
 
+    @OptionGroup(title: "Origins")
+    var origin: OriginFlags
+
     func validate() throws {
         if let baseURL, URL(string: baseURL)?.scheme == nil {
             throw ValidationError("--base-url \(baseURL) must be an absolute URL such as https://cdn.example/campaigns/")
@@ -30,7 +33,7 @@ struct Stitch: ParsableCommand {
     }
 
     func run() throws {
-        let campaign = try CampaignFile.load(self.campaign)
+        let campaign = try CampaignFile.load(self.campaign, origin: self.origin)
         let directory = URL(fileURLWithPath: self.out, isDirectory: true).standardizedFileURL
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let uris =
@@ -57,14 +60,19 @@ struct Stitch: ParsableCommand {
 
 /// Loads a campaign named on the command line, printing every issue on failure.
 enum CampaignFile {
-    /// Local files, and playlists on http(s) origins with the origin defaults (DESIGN.md
-    /// `origin:`). One client for the process, which exits without a deinit to shut it down.
-    static let source = OriginClient().playlistSource
+    /// Runs `body` with a source of local files and of playlists on http(s) origins, fetched as
+    /// `--origin-…` and the campaign's `origin:` block say, through one origin client shut down
+    /// after it (async-http-client requires that).
+    static func withSource<T>(_ origin: OriginFlags, _ body: (PlaylistSource) throws -> T) rethrows -> T {
+        let client = OriginClient(settings: origin.settings)
+        defer { try? client.shutdownWaiting() }
+        return try body(client.playlistSource)
+    }
 
-    static func load(_ path: String) throws -> Campaign {
+    static func load(_ path: String, origin: OriginFlags) throws -> Campaign {
         do {
-            return try CampaignLoader.load(URL(fileURLWithPath: path), source: Self.source)
-        } catch {
+            return try Self.withSource(origin) { source in try CampaignLoader.load(URL(fileURLWithPath: path), source: source) }
+        } catch let error as CampaignError {
             for issue in error.issues { Output.error(Self.format(issue)) }
             throw ExitCode(1)
         }

@@ -16,6 +16,9 @@ struct Validate: ParsableCommand {
             """
     )
 
+    @OptionGroup(title: "Origins")
+    var origin: OriginFlags
+
     @Argument(help: "Campaign files (.yaml) and playlist files (.m3u8).")
     var files: [String]
 
@@ -24,10 +27,17 @@ struct Validate: ParsableCommand {
     }
 
     func run() throws {
+        // Playlists on origins through one client for all the files.
+        let errors = CampaignFile.withSource(self.origin) { source in self.validate(self.files, source: source) }
+        if errors > 0 { throw ExitCode(1) }
+    }
+
+    /// Validates each file; returns the number of errors.
+    private func validate(_ files: [String], source: PlaylistSource) -> Int {
         var errors = 0
-        for file in self.files {
+        for file in files {
             if file.hasSuffix(".yaml") || file.hasSuffix(".yml") {
-                errors += self.validateCampaign(file)
+                errors += self.validateCampaign(file, source: source)
                 continue
             }
             let input: InputFile
@@ -51,15 +61,15 @@ struct Validate: ParsableCommand {
                 if diagnostic.severity == .error { errors += 1 }
             }
         }
-        if errors > 0 { throw ExitCode(1) }
+        return errors
     }
 
     /// Loads the campaign (which lints every playlist it references and reports errors), then
     /// prints the warnings of those playlists too. Returns the number of errors.
-    private func validateCampaign(_ file: String) -> Int {
+    private func validateCampaign(_ file: String, source: PlaylistSource) -> Int {
         let campaign: Campaign
         do {
-            campaign = try CampaignLoader.load(URL(fileURLWithPath: file), source: CampaignFile.source)
+            campaign = try CampaignLoader.load(URL(fileURLWithPath: file), source: source)
         } catch {
             for issue in error.issues { Output.write(CampaignFile.format(issue) + "\n") }
             return error.issues.count

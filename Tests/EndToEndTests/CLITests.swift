@@ -80,6 +80,16 @@ struct CLITests {
         #expect(refused.output.contains("\(broken.path):15:"), "\(refused.output)")
         #expect(refused.output.contains("\(base)media/slate/gone.m3u8 answered HTTP 404"), "\(refused.output)")
 
+        // --origin-… flags: an origin slower than --origin-timeout is an error, as the campaign's line says.
+        let slow = try self.temporary(
+            "slow-remote.yaml",
+            yaml.replacingOccurrences(of: base + "media/slate/", with: base + "_/slow/1500/media/slate/")
+        )
+        let hasty = try self.adstitch("validate", "--origin-timeout", "0.5", "--origin-attempts", "1", slow.path)
+        #expect(hasty.status == 1)
+        #expect(hasty.output.contains("\(slow.path):15:") && hasty.output.contains("did not answer in time"), "\(hasty.output)")
+        #expect(try self.adstitch("validate", slow.path).status == 0, "the default timeout (5 s) waits for it")
+
         // stitch and preview with a rewrite rule for the ads: the stitched ads on the CDN, and
         // the preview naming the rule for each ad and none for the islands.
         let rewritten = try self.temporary(
