@@ -55,14 +55,15 @@ struct MarkerReader {
         let clock = ProgrammeClock(playlist)
         var segment = 0
         var open: Open?
-        var lastClose: (segment: Int, line: Int)?
+        /// Where the last break closed: a second end tag there belongs to it.
+        var lastClose: Int?
         // Date ranges stand where their START-DATE (or END-DATE, for an end) falls on the
         // playlist's PROGRAM-DATE-TIME timeline, which need not be where they are written
         // (packagers often list them together): taken in that order, with the other markers.
         var events: [(segment: Int, order: Int, line: PlaylistLine, event: Event)] = []
         for line in playlist.lines {
             if case .uri = line.content { segment += 1 }
-            guard let event = self.event(line, segment: segment, playlist: playlist) else { continue }
+            guard let event = self.event(line) else { continue }
             var at = segment
             if case .tag(.dateRange(let range)) = line.content,
                 let placed = clock.segment(at: Self.isEnd(event) ? range.endDate ?? range.startDate : range.startDate)
@@ -91,7 +92,7 @@ struct MarkerReader {
             case .in(let id):
                 guard let opened = open else {
                     // The second end tag of a break just closed here (CUE-IN with its SCTE-35 twin).
-                    if lastClose?.segment == segment { continue }
+                    if lastClose == segment { continue }
                     self.problems.append((line.number, "a break ends here but none is open"))
                     continue
                 }
@@ -110,7 +111,7 @@ struct MarkerReader {
                     )
                 )
                 open = nil
-                lastClose = (segment, line.number)
+                lastClose = segment
             case .point(let id, let duration):
                 self.breaks.append(MarkedBreak(id: id ?? "cue-\(line.number)", segment: segment, end: nil, duration: duration, line: line.number))
             }
@@ -135,7 +136,7 @@ struct MarkerReader {
     }
 
     /// The event a line is, if any; a marker that does not decode is a problem and no event.
-    private mutating func event(_ line: PlaylistLine, segment: Int, playlist: MediaPlaylist) -> Event? {
+    private mutating func event(_ line: PlaylistLine) -> Event? {
         switch line.content {
         case .tag(.cueOut(let cue)):
             return .out(id: nil, duration: cue.duration)

@@ -74,6 +74,12 @@ public struct BreakDuration: Sendable, Hashable {
     }
 }
 
+/// One component of a component splice (§9.7.3): its tag and splice time.
+public struct ComponentSplice: Sendable, Hashable {
+    public var tag: UInt8
+    public var time: SpliceTime?
+}
+
 /// `splice_insert()` (§9.7.3): a splice out of the network (an ad break starts) or back in.
 public struct SpliceInsert: Sendable, Hashable {
     public var eventID: UInt32
@@ -86,7 +92,7 @@ public struct SpliceInsert: Sendable, Hashable {
     /// The program splice time (nil when immediate, or for component splices: see ``componentTimes``).
     public var spliceTime: SpliceTime?
     /// Component splices: each component's tag and time.
-    public var componentTimes: [(tag: UInt8, time: SpliceTime?)]
+    public var componentTimes: [ComponentSplice]
     public var breakDuration: BreakDuration?
     public var uniqueProgramID: UInt16
     public var availNum: UInt8
@@ -116,27 +122,13 @@ public struct SpliceInsert: Sendable, Hashable {
             let count = Int(try reader.bits(8, "component_count"))
             for _ in 0..<count {
                 let tag = UInt8(try reader.bits(8, "component_tag"))
-                self.componentTimes.append((tag, self.isImmediate ? nil : try SpliceTime(&reader)))
+                self.componentTimes.append(ComponentSplice(tag: tag, time: self.isImmediate ? nil : try SpliceTime(&reader)))
             }
         }
         if hasDuration { self.breakDuration = try BreakDuration(&reader) }
         self.uniqueProgramID = UInt16(try reader.bits(16, "unique_program_id"))
         self.availNum = UInt8(try reader.bits(8, "avail_num"))
         self.availsExpected = UInt8(try reader.bits(8, "avails_expected"))
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.eventID == rhs.eventID && lhs.isCancelled == rhs.isCancelled && lhs.outOfNetwork == rhs.outOfNetwork
-            && lhs.isProgramSplice == rhs.isProgramSplice && lhs.isImmediate == rhs.isImmediate && lhs.spliceTime == rhs.spliceTime
-            && lhs.componentTimes.map(\.tag) == rhs.componentTimes.map(\.tag) && lhs.componentTimes.map(\.time) == rhs.componentTimes.map(\.time)
-            && lhs.breakDuration == rhs.breakDuration && lhs.uniqueProgramID == rhs.uniqueProgramID && lhs.availNum == rhs.availNum
-            && lhs.availsExpected == rhs.availsExpected
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(self.eventID)
-        hasher.combine(self.outOfNetwork)
-        hasher.combine(self.spliceTime)
     }
 
     /// One event of a `splice_schedule` (§9.7.2.1), skipped.
