@@ -36,6 +36,12 @@ public struct Campaign: Sendable {
     public let trustedAttributes: [String]
     /// The rule-driven rewriter (`rewrite:`), in campaign order.
     public let rewrites: [RewriteRule]
+    /// How sessions get their ads by default (`insertion:`): stitched into the playlists, or as
+    /// HLS Interstitials the player fetches (a session start's `insertion=` overrides it).
+    public let insertion: Insertion
+    /// The one programme asset (`program: { playlist: … }`) whole, as interstitial sessions play
+    /// it (its replaced stretches left in, covered by `X-RESUME-OFFSET`); nil with islands.
+    public let programAsset: Asset?
     /// The local files the campaign is made of (playlists, segments, keys, init sections).
     public let files: CampaignFiles
     /// Findings that do not stop the campaign from loading (`adstitch validate` prints them).
@@ -77,6 +83,9 @@ public struct AdBreak: Sendable {
     public let duration: ExactDecimal
     public let pools: [String]
     public let restrict: Restriction
+    /// `once: true`: the break plays once per session; a viewer who seeks back over it does not
+    /// see it again (HLS Interstitials `CUE="ONCE"`; `"once": true` in the boundary manifest).
+    public let once: Bool
     /// For a break in one programme asset (`at:` or a marker): where it was asked for and where
     /// it cuts. Nil for a break before or after an island of its own.
     public let placement: Placement?
@@ -108,6 +117,17 @@ public struct Ad: Sendable {
     public let weight: Double
     /// Tracking URLs by event (`impression`, `start`, `complete`…), carried into the boundary manifest.
     public let tracking: [String: [String]]
+}
+
+/// How a session gets its ads (`insertion:`; docs/campaign-format.md "Insertion").
+public enum Insertion: String, Sendable, Hashable, CaseIterable {
+    /// Ads stitched into every media playlist between `EXT-X-DISCONTINUITY` tags.
+    case stitched
+    /// The programme alone, each break an HLS Interstitial (`EXT-X-DATERANGE`,
+    /// `CLASS="com.apple.hls.interstitial"`) whose asset list names the viewer's ads.
+    case interstitials
+    /// Interstitials for players known to play them, stitched for every other.
+    case auto
 }
 
 /// How stitched output marks breaks (docs/architecture.md invariant 11).

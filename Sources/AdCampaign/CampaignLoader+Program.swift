@@ -22,11 +22,18 @@ struct SingleProgram {
 struct TimedBreak {
     var id: String
     var at: ExactDecimal?
+    var settings: BreakSettings
+    var node: Node
+    var field: String
+}
+
+/// What a `breaks:` entry (or `marker_breaks`) says of a break besides where it is.
+struct BreakSettings {
     var duration: ExactDecimal?
     var pools: [String]
     var restrict: Restriction
-    var node: Node
-    var field: String
+    /// Nil when not given.
+    var once: Bool?
 }
 
 extension Loader {
@@ -65,8 +72,8 @@ extension Loader {
         let at = self.reader.decimal(fields["at"], "\(field).at")
         if let at, at < .zero { self.reader.issue(fields["at"], "\(field).at", "must be 0 or more: seconds of programme time") }
         // An entry without at: sets a marker break's duration, pools and restrict by its id.
-        let (duration, breakPools, restrict) = self.breakSettings(fields, item: item, field: field, pools: pools, required: at != nil)
-        self.timedBreaks.append(TimedBreak(id: id, at: at, duration: duration, pools: breakPools, restrict: restrict, node: item, field: field))
+        let settings = self.breakSettings(fields, item: item, field: field, pools: pools, required: at != nil)
+        self.timedBreaks.append(TimedBreak(id: id, at: at, settings: settings, node: item, field: field))
     }
 
     /// The programme cut at every break (those `at:` a time and those its markers give) into
@@ -82,15 +89,16 @@ extension Loader {
             var duration: ExactDecimal?
             var pools: [String]
             var restrict: Restriction
+            var once: Bool
             var markerLine: Int?
             var node: Node
             var field: String
         }
         var cuts: [Cut] = []
         // What markers do not say.
-        var defaults: (duration: ExactDecimal?, pools: [String], restrict: Restriction) = (nil, [], [])
+        var defaults = BreakSettings(duration: nil, pools: [], restrict: [], once: nil)
         if let markerBreaks {
-            let fields = self.reader.mapping(markerBreaks, "marker_breaks", allowed: ["duration", "pools", "restrict"])
+            let fields = self.reader.mapping(markerBreaks, "marker_breaks", allowed: ["duration", "pools", "restrict", "once"])
             defaults = self.breakSettings(fields, item: markerBreaks, field: "marker_breaks", pools: pools, required: false)
         }
         let overrides = Dictionary(self.timedBreaks.filter { $0.at == nil }.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -103,10 +111,10 @@ extension Loader {
                 )
             }
             for marker in markers.breaks {
-                let override = overrides[marker.id]
+                let override = overrides[marker.id]?.settings
                 if override != nil { used.insert(marker.id) }
-                let node = override?.node ?? program.node
-                let field = override?.field ?? "program.breaks"
+                let node = overrides[marker.id]?.node ?? program.node
+                let field = overrides[marker.id]?.field ?? "program.breaks"
                 cuts.append(
                     Cut(
                         id: marker.id,
@@ -117,6 +125,7 @@ extension Loader {
                         duration: (marker.end != nil ? marker.duration : nil) ?? override?.duration ?? marker.duration ?? defaults.duration,
                         pools: override.map { $0.pools.isEmpty ? defaults.pools : $0.pools } ?? defaults.pools,
                         restrict: override.map { $0.restrict.isEmpty ? defaults.restrict : $0.restrict } ?? defaults.restrict,
+                        once: override?.once ?? defaults.once ?? false,
                         markerLine: marker.line,
                         node: node,
                         field: field
@@ -146,9 +155,10 @@ extension Loader {
                     segment: boundary.segment,
                     end: nil,
                     requested: at,
-                    duration: entry.duration,
-                    pools: entry.pools,
-                    restrict: entry.restrict,
+                    duration: entry.settings.duration,
+                    pools: entry.settings.pools,
+                    restrict: entry.settings.restrict,
+                    once: entry.settings.once ?? false,
                     markerLine: nil,
                     node: entry.node,
                     field: entry.field
@@ -247,6 +257,7 @@ extension Loader {
                 duration: cut.duration ?? .zero,
                 pools: cut.pools,
                 restrict: cut.restrict,
+                once: cut.once,
                 placement: AdBreak.Placement(
                     requested: cut.requested,
                     cut: time(cut.segment),

@@ -170,7 +170,7 @@ struct Loader {
 
     static let topLevelKeys = [
         "version", "id", "title", "origin", "program", "marker_breaks", "breaks", "slate", "pools", "rules", "startup", "markers",
-        "markers_passthrough", "trusted_attributes", "rewrite",
+        "markers_passthrough", "trusted_attributes", "rewrite", "insertion",
     ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
@@ -210,6 +210,14 @@ struct Loader {
         let trusted = fields["trusted_attributes"].map { self.reader.strings($0, "trusted_attributes") } ?? Campaign.defaultTrustedAttributes
         let named = rules.flatMap(\.condition.attributeNames) + startup.flatMap(\.condition.attributeNames) + trusted
         let rewrites = self.rewrites(fields["rewrite"], attributes: Set(named))
+        var insertion = Insertion.stitched
+        if let node = fields["insertion"], let name = self.reader.string(node, "insertion") {
+            if let value = Insertion(rawValue: name) {
+                insertion = value
+            } else {
+                self.reader.issue(node, "insertion", "\"\(name)\" is not an insertion mode; use stitched, interstitials or auto")
+            }
+        }
         guard self.reader.issues.isEmpty, self.assets.issues.isEmpty else { return nil }
         var campaign = Campaign(
             id: id,
@@ -227,6 +235,8 @@ struct Loader {
             markersPassthrough: self.reader.bool(fields["markers_passthrough"], "markers_passthrough") ?? false,
             trustedAttributes: trusted,
             rewrites: rewrites,
+            insertion: insertion,
+            programAsset: self.singleProgram?.asset,
             files: self.assets.files,
             warnings: []
         )
@@ -358,7 +368,7 @@ struct Loader {
         var breaks: [AdBreak] = []
         for (index, item) in self.reader.sequence(node, "breaks").enumerated() {
             let field = "breaks[\(index)]"
-            let fields = self.reader.mapping(item, field, allowed: ["id", "before", "after", "at", "duration", "pools", "restrict"])
+            let fields = self.reader.mapping(item, field, allowed: ["id", "before", "after", "at", "duration", "pools", "restrict", "once"])
             guard let id = self.reader.identifier(fields["id"], "\(field).id", required: true, parent: item) else { continue }
             if breaks.contains(where: { $0.id == id }) || self.timedBreaks.contains(where: { $0.id == id }) {
                 self.reader.issue(fields["id"], "\(field).id", "break \"\(id)\" is defined twice; break ids must be unique")
@@ -388,22 +398,32 @@ struct Loader {
                     position = nil
                 }
             }
-            let (duration, breakPools, restrict) = self.breakSettings(fields, item: item, field: field, pools: pools, required: true)
-            guard let position, let duration else { continue }
-            breaks.append(AdBreak(id: id, position: position, duration: duration, pools: breakPools, restrict: restrict, placement: nil))
+            let settings = self.breakSettings(fields, item: item, field: field, pools: pools, required: true)
+            guard let position, let duration = settings.duration else { continue }
+            breaks.append(
+                AdBreak(
+                    id: id,
+                    position: position,
+                    duration: duration,
+                    pools: settings.pools,
+                    restrict: settings.restrict,
+                    once: settings.once ?? false,
+                    placement: nil
+                )
+            )
         }
         return breaks
     }
 
-    /// A break's (or `marker_breaks`') `duration`, `pools` and `restrict`; `required`: the
-    /// duration and pools must be given.
+    /// A break's (or `marker_breaks`') `duration`, `pools`, `restrict` and `once` (nil: not
+    /// given); `required`: the duration and pools must be given.
     mutating func breakSettings(
         _ fields: [String: Node],
         item: Node,
         field: String,
         pools: [String],
         required: Bool
-    ) -> (duration: ExactDecimal?, pools: [String], restrict: Restriction) {
+    ) -> BreakSettings {
         let duration = self.reader.decimal(fields["duration"], "\(field).duration", required: required, parent: item)
         if let duration, duration <= .zero { self.reader.issue(fields["duration"], "\(field).duration", "must be above 0") }
         if let duration, duration > CampaignLimits.maxBreakDuration {
@@ -432,7 +452,7 @@ struct Loader {
             }
             restrict.insert(restriction)
         }
-        return (duration, breakPools, restrict)
+        return BreakSettings(duration: duration, pools: breakPools, restrict: restrict, once: self.reader.bool(fields["once"], "\(field).once"))
     }
 
     /// The `origin:` block: timeouts and the poll in seconds (decimals allowed), limits as whole numbers.

@@ -1,3 +1,4 @@
+import AdCampaign
 import Crypto
 import Foundation
 
@@ -6,10 +7,11 @@ import Foundation
 /// replica serves any request of the session and nobody edits their way out of an ad.
 ///
 /// `base64url(payload).base64url(HMAC-SHA256(secret, first part) truncated to 128 bits)`
-/// (RFC 2104 §5). The payload is binary (version 2, ``encoded(secret:)``): a third of the JSON
+/// (RFC 2104 §5). The payload is binary (version 3, ``encoded(secret:)``): a third of the JSON
 /// it replaced, so a token costs less to route, hash and decode on every request, and playlists
-/// carry shorter URIs. Version 1 tokens (`base64url(JSON).base64url(full HMAC)`, issued before)
-/// are still read, so sessions started before an upgrade keep playing until they expire.
+/// carry shorter URIs. Tokens issued before are still read, so sessions started before an
+/// upgrade keep playing until they expire: version 2 (binary, no insertion mode: stitched) and
+/// version 1 (`base64url(JSON).base64url(full HMAC)`).
 public struct SessionToken: Sendable, Hashable {
     /// Where a token plays: sessions started on the public API, or by the preview tool (whose
     /// tokens carry any decision time an operator asks for, so they never play on `/v1/…`).
@@ -27,6 +29,9 @@ public struct SessionToken: Sendable, Hashable {
     /// When the token stops playing, in seconds since the Unix epoch (`serve --session-ttl`).
     public var expires: Int64
     public var scope: Scope
+    /// How the session gets its ads, decided at its start (`stitched` or `interstitials`, never
+    /// `auto`): signed in, so a viewer cannot switch a session to the mode a player may skip in.
+    public var insertion: Insertion
 
     public init(
         campaign: String,
@@ -35,8 +40,10 @@ public struct SessionToken: Sendable, Hashable {
         at: Int64,
         attributes: [String: String],
         expires: Int64,
-        scope: Scope = .viewer
+        scope: Scope = .viewer,
+        insertion: Insertion = .stitched
     ) {
+        precondition(insertion != .auto, "a session's token carries the insertion mode auto resolved to")
         self.campaign = campaign
         self.revision = revision
         self.session = session
@@ -44,6 +51,7 @@ public struct SessionToken: Sendable, Hashable {
         self.attributes = attributes
         self.expires = expires
         self.scope = scope
+        self.insertion = insertion
     }
 
     /// The session id and viewer attributes (names and values, UTF-8) of a session start add up
@@ -60,17 +68,22 @@ public struct SessionToken: Sendable, Hashable {
     /// so the programme date-times of a session (at most 8 days long) keep four-digit years.
     public static let decisionTimes: ClosedRange<Int64> = 0...253_399_795_199_999
 
-    /// The first byte of a version 2 payload (a version 1 payload is JSON and starts with `{`).
-    static let version: UInt8 = 2
+    /// The first byte of a version 3 payload (a version 1 payload is JSON and starts with `{`).
+    static let version: UInt8 = 3
+    /// The first byte of a version 2 payload: version 3 without the insertion byte.
+    static let version2: UInt8 = 2
     /// Bytes of the HMAC kept in a version 2 token.
     static let signatureBytes = 16
 
-    /// The signed token. The payload: version, scope (`v`/`p`), decision time and expiry (big-endian
+    /// The signed token. The payload: version, scope (`v`/`p`), insertion (`s` stitched, `i`
+    /// interstitials), decision time and expiry (big-endian
     /// 64-bit), then campaign, revision, session and the attributes' count and names and values,
     /// each string as a LEB128 length and its UTF-8; attributes sorted by name, so a context
     /// always gives the same token.
     public func encoded(secret: SymmetricKey) -> String {
-        var bytes: [UInt8] = [Self.version, UInt8(ascii: self.scope == .viewer ? "v" : "p")]
+        var bytes: [UInt8] = [
+            Self.version, UInt8(ascii: self.scope == .viewer ? "v" : "p"), UInt8(ascii: self.insertion == .interstitials ? "i" : "s"),
+        ]
         bytes.reserveCapacity(64 + self.campaign.utf8.count + self.revision.utf8.count + self.session.utf8.count)
         for value in [self.at, self.expires] {
             withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
@@ -108,7 +121,7 @@ public struct SessionToken: Sendable, Hashable {
         let body = Data(parts[0].utf8)
         let decoded: SessionToken?
         switch payload.first {
-        case Self.version:
+        case Self.version, Self.version2:
             guard signature.count == Self.signatureBytes,
                 secrets.contains(where: { secret in
                     HMAC<SHA256>.authenticationCode(for: body, using: secret).withUnsafeBytes {
@@ -137,8 +150,8 @@ public struct SessionToken: Sendable, Hashable {
         return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
-    /// A version 2 payload (``encoded(secret:)``), read strictly: lengths within the bytes, UTF-8
-    /// valid, attributes sorted without repeats, nothing after the last one.
+    /// A version 3 (or 2) payload (``encoded(secret:)``), read strictly: lengths within the bytes,
+    /// UTF-8 valid, attributes sorted without repeats, nothing after the last one.
     private static func binary(_ payload: Data) -> SessionToken? {
         var bytes = payload.makeIterator()
         var remaining = payload.count
@@ -173,8 +186,19 @@ public struct SessionToken: Sendable, Hashable {
             }
             return String(validating: utf8, as: UTF8.self)
         }
-        guard byte() == Self.version, let scopeByte = byte(), let scope = Scope(rawValue: String(UnicodeScalar(scopeByte))),
-            let at = integer(), let expires = integer(), let campaign = text(), let revision = text(), let session = text(),
+        let version = byte()
+        guard version == Self.version || version == Self.version2, let scopeByte = byte(),
+            let scope = Scope(rawValue: String(UnicodeScalar(scopeByte)))
+        else { return nil }
+        var insertion = Insertion.stitched
+        if version == Self.version {
+            switch byte() {
+            case UInt8(ascii: "s"): insertion = .stitched
+            case UInt8(ascii: "i"): insertion = .interstitials
+            default: return nil
+            }
+        }
+        guard let at = integer(), let expires = integer(), let campaign = text(), let revision = text(), let session = text(),
             let attributeCount = count()
         else { return nil }
         var attributes: [String: String] = [:]
@@ -192,7 +216,8 @@ public struct SessionToken: Sendable, Hashable {
             at: at,
             attributes: attributes,
             expires: expires,
-            scope: scope
+            scope: scope,
+            insertion: insertion
         )
     }
 

@@ -1,3 +1,4 @@
+import AdCampaign
 import AdStitchServer
 import Crypto
 import Foundation
@@ -58,7 +59,7 @@ struct SessionTokenTests {
         return body + "." + base64URL(Array(HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: secret)).prefix(16))
     }
 
-    @Test("the payload is version 2 binary, about half the JSON token, and read strictly even when correctly signed")
+    @Test("the payload is version 3 binary, about half the JSON token, and read strictly even when correctly signed")
     func binaryPayload() throws {
         let token = SessionToken(
             campaign: "two-hours",
@@ -83,11 +84,36 @@ struct SessionTokenTests {
         var badUTF8 = Array(payload)
         badUTF8[badUTF8.count - 1] = 0xff
         var longLength = Array(payload)
-        longLength[18] = 0x7f  // the campaign's length: past the end
-        for broken in [Array(payload.dropLast()), trailing, unsorted, badUTF8, longLength, [3] + payload.dropFirst(), [UInt8]()] {
+        longLength[19] = 0x7f  // the campaign's length: past the end
+        var badInsertion = Array(payload)
+        badInsertion[2] = UInt8(ascii: "a")  // neither s(titched) nor i(nterstitials)
+        for broken in [Array(payload.dropLast()), trailing, unsorted, badUTF8, longLength, badInsertion, [4] + payload.dropFirst(), [UInt8]()] {
             #expect(SessionToken(decoding: Self.signed(broken), secret: Self.secret) == nil, "\(broken)")
         }
         #expect(SessionToken(decoding: Self.signed(Array(payload), secret: SymmetricKey(data: Data("other".utf8))), secret: Self.secret) == nil)
+    }
+
+    @Test("the insertion mode is signed in: an interstitial session's token says so, and a version 2 token (before the mode) is stitched")
+    func insertionMode() throws {
+        var token = SessionToken(campaign: "news", revision: "r1", session: "s-1", at: 1_795_800_000_000, attributes: [:], expires: 1_795_886_400)
+        token.insertion = .interstitials
+        let encoded = token.encoded(secret: Self.secret)
+        #expect(SessionToken(decoding: encoded, secret: Self.secret)?.insertion == .interstitials)
+        let payload = try #require(Data(base64Encoded: Self.padded(String(encoded.prefix { $0 != "." }))))
+        #expect(payload[2] == UInt8(ascii: "i"))
+        // Switched to stitched by hand: the signature no longer matches.
+        var switched = Array(payload)
+        switched[2] = UInt8(ascii: "s")
+        let body = String(encoded.prefix { $0 != "." })
+        let forged = Data(switched).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        #expect(forged != body)
+        #expect(SessionToken(decoding: forged + encoded.drop { $0 != "." }, secret: Self.secret) == nil)
+        // Version 2: no insertion byte; such tokens were issued by stitched-only servers.
+        let version2 = [UInt8(2), payload[1]] + Array(payload.dropFirst(3))
+        let old = try #require(SessionToken(decoding: Self.signed(version2), secret: Self.secret))
+        #expect(old.insertion == .stitched)
+        #expect(old.session == "s-1" && old.expires == 1_795_886_400)
     }
 
     @Test("a version 1 token (JSON payload, full HMAC) issued before an upgrade still plays")
