@@ -57,12 +57,13 @@ if [ ! -x "$binary" ]; then
     exit 2
 fi
 
-# --- the embedded boundary manifest schema must still be docs/boundary-manifest.schema.json ----
-"$py" - "$root/docs/openapi.yaml" "$root/docs/boundary-manifest.schema.json" <<'EOF'
+# --- the embedded schemas must still be docs/boundary-manifest.schema.json and docs/asset-list.schema.json
+"$py" - "$root/docs/openapi.yaml" "$root/docs/boundary-manifest.schema.json" "$root/docs/asset-list.schema.json" <<'EOF'
 import json, sys, yaml
 spec = yaml.safe_load(open(sys.argv[1]))
 manifest = json.load(open(sys.argv[2]))
-names = {"time": "BoundaryTime", "id": "BoundaryId", "break": "BoundaryBreak", "ad": "BoundaryAd", "island": "BoundaryIsland"}
+names = {"time": "BoundaryTime", "id": "BoundaryId", "break": "BoundaryBreak", "ad": "BoundaryAd", "island": "BoundaryIsland",
+         "primary": "BoundaryPrimary"}
 def moved(node):
     if isinstance(node, dict):
         return {k: ("#/components/schemas/" + names[v.rsplit("/", 1)[1]] if k == "$ref" and v.startswith("#/$defs/") else moved(v))
@@ -74,6 +75,13 @@ schemas = spec["components"]["schemas"]
 drift = [name for name, schema in expected.items() if schemas.get(name) != schema]
 if drift:
     sys.exit(f"schemathesis.sh: docs/openapi.yaml's {', '.join(drift)} differ from docs/boundary-manifest.schema.json; copy it again")
+lists = json.load(open(sys.argv[3]))
+names = {"asset": "AssetListAsset", "signaling": "AssetListSignaling", "creative": "AssetListCreative"}
+expected = {"AssetList": moved({k: v for k, v in lists.items() if k not in ("$schema", "$id", "$defs")})}
+expected.update({names[k]: moved(v) for k, v in lists["$defs"].items()})
+drift = [name for name, schema in expected.items() if schemas.get(name) != schema]
+if drift:
+    sys.exit(f"schemathesis.sh: docs/openapi.yaml's {', '.join(drift)} differ from docs/asset-list.schema.json; copy it again")
 EOF
 
 # --- the server ----------------------------------------------------------------------------------

@@ -18,11 +18,21 @@ public struct ServedCampaign: Sendable {
     /// Which load of the process this is (a campaign reloaded unchanged keeps its revision but
     /// gets new assets, so a plan is rendered only by the load it was made on).
     let load: Int
+    /// The local playlists of ads and slate: interstitial sessions' asset lists point players at
+    /// them, so the media route serves them (never the programme's: its sessions are stitched or
+    /// primary playlists).
+    let adPlaylists: Set<URL>
 
     init(campaign: Campaign, folder: URL, renderer: SessionRenderer) throws {
         self.campaign = campaign
         self.folder = folder
         self.renderer = renderer
+        var adPlaylists: Set<URL> = []
+        for asset in campaign.ads.map(\.asset) + (campaign.slate.map { [$0] } ?? []) {
+            let urls = [asset.url] + asset.variants.map(\.url) + asset.iFrameVariants.map(\.url) + asset.renditions.compactMap(\.url)
+            adPlaylists.formUnion(urls.filter(\.isFileURL).map(\.standardizedFileURL))
+        }
+        self.adPlaylists = adPlaylists
         self.body = try StitchedBody(renderer.layout)
         self.load = Self.loads.add(1, ordering: .relaxed).newValue
     }

@@ -6,7 +6,8 @@ import Hummingbird
 
 /// `GET /v1/campaigns/{id}/media/**`: the media of local campaigns, so the demo plays from the
 /// same server. Only what the campaign's playlists reference is served (segments, init sections,
-/// keys) — never the campaign file, key-info files or anything else in the folder; byte ranges
+/// keys), and the playlists of ads and slate, which interstitial sessions play as they are —
+/// never the campaign file, the programme's playlists, key-info files or anything else; byte ranges
 /// (RFC 9110 §14) are answered, which byte-range segments need.
 struct MediaController: Sendable {
     let store: CampaignStore
@@ -26,7 +27,8 @@ struct MediaController: Sendable {
             throw Problem.badRequest("media paths are plain file names under the campaign's folder")
         }
         let url = parts.reduce(served.folder) { $0.appendingPathComponent($1) }.standardizedFileURL
-        guard served.campaign.files.media[url] != nil, let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int
+        guard served.campaign.files.media[url] != nil || served.adPlaylists.contains(url),
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int
         else {
             throw Problem.notFound("no media file \(parts.joined(separator: "/")) in campaign \(id)")
         }

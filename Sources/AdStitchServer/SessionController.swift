@@ -61,11 +61,17 @@ struct SessionController: Sendable {
         }
         if let startKey = self.policy.startKey { try self.policy.checkStart(query, startKey: startKey) }
         var session: String?
+        var asked: Insertion?
         var attributes: [String: String] = [:]
         var ignored: [String] = []
         for (name, value) in query {
             if name == "session" {
                 session = value
+            } else if name == "insertion" {
+                guard let mode = Insertion(rawValue: value) else {
+                    throw Problem.badRequest("insertion=\(value) is not a mode; use stitched, interstitials or auto")
+                }
+                asked = mode
             } else if SessionPolicy.signatureParameters.contains(name) {
                 continue
             } else if self.policy.startKey == nil, served.campaign.trustedAttributes.contains(name) {
@@ -96,7 +102,12 @@ struct SessionController: Sendable {
             session: session ?? "s-" + UUID().uuidString.lowercased(),
             at: Int64((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down)),
             attributes: attributes,
-            expires: self.policy.expiryOfNewToken
+            expires: self.policy.expiryOfNewToken,
+            insertion: InsertionChoice.resolve(
+                asked ?? served.campaign.insertion,
+                userAgent: request.headers[.userAgent],
+                player: attributes["player"]
+            )
         )
         var response = try self.masterResponse(served, token: token, prefix: "", for: request)
         if !ignored.isEmpty {
@@ -117,6 +128,7 @@ struct SessionController: Sendable {
             return try served.renderer.render(
                 .multivariant,
                 plan,
+                insertion: token.insertion,
                 playlistURI: { base + SessionFile.playlist($0).name },
                 boundariesURI: base + SessionFile.boundaries.name
             )
@@ -168,9 +180,14 @@ struct SessionController: Sendable {
                     "revision \(token.revision) of campaign \(id) is no longer kept on this server; start a new session at \(Routes.masterPath(id))"
             )
         }
-        guard let sessionFile = served.renderer.file(named: file), sessionFile != .multivariant else {
-            let names = served.renderer.files.filter { $0 != .multivariant }.map(\.name)
-            throw Problem.notFound("no file \(file) in sessions of campaign \(served.campaign.id); they have \(names.joined(separator: ", "))")
+        guard let sessionFile = served.renderer.file(named: file, insertion: token.insertion), sessionFile != .multivariant else {
+            let names = served.renderer.files(token.insertion).filter { $0 != .multivariant }.map(\.name)
+            throw Problem.notFound(
+                "no file \(file) in \(token.insertion.rawValue) sessions of campaign \(served.campaign.id); they have \(names.joined(separator: ", "))"
+            )
+        }
+        if case .assetList = sessionFile {
+            return try self.assetList(sessionFile, served, token, tokenText: tokenText, verified: verified, for: request)
         }
         // The bytes are a function of the token and the file, so they are named by them.
         let etag = Response.digest((tokenText + "/" + file).utf8)
@@ -182,7 +199,7 @@ struct SessionController: Sendable {
                 plan = Self.plan(served, token)
                 self.sessions.put(tokenText, VerifiedSession(token: token, plan: plan, load: served.load))
             }
-            return try served.renderer.renderBytes(sessionFile, plan)
+            return try served.renderer.renderBytes(sessionFile, plan, insertion: token.insertion)
         }
         let cache = sessionFile == .emptySubtitles ? "public, max-age=86400" : "public, max-age=86400, immutable"
         self.store.metrics.responseCache(hit: false)
@@ -205,7 +222,41 @@ struct SessionController: Sendable {
         case .playlist: "media"
         case .boundaries: "boundaries"
         case .emptySubtitles: "subtitles"
+        case .assetList: "asset-list"
         }
+    }
+
+    /// An interstitial session's asset list of a break (RFC 8216bis Appendix D.3). Its URIs of
+    /// local media are absolute on the host the request named (hls.js 1.6 resolves a relative
+    /// asset URI against the page, not the list), so it is not kept in the response cache, whose
+    /// keys do not hold the host; a player fetches it once per break.
+    private func assetList(
+        _ file: SessionFile,
+        _ served: ServedCampaign,
+        _ token: SessionToken,
+        tokenText: String,
+        verified: VerifiedSession?,
+        for request: Request
+    ) throws -> Response {
+        guard case .assetList(let breakID) = file else { throw Problem.notFound("not an asset list") }
+        let text = try self.render(Self.metricKind(file)) { () throws -> String? in
+            let plan = verified.flatMap { $0.load == served.load ? $0.plan : nil } ?? Self.plan(served, token)
+            return served.renderer.assetList(served.renderer.schedule(plan), breakID: breakID, base: Self.origin(of: request))
+        }
+        guard let text else {
+            throw Problem.notFound("break \(breakID) does not play in this session (nothing filled it), so it has no asset list")
+        }
+        return .tagged(text, contentType: file.contentType, cache: "public, max-age=86400, immutable", for: request)
+    }
+
+    /// `http://host[:port]` (or `https://` behind a proxy that says `X-Forwarded-Proto: https`)
+    /// as the request named it; nil without a Host.
+    static func origin(of request: Request) -> String? {
+        guard let host = request.head.authority, !host.isEmpty,
+            !host.utf8.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\"") || $0 == 0x7f })
+        else { return nil }
+        let scheme = request.headers[.forwardedProto]?.lowercased() == "https" ? "https" : "http"
+        return scheme + "://" + host
     }
 
     /// A token past its expiry gets 410 Gone: the session is over, a new one starts at the master.
@@ -240,6 +291,9 @@ struct SessionController: Sendable {
 }
 
 extension HTTPField.Name {
+    /// The scheme a proxy in front received the request on.
+    static let forwardedProto = Self("X-Forwarded-Proto")!
+
     /// The trusted attributes a session start without a start key ignored (`seen`).
     static let ignoredAttributes = Self("AdStitch-Ignored-Attributes")!
 }

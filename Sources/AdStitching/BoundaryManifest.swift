@@ -13,7 +13,18 @@ public struct BoundaryManifest: Sendable, Hashable {
         public let end: ExactDecimal
         public let duration: ExactDecimal
         public let restrict: Restriction
+        /// `once: true`: a viewer who seeks back over the break does not see it again.
+        public let once: Bool
         public let ads: [AdEntry]
+        /// An interstitial session: where the break sits on the primary timeline.
+        public let primary: PrimaryPlacement?
+    }
+
+    /// Where an interstitial sits on the primary timeline (the programme without ads): its
+    /// `START-DATE` as an offset, and how much primary it skips (`X-RESUME-OFFSET`).
+    public struct PrimaryPlacement: Sendable, Hashable {
+        public let start: ExactDecimal
+        public let resumeOffset: ExactDecimal
     }
 
     public struct AdEntry: Sendable, Hashable {
@@ -32,16 +43,34 @@ public struct BoundaryManifest: Sendable, Hashable {
         public let contentStart: ExactDecimal
     }
 
+    /// `stitched` or `interstitials`.
+    public let insertion: Insertion
     public let campaign: String
     public let session: String
     public let duration: ExactDecimal
+    /// An interstitial session: the primary timeline's length.
+    public let primaryDuration: ExactDecimal?
     public let breaks: [Break]
     /// Every instant playback crosses between programme, ad and slate (each ad start; repeats
     /// of the slate are one stretch).
     public let boundaries: [ExactDecimal]
     public let islands: [IslandEntry]
 
+    /// An interstitial session's manifest: the same breaks, ads and times as the stitched
+    /// session's — stream time is the timeline a player shows when it counts interstitials in
+    /// (hls.js's integrated timeline: primary plus each break's playout, less the primary a
+    /// replacement skips) — and, per break, its place on the primary timeline.
+    public init(_ schedule: InterstitialSchedule) {
+        self.init(schedule.plan, schedule: schedule)
+    }
+
     public init(_ plan: Plan) {
+        self.init(plan, schedule: nil)
+    }
+
+    private init(_ plan: Plan, schedule: InterstitialSchedule?) {
+        self.insertion = schedule == nil ? .stitched : .interstitials
+        self.primaryDuration = schedule?.duration
         self.campaign = plan.campaign.id
         self.session = plan.context.session
         self.duration = plan.duration
@@ -75,7 +104,11 @@ public struct BoundaryManifest: Sendable, Hashable {
                     end: planned.end,
                     duration: planned.duration,
                     restrict: planned.adBreak.restrict,
-                    ads: entries
+                    once: planned.adBreak.once,
+                    ads: entries,
+                    primary: schedule.flatMap { $0.interstitial(planned.adBreak.id) }.map {
+                        PrimaryPlacement(start: $0.isPostRoll ? schedule?.duration ?? $0.start : $0.start, resumeOffset: $0.resumeOffset)
+                    }
                 )
             )
         }
@@ -103,56 +136,74 @@ public struct BoundaryManifest: Sendable, Hashable {
 
     /// The manifest as JSON, field names as the contract fixes them (docs/boundary-manifest.schema.json).
     public var json: JSONValue {
-        .object([
+        var members: [(String, JSONValue)] = [
             ("version", .integer(1)),
+            ("insertion", .string(self.insertion.rawValue)),
             ("campaign", .string(self.campaign)),
             ("session", .string(self.session)),
             ("duration", .decimal(self.duration)),
-            (
-                "breaks",
-                .array(
-                    self.breaks.map { item in
-                        .object([
-                            ("id", .string(item.id)), ("start", .decimal(item.start)), ("end", .decimal(item.end)),
-                            ("duration", .decimal(item.duration)), ("restrict", .array(item.restrict.names.map(JSONValue.string))),
-                            (
-                                "ads",
-                                .array(
-                                    item.ads.map { ad in
-                                        var members: [(String, JSONValue)] = [
-                                            ("id", .string(ad.id)), ("start", .decimal(ad.start)), ("duration", .decimal(ad.duration)),
-                                        ]
-                                        if ad.isSlate { members.append(("slate", .bool(true))) }
-                                        if !ad.tracking.isEmpty {
-                                            members.append(
-                                                (
-                                                    "tracking",
-                                                    .object(
-                                                        ad.tracking.keys.sorted().map { ($0, .array((ad.tracking[$0] ?? []).map(JSONValue.string))) }
-                                                    )
-                                                )
-                                            )
-                                        }
-                                        return .object(members)
-                                    }
+        ]
+        if let primaryDuration { members.append(("primaryDuration", .decimal(primaryDuration))) }
+        return .object(
+            members + [
+                (
+                    "breaks",
+                    .array(
+                        self.breaks.map { item in
+                            var members: [(String, JSONValue)] = [
+                                ("id", .string(item.id)), ("start", .decimal(item.start)), ("end", .decimal(item.end)),
+                                ("duration", .decimal(item.duration)), ("restrict", .array(item.restrict.names.map(JSONValue.string))),
+                            ]
+                            if item.once { members.append(("once", .bool(true))) }
+                            if let primary = item.primary {
+                                members.append(
+                                    ("primary", .object([("start", .decimal(primary.start)), ("resumeOffset", .decimal(primary.resumeOffset))]))
                                 )
-                            ),
-                        ])
-                    }
-                )
-            ),
-            ("boundaries", .array(self.boundaries.map(JSONValue.decimal))),
-            (
-                "islands",
-                .array(
-                    self.islands.map { island in
-                        .object([
-                            ("id", .string(island.id)), ("start", .decimal(island.start)), ("end", .decimal(island.end)),
-                            ("contentStart", .decimal(island.contentStart)),
-                        ])
-                    }
-                )
-            ),
-        ])
+                            }
+                            return .object(
+                                members + [
+                                    (
+                                        "ads",
+                                        .array(
+                                            item.ads.map { ad in
+                                                var members: [(String, JSONValue)] = [
+                                                    ("id", .string(ad.id)), ("start", .decimal(ad.start)), ("duration", .decimal(ad.duration)),
+                                                ]
+                                                if ad.isSlate { members.append(("slate", .bool(true))) }
+                                                if !ad.tracking.isEmpty {
+                                                    members.append(
+                                                        (
+                                                            "tracking",
+                                                            .object(
+                                                                ad.tracking.keys.sorted().map {
+                                                                    ($0, .array((ad.tracking[$0] ?? []).map(JSONValue.string)))
+                                                                }
+                                                            )
+                                                        )
+                                                    )
+                                                }
+                                                return .object(members)
+                                            }
+                                        )
+                                    )
+                                ]
+                            )
+                        }
+                    )
+                ),
+                ("boundaries", .array(self.boundaries.map(JSONValue.decimal))),
+                (
+                    "islands",
+                    .array(
+                        self.islands.map { island in
+                            .object([
+                                ("id", .string(island.id)), ("start", .decimal(island.start)), ("end", .decimal(island.end)),
+                                ("contentStart", .decimal(island.contentStart)),
+                            ])
+                        }
+                    )
+                ),
+            ]
+        )
     }
 }

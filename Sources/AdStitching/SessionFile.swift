@@ -1,3 +1,4 @@
+import AdCampaign
 import AdDecision
 
 /// One file of a stitched session, named as the session's URIs name it: what the server answers
@@ -11,6 +12,9 @@ public enum SessionFile: Sendable, Hashable {
     case boundaries
     /// `empty.vtt`: the empty WebVTT that fills a subtitle rendition while an asset without one plays.
     case emptySubtitles
+    /// `assets-{break id}.json`: an interstitial session's asset list of a break (RFC 8216bis
+    /// Appendix D.3).
+    case assetList(String)
 
     /// The text of ``emptySubtitles``.
     public static let emptySubtitlesText = "WEBVTT\n"
@@ -21,66 +25,118 @@ public enum SessionFile: Sendable, Hashable {
         case .playlist(let rendition): "\(rendition.id).m3u8"
         case .boundaries: "boundaries.json"
         case .emptySubtitles: "empty.vtt"
+        case .assetList(let breakID): SessionRenderer.assetListPrefix + breakID + ".json"
         }
     }
 
     public var contentType: String {
         switch self {
         case .multivariant, .playlist: "application/vnd.apple.mpegurl"
-        case .boundaries: "application/json"
+        case .boundaries, .assetList: "application/json"
         case .emptySubtitles: "text/vtt"
         }
     }
 }
 
 extension SessionRenderer {
-    /// Every file of a session of this campaign: the multivariant playlist, each rendition's
-    /// playlist, the boundary manifest, and the empty WebVTT when a subtitle rendition may need it.
-    public var files: [SessionFile] {
+    /// Every file of a stitched session of this campaign: the multivariant playlist, each
+    /// rendition's playlist, the boundary manifest, and the empty WebVTT when a subtitle rendition
+    /// may need it.
+    public var files: [SessionFile] { self.files(.stitched) }
+
+    /// Every file a session of this campaign may have in `insertion` mode: an interstitial
+    /// session has an asset list per break of the campaign too (one that does not play in the
+    /// session answers 404) and no empty WebVTT (ads play their own renditions).
+    public func files(_ insertion: Insertion) -> [SessionFile] {
         var files: [SessionFile] = [.multivariant] + self.layout.renditions.map(SessionFile.playlist) + [.boundaries]
-        if self.layout.renditions.contains(where: { if case .subtitles = $0.kind { true } else { false } }) { files.append(.emptySubtitles) }
+        if insertion == .interstitials {
+            files += self.layout.campaign.breaks.map { SessionFile.assetList($0.id) }
+        } else if self.layout.renditions.contains(where: { if case .subtitles = $0.kind { true } else { false } }) {
+            files.append(.emptySubtitles)
+        }
         return files
     }
 
-    /// The file of a session called `name`, or nil when sessions of this campaign have none.
-    public func file(named name: String) -> SessionFile? {
-        self.files.first { $0.name == name }
+    /// The file of a session in `insertion` mode called `name`, or nil when such sessions of this
+    /// campaign have none.
+    public func file(named name: String, insertion: Insertion = .stitched) -> SessionFile? {
+        if insertion == .interstitials, name.hasPrefix(SessionRenderer.assetListPrefix), name.hasSuffix(".json") {
+            let id = String(name.dropFirst(SessionRenderer.assetListPrefix.count).dropLast(".json".count))
+            return self.layout.campaign.breaks.contains { $0.id == id } ? .assetList(id) : nil
+        }
+        return self.files(insertion).first { $0.name == name }
     }
 
-    /// The text of `file` for `plan` (planned only for the files that depend on it). The
-    /// multivariant playlist's URIs are `playlistURI` of each rendition and `boundariesURI`
-    /// (default: the files' names, relative to the playlist).
+    /// The text of `file` for `plan` (planned only for the files that depend on it) in
+    /// `insertion` mode. The multivariant playlist's URIs are `playlistURI` of each rendition and
+    /// `boundariesURI` (default: the files' names, relative to the playlist); `base` makes the
+    /// local URIs of asset lists absolute (``assetList(_:breakID:base:)``).
     public func render(
         _ file: SessionFile,
         _ plan: @autoclosure () -> Plan,
+        insertion: Insertion = .stitched,
         playlistURI: (StitchRendition) -> String = { SessionFile.playlist($0).name },
-        boundariesURI: String = SessionFile.boundaries.name
+        boundariesURI: String = SessionFile.boundaries.name,
+        base: String? = nil
     ) throws(StitchError) -> String {
+        if insertion == .interstitials {
+            let schedule = self.schedule(plan())
+            switch file {
+            case .multivariant: return try self.multivariant(schedule, playlistURI: playlistURI, boundariesURI: boundariesURI)
+            case .playlist(let rendition): return try self.primaryPlaylistBytes(schedule, rendition: rendition).text
+            case .boundaries: return BoundaryManifest(schedule).json.text()
+            case .assetList(let id):
+                guard let list = self.assetList(schedule, breakID: id, base: base) else {
+                    throw .notInLayout(asset: nil, "break \(id) does not play in this session: nothing filled it")
+                }
+                return list
+            case .emptySubtitles: return SessionFile.emptySubtitlesText
+            }
+        }
         switch file {
-        case .multivariant: try self.multivariant(plan(), playlistURI: playlistURI, boundariesURI: boundariesURI)
-        case .playlist(let rendition): try self.mediaPlaylist(plan(), rendition: rendition)
-        case .boundaries: BoundaryManifest(plan()).json.text()
-        case .emptySubtitles: SessionFile.emptySubtitlesText
+        case .multivariant: return try self.multivariant(plan(), playlistURI: playlistURI, boundariesURI: boundariesURI)
+        case .playlist(let rendition): return try self.mediaPlaylist(plan(), rendition: rendition)
+        case .boundaries: return BoundaryManifest(plan()).json.text()
+        case .emptySubtitles: return SessionFile.emptySubtitlesText
+        case .assetList(let id): throw .notInLayout(asset: nil, "a stitched session has no asset list (\(id)); its ads are in its playlists")
         }
     }
 
-    /// ``render(_:_:playlistURI:boundariesURI:)`` as bytes: a media playlist as its session's
-    /// lines between the layout's shared blocks (``SessionRenderer/mediaPlaylistBytes(_:rendition:)``),
+    /// ``render(_:_:insertion:playlistURI:boundariesURI:base:)`` as bytes: a media playlist as its
+    /// session's lines between the layout's shared blocks (``SessionRenderer/mediaPlaylistBytes(_:rendition:)``),
     /// the other files in one piece.
     public func renderBytes(
         _ file: SessionFile,
         _ plan: @autoclosure () -> Plan,
+        insertion: Insertion = .stitched,
         playlistURI: (StitchRendition) -> String = { SessionFile.playlist($0).name },
-        boundariesURI: String = SessionFile.boundaries.name
+        boundariesURI: String = SessionFile.boundaries.name,
+        base: String? = nil
     ) throws(StitchError) -> RenderedBytes {
-        if case .playlist(let rendition) = file { return try self.mediaPlaylistBytes(plan(), rendition: rendition) }
-        return RenderedBytes(text: try self.render(file, plan(), playlistURI: playlistURI, boundariesURI: boundariesURI))
+        if case .playlist(let rendition) = file {
+            return insertion == .interstitials
+                ? try self.primaryPlaylistBytes(self.schedule(plan()), rendition: rendition)
+                : try self.mediaPlaylistBytes(plan(), rendition: rendition)
+        }
+        return RenderedBytes(
+            text: try self.render(file, plan(), insertion: insertion, playlistURI: playlistURI, boundariesURI: boundariesURI, base: base)
+        )
     }
 
-    /// Every file of the session `plan` describes, rendered, in ``files`` order.
-    public func renderAll(_ plan: Plan) throws(StitchError) -> [(file: SessionFile, text: String)] {
+    /// A plan as interstitials, with the `X-SNAP`s this campaign's programme needs.
+    public func schedule(_ plan: Plan) -> InterstitialSchedule {
+        InterstitialSchedule(plan, snaps: self.layout.interstitialSnaps)
+    }
+
+    /// Every file of the session `plan` describes in `insertion` mode, rendered, in ``files(_:)``
+    /// order (an interstitial session's asset lists: those of the breaks that play).
+    public func renderAll(_ plan: Plan, insertion: Insertion = .stitched) throws(StitchError) -> [(file: SessionFile, text: String)] {
         var rendered: [(file: SessionFile, text: String)] = []
-        for file in self.files { rendered.append((file, try self.render(file, plan))) }
+        let playing = insertion == .interstitials ? Set(self.schedule(plan).interstitials.map(\.id)) : []
+        for file in self.files(insertion) {
+            if case .assetList(let id) = file, !playing.contains(id) { continue }
+            rendered.append((file, try self.render(file, plan, insertion: insertion)))
+        }
         return rendered
     }
 }

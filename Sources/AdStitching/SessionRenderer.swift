@@ -168,10 +168,36 @@ public struct SessionRenderer: Sendable {
         playlistURI: (StitchRendition) -> String,
         boundariesURI: String
     ) throws(StitchError) -> String {
+        try self.multivariant(plan.pieces.map(\.asset), order: plan.startup.order, playlistURI: playlistURI, boundariesURI: boundariesURI)
+    }
+
+    /// An interstitial session's multivariant playlist: as a stitched session's, its BANDWIDTH
+    /// figures over the primary content alone (the ads play from their own multivariant playlists).
+    public func multivariant(
+        _ schedule: InterstitialSchedule,
+        playlistURI: (StitchRendition) -> String,
+        boundariesURI: String
+    ) throws(StitchError) -> String {
+        try self.multivariant(
+            schedule.primary.map(\.asset),
+            order: schedule.plan.startup.order,
+            playlistURI: playlistURI,
+            boundariesURI: boundariesURI
+        )
+    }
+
+    /// The multivariant playlist of a session whose media playlists play `assets`, its variants
+    /// in `order`.
+    private func multivariant(
+        _ assets: [Asset],
+        order: [Int],
+        playlistURI: (StitchRendition) -> String,
+        boundariesURI: String
+    ) throws(StitchError) -> String {
         let program = self.layout.program
         let renditions = self.layout.renditions
         // Each piece's blocks, looked up once for all the variants.
-        let rows = try plan.pieces.map { (piece) throws(StitchError) in try self.layout.row(piece.asset) }
+        let rows = try assets.map { (asset) throws(StitchError) in try self.layout.row(asset) }
         let version = program.renditions.contains { $0.media.instreamID?.hasPrefix("SERVICE") == true } ? 7 : 1
         var text = version > 1 ? "#EXTM3U\n#EXT-X-VERSION:\(version)\n" : "#EXTM3U\n"
         text.reserveCapacity(4096)
@@ -188,11 +214,11 @@ public struct SessionRenderer: Sendable {
             }
             line("#EXT-X-MEDIA:", media.attributes)
         }
-        for variantIndex in plan.startup.order where program.variants.indices.contains(variantIndex) {
+        for variantIndex in order where program.variants.indices.contains(variantIndex) {
             let rendition = StitchRendition(kind: .video(variantIndex))
             guard let position = renditions.firstIndex(of: rendition) else { continue }
             var streamInf = program.variants[variantIndex].streamInf
-            let (peak, average) = Self.bandwidth(plan, rows, rendition: position)
+            let (peak, average) = Self.bandwidth(assets, rows, rendition: position)
             if let peak { streamInf.bandwidth = peak }
             if streamInf.averageBandwidth != nil || average != nil { streamInf.averageBandwidth = average }
             line("#EXT-X-STREAM-INF:", streamInf.attributes)
@@ -205,7 +231,7 @@ public struct SessionRenderer: Sendable {
             var streamInf = iFrame.streamInf
             // Invariant 9 for I-frame variants too: the first island's AVERAGE-BANDWIDTH would
             // understate it wherever other islands or ads run higher.
-            let (peak, average) = Self.bandwidth(plan, rows, rendition: position)
+            let (peak, average) = Self.bandwidth(assets, rows, rendition: position)
             if let peak { streamInf.bandwidth = peak }
             if streamInf.averageBandwidth != nil || average != nil { streamInf.averageBandwidth = average }
             streamInf.uri = playlistURI(rendition)
@@ -221,14 +247,14 @@ public struct SessionRenderer: Sendable {
         return text
     }
 
-    /// The peak BANDWIDTH over the pieces of the plan in one rendition, and the duration-weighted
+    /// The peak BANDWIDTH over the pieces of a session in one rendition, and the duration-weighted
     /// AVERAGE-BANDWIDTH (from each source's AVERAGE-BANDWIDTH, else its BANDWIDTH), rounded up
     /// but never above the peak — in integers: bits/s below 2⁵³ times whole microseconds.
-    private static func bandwidth(_ plan: Plan, _ rows: [[SegmentBlock]], rendition: Int) -> (peak: Int?, average: Int?) {
+    private static func bandwidth(_ assets: [Asset], _ rows: [[SegmentBlock]], rendition: Int) -> (peak: Int?, average: Int?) {
         var peak: Int?
         var weighted: Int128 = 0
         var microseconds: Int128 = 0
-        for (piece, row) in zip(plan.pieces, rows) {
+        for (piece, row) in zip(assets, rows) {
             guard let bandwidth = row[rendition].bandwidth else { continue }
             peak = max(peak ?? 0, bandwidth)
             let duration = piece.duration.scaledValue / 1_000_000_000_000

@@ -37,6 +37,7 @@ final class Rewriting: Sendable {
         self.rewriter = rewriter
         self.emptySubtitleURI = emptySubtitleURI
         var kinds: [(Asset, RewriteTargets, isIsland: Bool)] = campaign.islands.map { ($0.asset, .program, true) }
+        if let programme = campaign.programAsset { kinds.append((programme, .program, true)) }
         kinds += campaign.ads.map { ($0.asset, .ads, false) }
         if let slate = campaign.slate { kinds.append((slate, .slate, false)) }
         var distinct: [ObjectIdentifier: [(url: URL, role: URIStyle.Role)]] = [:]

@@ -22,6 +22,10 @@ public struct StitchLayout: Sendable {
     var program: Asset { self.campaign.islands[0].asset }
     /// The campaign's `rewrite:` rules, with what a request needs of them; nil without rules.
     let rewriting: Rewriting?
+    /// How URIs are written before rewrite rules (the server: media route paths for local files).
+    let uris: URIStyle
+    /// Breaks of one programme asset whose interstitial needs `X-SNAP`.
+    let interstitialSnaps: [String: InterstitialSchedule.Snap]
 
     /// - Parameter emptySubtitleURI: the URI of an empty WebVTT file, played for the length of
     ///   an ad that has no subtitle rendition (invariant 10).
@@ -38,6 +42,8 @@ public struct StitchLayout: Sendable {
         renditions += program.iFrameVariants.indices.map { StitchRendition(kind: .iFrame($0)) }
 
         var assets: [(name: String, asset: Asset)] = campaign.islands.map { ("island \"\($0.id)\"", $0.asset) }
+        // Interstitial sessions play the one programme asset whole.
+        if let programme = campaign.programAsset { assets.append(("the programme", programme)) }
         assets += campaign.ads.map { ("ad \"\($0.id)\"", $0.asset) }
         if let slate = campaign.slate { assets.append(("the slate", slate)) }
 
@@ -93,6 +99,8 @@ public struct StitchLayout: Sendable {
         self.renditions = renditions
         self.blocks = blocks
         self.byteBlocks = byteBlocks
+        self.uris = uris
+        self.interstitialSnaps = InterstitialSchedule.snaps(of: campaign)
         self.rewriting =
             campaign.rewrites.isEmpty
             ? nil
@@ -250,6 +258,12 @@ public struct StitchLayout: Sendable {
     func row(_ piece: Piece, rewrites: RewriteSet) throws(StitchError) -> [SegmentBlock] {
         guard let rewriting = self.rewriting, !rewrites.isEmpty else { return try self.row(piece.asset) }
         return try rewriting.row(piece.asset, kind: Rewriting.kind(of: piece), rewrites: rewrites, layout: self)
+    }
+
+    /// The blocks an asset of primary content plays in an interstitial session, one per rendition.
+    func primaryRow(_ asset: Asset, rewrites: RewriteSet) throws(StitchError) -> [SegmentBlock] {
+        guard let rewriting = self.rewriting, !rewrites.isEmpty else { return try self.row(asset) }
+        return try rewriting.row(asset, kind: .program, rewrites: rewrites, layout: self)
     }
 
     /// The blocks of `asset`, one per rendition.

@@ -9,7 +9,12 @@ import Foundation
 struct Stitch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Stitch one viewer's session: DIR/master.m3u8, one playlist per rendition, DIR/boundaries.json.",
-        discussion: "Segment URIs point at the campaign's media relative to DIR, or under --base-url."
+        discussion: """
+            Segment URIs point at the campaign's media relative to DIR, or under --base-url. With \
+            --insertion interstitials the playlists are the programme alone with an HLS Interstitial per \
+            break, and DIR/assets-BREAK.json the asset list of each break that plays (players resolve its \
+            URIs against the page, so give --base-url for a session to be played from a web server).
+            """
     )
 
     @Argument(help: "The campaign file.")
@@ -21,12 +26,18 @@ struct Stitch: ParsableCommand {
     @Option(help: "Write media URIs under this URL instead of relative paths (the campaign's folder maps to it).")
     var baseURL: String?
 
+    @Option(help: "stitched (ads in the playlists) or interstitials (HLS Interstitials); default: the campaign's insertion, auto meaning stitched.")
+    var insertion: Insertion?
+
     @OptionGroup var viewer: ContextOptions
 
     @OptionGroup(title: "Origins")
     var origin: OriginFlags
 
     func validate() throws {
+        if self.insertion == .auto {
+            throw ValidationError("--insertion auto depends on the player asking; stitch a session as stitched or interstitials")
+        }
         if let baseURL, URL(string: baseURL)?.scheme == nil {
             throw ValidationError("--base-url \(baseURL) must be an absolute URL such as https://cdn.example/campaigns/")
         }
@@ -44,7 +55,8 @@ struct Stitch: ParsableCommand {
             let layout = try StitchLayout(campaign: campaign, uris: uris)
             let plan = Planner().plan(campaign, for: context)
             let renderer = SessionRenderer(layout: layout)
-            for (file, text) in try renderer.renderAll(plan) {
+            let insertion = self.insertion ?? campaign.insertion
+            for (file, text) in try renderer.renderAll(plan, insertion: insertion == .auto ? .stitched : insertion) {
                 try Data(text.utf8).write(to: directory.appendingPathComponent(file.name))
             }
             Output.write(
@@ -84,3 +96,5 @@ enum CampaignFile {
             ? "\(issue.location): \(severity): \(issue.message)" : "\(issue.location): \(severity): \(issue.field): \(issue.message)"
     }
 }
+
+extension Insertion: ExpressibleByArgument {}

@@ -265,3 +265,88 @@ extension String {
         return base + String(repeating: "=", count: (4 - base.count % 4) % 4)
     }
 }
+
+/// Interstitial sessions through the router (docs/http-api.md "Insertion").
+@Suite("HTTP routes: insertion modes")
+struct InsertionRouteTests {
+    let routes = RouteTests()
+
+    @Test("insertion=interstitials: primary playlists with interstitial date ranges, asset lists, the manifest says so")
+    func interstitialSession() async throws {
+        try await self.routes.app().test(.router) { client in
+            let (_, prefix) = try await self.routes.startSession(client, query: "session=i-1&insertion=interstitials")
+            let media = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { String(buffer: $0.body) }
+            #expect(media.contains("CLASS=\"com.apple.hls.interstitial\""))
+            #expect(media.contains("X-ASSET-LIST=\"assets-mid-1.json\""))
+            let list = try await client.execute(uri: prefix + "assets-mid-1.json", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json")
+                #expect(response.headers[.accessControlAllowOrigin] == "*")
+                return try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+            }
+            let assets = try #require(list["ASSETS"] as? [[String: Any]])
+            #expect(!assets.isEmpty)
+            // Absolute on the host asked (the test client names none: the path), playable from the media route.
+            for asset in assets {
+                let uri = try #require(asset["URI"] as? String)
+                let path = uri.hasPrefix("http://") ? "/" + uri.dropFirst("http://".count).drop { $0 != "/" }.dropFirst() : Substring(uri)
+                #expect(path.hasPrefix("/v1/campaigns/evening-news/media/"), "\(uri)")
+                try await client.execute(uri: String(path), method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "application/vnd.apple.mpegurl")
+                    #expect(String(buffer: response.body).contains("#EXT-X-STREAM-INF"))
+                }
+            }
+            try await client.execute(uri: prefix + "boundaries.json", method: .get) { response in
+                #expect(String(buffer: response.body).contains("\"insertion\": \"interstitials\""))
+            }
+            // A break id the campaign does not have, and a stitched session's asset list: 404.
+            try await client.execute(uri: prefix + "assets-nope.json", method: .get) { #expect($0.status == .notFound) }
+            let (_, stitched) = try await self.routes.startSession(client, query: "session=i-1")
+            try await client.execute(uri: stitched + "assets-mid-1.json", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: stitched + "v0.m3u8", method: .get) { response in
+                #expect(!String(buffer: response.body).contains("com.apple.hls.interstitial"))
+            }
+        }
+    }
+
+    @Test("insertion=auto: interstitials for AVPlayer on iOS 17 and for hls.js, stitched for others; a bad mode is a 400")
+    func autoMode() async throws {
+        try await self.routes.app().test(.router) { client in
+            func isInterstitial(_ query: String, agent: String) async throws -> Bool {
+                let uri = try await client.execute(
+                    uri: "/v1/campaigns/evening-news/master.m3u8?session=a-1&\(query)",
+                    method: .get,
+                    headers: [.userAgent: agent]
+                ) { response in
+                    #expect(response.status == .ok)
+                    return try #require(String(buffer: response.body).split(separator: "\n").first { $0.hasPrefix("sessions/") })
+                }
+                let media = try await client.execute(uri: "/v1/campaigns/evening-news/" + uri, method: .get) { String(buffer: $0.body) }
+                return media.contains("com.apple.hls.interstitial")
+            }
+            let iPhone = "AppleCoreMedia/1.0.0.21E236 (iPhone; U; CPU OS 17_4 like Mac OS X; de_de)"
+            #expect(try await isInterstitial("insertion=auto", agent: iPhone))
+            #expect(try await !isInterstitial("insertion=auto", agent: "AppleCoreMedia/1.0.0.17B111 (iPhone; U; CPU OS 13_2 like Mac OS X; en_us)"))
+            #expect(try await !isInterstitial("insertion=auto", agent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120"))
+            #expect(try await isInterstitial("insertion=auto&player=hls.js/1.6.15", agent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120"))
+            #expect(try await !isInterstitial("insertion=stitched", agent: iPhone))
+            // The campaign says stitched: without insertion=, even AVPlayer gets a stitched session.
+            #expect(try await !isInterstitial("x=1", agent: iPhone))
+            try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?insertion=both", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("stitched, interstitials or auto"))
+            }
+        }
+    }
+
+    @Test("the media route serves ads' and the slate's playlists, never the programme's")
+    func mediaPlaylists() async throws {
+        try await self.routes.app().test(.router) { client in
+            try await client.execute(uri: "/v1/campaigns/evening-news/media/media/ads/alpha/master.m3u8", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/v1/campaigns/evening-news/media/media/program/act-1/master.m3u8", method: .get) {
+                #expect($0.status == .notFound)
+            }
+        }
+    }
+}

@@ -10,7 +10,7 @@ import Testing
 /// `docs/boundary-manifest.schema.json` describes.
 @Suite("Boundary manifest JSON")
 struct BoundaryManifestTests {
-    static let topLevel = ["version", "campaign", "session", "duration", "breaks", "boundaries", "islands"]
+    static let topLevel = ["version", "insertion", "campaign", "session", "duration", "breaks", "boundaries", "islands"]
     static let breakFields = ["id", "start", "end", "duration", "restrict", "ads"]
     static let adFields = ["id", "start", "duration"]
     static let optionalAdFields: Set<String> = ["tracking", "slate"]
@@ -33,6 +33,7 @@ struct BoundaryManifestTests {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(name)")
             #expect(Set(object.keys) == Set(Self.topLevel), "\(name)")
             #expect(object["version"] as? Int == 1)
+            #expect(object["insertion"] as? String == "stitched", "\(name)")
             for item in try #require(object["breaks"] as? [[String: Any]]) {
                 #expect(Set(item.keys) == Set(Self.breakFields), "\(name)")
                 for ad in try #require(item["ads"] as? [[String: Any]]) {
@@ -77,7 +78,7 @@ struct BoundaryManifestTests {
 
     /// A valid manifest to mutate: one break holding an ad with tracking and the slate, two islands.
     static let valid = """
-        {"version":1,"campaign":"news","session":"s-1","duration":9.6,
+        {"version":1,"insertion":"stitched","campaign":"news","session":"s-1","duration":9.6,
          "breaks":[{"id":"mid","start":3.84,"end":7.68,"duration":3.84,"restrict":["skip"],"ads":\(ads)}],
          "boundaries":[0,3.84,5.76,7.68],
          "islands":[{"id":"act-1","start":0,"end":3.84,"contentStart":0},{"id":"act-2","start":7.68,"end":9.6,"contentStart":3.84}]}

@@ -16,6 +16,9 @@ enum Repository {
     /// `docs/boundary-manifest.schema.json`.
     static let manifestSchema = Self.root.appendingPathComponent("docs/boundary-manifest.schema.json")
 
+    /// `docs/asset-list.schema.json`.
+    static let assetListSchema = Self.root.appendingPathComponent("docs/asset-list.schema.json")
+
     /// `Tests/AdStitchingTests/Golden/`.
     static let golden = Self.root.appendingPathComponent("Tests/AdStitchingTests/Golden")
 }

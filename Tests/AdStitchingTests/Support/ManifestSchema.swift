@@ -1,7 +1,7 @@
 import Foundation
 import HLSPlaylist
 
-/// `docs/boundary-manifest.schema.json` applied in Swift, so the tests need no Python: the
+/// `docs/boundary-manifest.schema.json` (and `docs/asset-list.schema.json`) applied in Swift, so the tests need no Python: the
 /// subset of JSON Schema draft 2020-12 the schema uses. A keyword outside that subset is itself a
 /// finding, so the schema cannot grow a rule this check silently ignores.
 struct ManifestSchema: Sendable {
@@ -17,6 +17,11 @@ struct ManifestSchema: Sendable {
 
     static let shared: Result<ManifestSchema, any Error> = Result {
         ManifestSchema(root: try ExactJSON.parse(String(contentsOf: Repository.manifestSchema, encoding: .utf8)))
+    }
+
+    /// `docs/asset-list.schema.json`, applied the same way.
+    static let assetList: Result<ManifestSchema, any Error> = Result {
+        ManifestSchema(root: try ExactJSON.parse(String(contentsOf: Repository.assetListSchema, encoding: .utf8)))
     }
 
     /// Every violation in `document`, as `pointer: message`; empty when it is valid.

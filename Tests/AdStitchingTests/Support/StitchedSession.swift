@@ -33,7 +33,7 @@ struct StitchedSession: Sendable {
             case .playlist(let rendition):
                 texts[rendition.id] = text
                 playlists[rendition.id] = try PlaylistParser().parseMediaPlaylist(text)
-            case .boundaries, .emptySubtitles:
+            case .boundaries, .emptySubtitles, .assetList:
                 continue
             }
         }

@@ -1,0 +1,141 @@
+import AdCampaign
+import AdDecision
+import HLSPlaylist
+
+/// A viewer's plan as HLS Interstitials (RFC 8216bis Appendix D): the primary content — the
+/// programme without ads — and each break that plays as an interstitial on its timeline, with
+/// the same ads in the same order as the plan's stitched form.
+///
+/// Primary content: islands of their own one after another (a discontinuity between two), or
+/// the one programme asset whole (`program: { playlist: … }`), whose replaced stretches stay in
+/// and are skipped by the break's resume offset.
+public struct InterstitialSchedule: Sendable {
+    /// A stretch of primary content and where it starts on the primary timeline.
+    public struct Primary: Sendable {
+        public let asset: Asset
+        public let start: ExactDecimal
+        /// The island it plays as; nil for the one programme asset whole.
+        public let island: Island?
+    }
+
+    /// One break as an interstitial.
+    public struct Interstitial: Sendable {
+        public let planned: PlannedBreak
+        /// Where it plays on the primary timeline.
+        public let start: ExactDecimal
+        /// How much of the primary it skips: the replaced stretch, 0 for an insertion.
+        public let resumeOffset: ExactDecimal
+        /// `CUE="PRE"`: before the primary starts.
+        public let isPreRoll: Bool
+        /// `CUE="POST"`: after the primary ends.
+        public let isPostRoll: Bool
+        /// `X-SNAP`: whether some video variant has no segment boundary at the start (OUT) or at
+        /// the resume point (IN).
+        public let snap: Snap
+        /// Its ads and slate, in play order, as the stitched plan has them (stream times).
+        public let pieces: [Piece]
+
+        public var id: String { self.planned.adBreak.id }
+        /// What plays: the sum of its pieces.
+        public var duration: ExactDecimal { self.planned.duration }
+        /// A replacement occupies a range of the primary; an insertion a point.
+        public var isReplacement: Bool { self.resumeOffset > .zero }
+    }
+
+    /// `X-SNAP` (Appendix D.2).
+    public struct Snap: Sendable, Hashable {
+        public var out: Bool
+        public var `in`: Bool
+
+        public static let none = Snap(out: false, in: false)
+    }
+
+    public let plan: Plan
+    public let primary: [Primary]
+    /// The breaks that play (a break nothing could fill has no interstitial), in plan order.
+    public let interstitials: [Interstitial]
+    /// The primary timeline's length.
+    public let duration: ExactDecimal
+
+    public init(_ plan: Plan, snaps: [String: Snap] = [:]) {
+        self.plan = plan
+        var primary: [Primary] = []
+        var interstitials: [Interstitial] = []
+        let programme = plan.campaign.programAsset
+        if let programme { primary.append(Primary(asset: programme, start: .zero, island: nil)) }
+        var time = ExactDecimal.zero
+        var islandsLeft = plan.pieces.count { if case .island = $0.kind { true } else { false } }
+        var index = 0
+        while index < plan.pieces.count {
+            let piece = plan.pieces[index]
+            guard let breakID = piece.breakID else {
+                if case .island(let island) = piece.kind, programme == nil {
+                    primary.append(Primary(asset: piece.asset, start: time, island: island))
+                }
+                time += piece.duration
+                islandsLeft -= 1
+                index += 1
+                continue
+            }
+            var pieces: [Piece] = []
+            while index < plan.pieces.count, plan.pieces[index].breakID == breakID {
+                pieces.append(plan.pieces[index])
+                index += 1
+            }
+            guard let planned = plan.breaks.first(where: { $0.adBreak.id == breakID }), planned.duration > .zero else { continue }
+            let start: ExactDecimal
+            let resumeOffset: ExactDecimal
+            let isPostRoll: Bool
+            if let programme, let placement = planned.adBreak.placement {
+                start = placement.cut
+                resumeOffset = placement.replaced ?? .zero
+                isPostRoll = placement.replaced == nil && placement.cut >= programme.duration
+            } else {
+                start = time
+                resumeOffset = .zero
+                isPostRoll = islandsLeft == 0
+            }
+            interstitials.append(
+                Interstitial(
+                    planned: planned,
+                    start: start,
+                    resumeOffset: resumeOffset,
+                    isPreRoll: start == .zero && !isPostRoll,
+                    isPostRoll: isPostRoll,
+                    snap: snaps[breakID] ?? .none,
+                    pieces: pieces
+                )
+            )
+        }
+        self.primary = primary
+        self.interstitials = interstitials
+        self.duration = programme?.duration ?? primary.last.map { $0.start + $0.asset.duration } ?? .zero
+    }
+
+    /// The interstitial of break `id`, if it plays.
+    public func interstitial(_ id: String) -> Interstitial? {
+        self.interstitials.first { $0.id == id }
+    }
+
+    /// Which breaks of one programme asset need `X-SNAP`: a break's start (OUT) or resume point
+    /// (IN) that is not a segment boundary of every video variant (they are cut on the first
+    /// variant's boundaries; another variant's may differ). Islands of their own meet at
+    /// boundaries by construction and need none.
+    static func snaps(of campaign: Campaign) -> [String: Snap] {
+        guard let programme = campaign.programAsset else { return [:] }
+        let boundaries = programme.variants.map { variant in
+            Set(variant.playlist.segments.map(\.startTime)).union([variant.playlist.duration])
+        }
+        var snaps: [String: Snap] = [:]
+        for adBreak in campaign.breaks {
+            guard let placement = adBreak.placement else { continue }
+            let resume = placement.replaced.map { placement.cut + $0 }
+            let snap = Snap(
+                out: boundaries.contains { !$0.contains(placement.cut) },
+                in: resume.map { resume in boundaries.contains { !$0.contains(resume) } } ?? false
+            )
+            if snap != .none { snaps[adBreak.id] = snap }
+        }
+        return snaps
+    }
+}
