@@ -32,9 +32,9 @@ format:
 	$(SWIFT) format format --in-place --recursive $(FORMATTED)
 
 # Builds and serves the bundled demo campaigns on 127.0.0.1:8080 (prints the URLs to open).
-run: deps
+run: deps hlsjs
 	$(SWIFT) build --product adstitch
-	$$($(SWIFT) build --show-bin-path)/adstitch serve --campaigns Campaigns --host 127.0.0.1 --port 8080
+	$$($(SWIFT) build --show-bin-path)/adstitch serve --campaigns Campaigns --host 127.0.0.1 --port 8080 --hls-js .build-hlsjs/hls.js
 
 # Benchmarks live in their own package (package-benchmark) under Benchmarks/.
 bench: deps

@@ -14,6 +14,7 @@ enum Routes {
     static let preview: RouterPath = "/preview"
     static let previewStylesheet: RouterPath = "/preview/assets/preview.css"
     static let previewScript: RouterPath = "/preview/assets/preview.js"
+    static let previewPlayer: RouterPath = "/preview/assets/hls.js"
     static let previewCampaign: RouterPath = "/preview/:id"
     static let previewCompare: RouterPath = "/preview/:id/compare"
     static let previewReport: RouterPath = "/preview/:id/report.json"

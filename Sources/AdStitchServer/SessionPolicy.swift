@@ -15,6 +15,10 @@ public struct SessionPolicy: Sendable {
     public var sessionTTL: Duration = .seconds(86_400)
     /// Whether the preview tool's routes are served (`serve --no-preview` turns them off).
     public var preview = true
+    /// An hls.js build (≥ 1.6) for the preview tool's players (`serve --hls-js`), served at
+    /// `/preview/assets/hls.js`: they play fMP4 sessions Chromium cannot play natively, and
+    /// interstitial sessions. Without one, the preview plays natively and says so.
+    public var previewPlayer: URL?
     /// The clock (tests move it).
     public var now: @Sendable () -> Date = { Date() }
 

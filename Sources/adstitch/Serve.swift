@@ -46,6 +46,12 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not serve the campaign preview tool (/preview): for public replicas.")
     var noPreview = false
 
+    @Option(
+        help:
+            "An hls.js build (1.6 or later) for the preview's players: fMP4 and interstitial sessions (make run gives the one scripts/hlsjs.py extracts)."
+    )
+    var hlsJs: String?
+
     @Option(help: "Memory for recent token-scoped playlists and manifests, served again without stitching (0: off).")
     var responseCacheMib = 4
 
@@ -101,6 +107,7 @@ struct Serve: AsyncParsableCommand {
         var policy = SessionPolicy(secrets: secrets.map { Data($0.utf8) }, startKey: startKey.map { Data($0.utf8) })
         policy.sessionTTL = .seconds(self.sessionTtl)
         policy.preview = !self.noPreview
+        policy.previewPlayer = self.hlsJs.map { URL(fileURLWithPath: $0) }
         var configuration = ServerConfiguration(
             campaigns: URL(fileURLWithPath: self.campaigns, isDirectory: true),
             host: self.host,

@@ -199,3 +199,54 @@ struct PreviewTests {
         }
     }
 }
+
+/// The preview shows a plan in both insertion modes side by side.
+@Suite("Preview tool: both insertion modes")
+struct PreviewInsertionTests {
+    @Test("the page shows the plan as interstitials too; with hls.js served both players use it where needed")
+    func bothModes() async throws {
+        let hlsJS = FileManager.default.temporaryDirectory.appendingPathComponent("preview-hls-\(UUID().uuidString.prefix(8)).js")
+        try Data("window.Hls = function () {};\n".utf8).write(to: hlsJS)
+        defer { try? FileManager.default.removeItem(at: hlsJS) }
+        var policy = SessionPolicy(secret: RouteTests.secret)
+        policy.previewPlayer = hlsJS
+        let app = Application(router: buildRouter(store: RouteTests.store, policy: policy))
+        try await app.test(.router) { client in
+            let page = try await client.execute(uri: "/preview/evening-news?\(PreviewTests.query)", method: .get) { String(buffer: $0.body) }
+            #expect(page.contains("<h2>As HLS Interstitials"))
+            #expect(page.contains("id=\"video-interstitials\""))
+            #expect(page.contains("insertion=interstitials"))
+            #expect(page.contains("<script src=\"/preview/assets/hls.js\"></script>"))
+            // The interstitial form of the same plan: its date ranges and one asset list per break that plays.
+            let plan = try PreviewTests.plan()
+            for planned in plan.breaks where planned.duration > .zero {
+                #expect(page.contains("ID=&quot;\(planned.adBreak.id)&quot;,CLASS=&quot;com.apple.hls.interstitial&quot;"))
+                for ad in planned.ads { #expect(page.contains("/ads/\(ad.id)/master.m3u8")) }
+            }
+            try await client.execute(uri: "/preview/assets/hls.js", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == "window.Hls = function () {};\n")
+            }
+            // The TS demo's stitched player stays native; the fMP4 demo's goes through hls.js.
+            #expect(page.contains("<video id=\"video\" controls muted playsinline preload=\"metadata\" src="))
+            let fmp4 = try await client.execute(uri: "/preview/feature-fmp4?\(PreviewTests.query)", method: .get) { String(buffer: $0.body) }
+            #expect(fmp4.contains("<video id=\"video\" controls muted playsinline preload=\"metadata\" data-hls="))
+            // The preview master plays the mode it is asked for.
+            let master = try await client.execute(
+                uri: "/preview/evening-news/master.m3u8?\(PreviewTests.query)&insertion=interstitials",
+                method: .get
+            ) {
+                String(buffer: $0.body)
+            }
+            let uri = try #require(master.split(separator: "\n").first { $0.hasPrefix("/preview/evening-news/sessions/") })
+            let media = try await client.execute(uri: String(uri), method: .get) { String(buffer: $0.body) }
+            #expect(media.contains("com.apple.hls.interstitial"))
+        }
+        // Without hls.js: no player script, no hls.js route, a hint instead of the second player.
+        try await RouteTests().app().test(.router) { client in
+            let page = try await client.execute(uri: "/preview/evening-news?\(PreviewTests.query)", method: .get) { String(buffer: $0.body) }
+            #expect(page.contains("<h2>As HLS Interstitials") && !page.contains("id=\"video-interstitials\""))
+            try await client.execute(uri: "/preview/assets/hls.js", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+}

@@ -51,8 +51,29 @@ enum PreviewAssets {
     /// break whose `restrict` holds `skip` or `jump`, unless that break has played through.
     static let script = #"""
         "use strict";
+        // Players that need hls.js (fMP4 in Chromium; interstitial sessions): data-hls names the master.
+        function attach(video) {
+          if (!video || !video.dataset.hls || !window.Hls) return null;
+          const hls = new window.Hls();
+          hls.loadSource(video.dataset.hls);
+          hls.attachMedia(video);
+          return hls;
+        }
+        (function () {
+          const hls = attach(document.getElementById("video-interstitials"));
+          const status = document.getElementById("interstitial-now");
+          if (!hls || !status) return;
+          hls.on("hlsInterstitialAssetStarted", function (e, d) {
+            const restricted = d.event.restrictions.skip || d.event.restrictions.jump;
+            status.textContent = "Break " + d.event.identifier + ": asset " + (d.assetListIndex + 1) + " of " + d.event.assetList.length
+              + (restricted ? " (restricted: no skipping)" : "");
+          });
+          hls.on("hlsInterstitialsPrimaryResumed", function () { status.textContent = "Programme"; });
+          hls.on("hlsError", function (e, d) { if (d.fatal) status.textContent = "hls.js: " + d.type + ": " + d.details; });
+        })();
         (function () {
           const video = document.getElementById("video");
+          attach(video);
           const manifestNode = document.getElementById("boundary-manifest");
           if (!video || !manifestNode) return;
           const manifest = JSON.parse(manifestNode.textContent);

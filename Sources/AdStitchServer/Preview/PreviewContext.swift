@@ -1,3 +1,4 @@
+import AdCampaign
 import AdDecision
 import Foundation
 import HLSPlaylist
@@ -16,6 +17,8 @@ struct PreviewContext: Sendable {
     /// player plan with the same instant.
     var at: Int64
     var attributes: [String: String]
+    /// `insertion=`: the mode the player's session gets (not an attribute); nil: the campaign's.
+    var insertion: Insertion?
     /// What was wrong with the query, one message per problem; the page shows them.
     var errors: [String] = []
 
@@ -73,6 +76,13 @@ struct PreviewContext: Sendable {
                 }
             case "count":  // the compare view's, not an attribute
                 continue
+            case "insertion":
+                guard !trimmed.isEmpty else { continue }
+                if let mode = Insertion(rawValue: trimmed) {
+                    self.insertion = mode
+                } else {
+                    self.errors.append("insertion: \(trimmed) is not a mode; use stitched, interstitials or auto")
+                }
             default:
                 if !key.isEmpty, !trimmed.isEmpty { self.attributes[key] = trimmed }
             }

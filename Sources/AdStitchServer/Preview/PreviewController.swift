@@ -15,12 +15,20 @@ import Hummingbird
 /// - `GET /preview/{id}/master.m3u8?…`: a session's master that honours `at` (the public
 ///   endpoint decides with the server's clock); its media playlists are the public
 ///   token-scoped ones;
-/// - `GET /preview/assets/preview.css|preview.js`.
+/// - `GET /preview/assets/preview.css|preview.js`, and `hls.js` with `serve --hls-js`.
 struct PreviewController: Sendable {
     static let maxCompared = 24
 
     let store: CampaignStore
     let sessions: SessionController
+    /// The hls.js build the players use (``SessionPolicy/previewPlayer``), read once; nil without one.
+    let player: String?
+
+    init(store: CampaignStore, sessions: SessionController) {
+        self.store = store
+        self.sessions = sessions
+        self.player = sessions.policy.previewPlayer.flatMap { try? String(contentsOf: $0, encoding: .utf8) }
+    }
 
     func register(on router: Router<BasicRequestContext>) {
         router.getAndHead(Routes.preview) { _, _ in
@@ -31,6 +39,10 @@ struct PreviewController: Sendable {
         let script = Response.tagged(PreviewAssets.script, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=300")
         router.getAndHead(Routes.previewStylesheet) { _, _ in stylesheet }
         router.getAndHead(Routes.previewScript) { _, _ in script }
+        if let player = self.player {
+            let hlsJS = Response.tagged(player, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=300")
+            router.getAndHead(Routes.previewPlayer) { _, _ in hlsJS }
+        }
         router.getAndHead(Routes.previewCampaign) { request, context in try self.page(request, context) }
         router.getAndHead(Routes.previewCompare) { request, context in try self.compare(request, context) }
         router.getAndHead(Routes.previewReport) { request, context in try self.report(request, context) }
@@ -44,7 +56,10 @@ struct PreviewController: Sendable {
         let served = try self.store.campaign(for: context, listedAt: "/preview")
         let viewer = Self.context(request)
         let plan = viewer.errors.isEmpty ? Planner().plan(served.campaign, for: viewer.viewer) : nil
-        return Self.html(PreviewPage.campaign(served, context: viewer, plan: plan), status: plan == nil ? .badRequest : .ok)
+        return Self.html(
+            PreviewPage.campaign(served, context: viewer, plan: plan, hasPlayer: self.player != nil),
+            status: plan == nil ? .badRequest : .ok
+        )
     }
 
     func compare(_ request: Request, _ context: BasicRequestContext) throws -> Response {
@@ -85,7 +100,12 @@ struct PreviewController: Sendable {
             at: viewer.at,
             attributes: viewer.attributes,
             expires: self.sessions.policy.expiryOfNewToken,
-            scope: .preview
+            scope: .preview,
+            insertion: InsertionChoice.resolve(
+                viewer.insertion ?? served.campaign.insertion,
+                userAgent: request.headers[.userAgent],
+                player: viewer.attributes["player"]
+            )
         )
         return try self.sessions.masterResponse(served, token: token, prefix: "/preview/\(served.campaign.id)/", for: request)
     }
@@ -105,7 +125,7 @@ struct PreviewController: Sendable {
         response.status = status
         // Everything the page needs comes from this server; media may be remote.
         response.headers[.contentSecurityPolicy] =
-            "default-src 'self'; media-src * blob: data:; img-src 'self' data:; object-src 'none'; base-uri 'none'"
+            "default-src 'self'; media-src * blob: data:; connect-src *; worker-src 'self' blob:; img-src 'self' data:; object-src 'none'; base-uri 'none'"
         return response
     }
 }

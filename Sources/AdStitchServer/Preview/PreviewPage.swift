@@ -42,7 +42,9 @@ enum PreviewPage {
 
     // MARK: - One viewer
 
-    static func campaign(_ served: ServedCampaign, context: PreviewContext, plan: Plan?) -> String {
+    /// - Parameter hasPlayer: hls.js is served (`serve --hls-js`): fMP4 sessions play through it
+    ///   (Chromium plays only TS natively), and the interstitial form of the plan gets a player too.
+    static func campaign(_ served: ServedCampaign, context: PreviewContext, plan: Plan?, hasPlayer: Bool = false) -> String {
         let campaign = served.campaign
         var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a></p>\n"
         body +=
@@ -54,9 +56,13 @@ enum PreviewPage {
         let report = served.report(plan)
         let manifest = BoundaryManifest(plan)
         let query = context.query
+        let master = "/preview/\(escape(campaign.id))/master.m3u8?\(escape(query))"
+        // Chromium plays TS natively but stops at the first fMP4 discontinuity: hls.js plays those.
+        let viaHlsJs = hasPlayer && campaign.islands.first?.asset.segmentFormat == .fragmentedMP4
+        let source = viaHlsJs ? "data-hls=\"\(master)&amp;insertion=stitched\"" : "src=\"\(master)&amp;insertion=stitched\""
         body += """
             <section class="player">
-            <video id="video" controls muted playsinline preload="metadata" src="/preview/\(escape(campaign.id))/master.m3u8?\(escape(query))"></video>
+            <video id="video" controls muted playsinline preload="metadata" \(source)></video>
             <p class="now"><span id="now">Press play: the timeline and the break list follow the video.</span> <span id="notice" role="status"></span></p>
             <p class="hint">This player's master honours the form's <code>at</code>; the public endpoint always decides with the server's clock.
             <a href="/preview/\(escape(campaign.id))/master.m3u8?\(escape(query))">master.m3u8</a></p>
@@ -78,13 +84,46 @@ enum PreviewPage {
             <p>What the player's boundary-time observer gets (schema: <code>docs/boundary-manifest.schema.json</code>).</p>
             <pre class="json">\(escape(manifest.json.text()))</pre>
             </section>
+            \(self.interstitials(served, plan: plan, master: master, hasPlayer: hasPlayer))
             <p><a href="/preview/\(escape(campaign.id))/compare?\(escape(query))&amp;count=6">Compare six sessions with this context</a>
             · <a href="/preview/\(escape(campaign.id))/report.json?\(escape(query))">plan report (JSON)</a></p>
             <script type="application/json" id="plan-report">\(self.scriptJSON(report.json.text()))</script>
             <script type="application/json" id="boundary-manifest">\(self.scriptJSON(manifest.json.text()))</script>
+            \(hasPlayer ? "<script src=\"/preview/assets/hls.js\"></script>" : "")
             <script src="/preview/assets/preview.js"></script>
             """
         return document(title: campaign.title, body: body)
+    }
+
+    /// The same plan as HLS Interstitials: a player of the interstitial session (hls.js), the
+    /// primary playlists' date ranges and each break's asset list — the same ads in the same
+    /// order as the stitched player above.
+    static func interstitials(_ served: ServedCampaign, plan: Plan, master: String, hasPlayer: Bool) -> String {
+        let renderer = served.renderer
+        let schedule = renderer.schedule(plan)
+        let lists = schedule.interstitials.map { interstitial in
+            "<h3>Break <code>\(escape(interstitial.id))</code> <small>at \(interstitial.start) s of the primary, \(interstitial.duration) s, resumes +\(interstitial.resumeOffset) s</small></h3>\n"
+                + "<pre class=\"json\">\(escape(renderer.assetList(schedule, breakID: interstitial.id) ?? ""))</pre>"
+        }
+        let player =
+            hasPlayer
+            ? """
+            <video id="video-interstitials" controls muted playsinline preload="metadata" data-hls="\(master)&amp;insertion=interstitials"></video>
+            <p class="now"><span id="interstitial-now">hls.js plays the breaks as interstitials; it refuses a seek past a restricted break.</span></p>
+            """
+            : "<p class=\"hint\">No hls.js here (<code>serve --hls-js</code>; <code>make run</code> gives one): open the master below in AVPlayer or Safari.</p>"
+        return """
+            <section class="interstitials"><h2>As HLS Interstitials <small>the same plan, \(schedule.interstitials.count) interstitials on \(schedule.duration) s of primary</small></h2>
+            \(player)
+            <p class="hint"><a href="\(master)&amp;insertion=interstitials">master.m3u8 (interstitials)</a> ·
+            a session start picks this mode with <code>insertion=interstitials</code> (or <code>auto</code>: AVPlayer, hls.js with <code>player=hls.js</code>).</p>
+            <h3>Date ranges in every primary playlist</h3>
+            <pre class="json">\(escape(renderer.interstitialDateRanges(schedule)))</pre>
+            \(lists.joined(separator: "\n"))
+            <h3>Boundary manifest of the interstitial session</h3>
+            <pre class="json">\(escape(BoundaryManifest(schedule).json.text()))</pre>
+            </section>
+            """
     }
 
     /// Says which of the context's attributes a public session start honours only when signed
