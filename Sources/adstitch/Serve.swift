@@ -77,6 +77,9 @@ struct Serve: AsyncParsableCommand {
         guard (1...3600).contains(self.idleTimeout) else { throw ValidationError("--idle-timeout must be from 1 to 3600 seconds") }
         guard (1...600).contains(self.headerTimeout) else { throw ValidationError("--header-timeout must be from 1 to 600 seconds") }
         guard (1...1_000_000).contains(self.maxConnections) else { throw ValidationError("--max-connections must be from 1 to 1000000") }
+        if let hlsJs, (try? String(contentsOfFile: hlsJs, encoding: .utf8))?.contains("Hls") != true {
+            throw ValidationError("--hls-js \(hlsJs) is not a readable hls.js build; make hlsjs extracts one to .build-hlsjs/hls.js")
+        }
         guard !self.secrets.contains(where: \.isEmpty) else { throw ValidationError("--secret must not be empty") }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: self.campaigns, isDirectory: &isDirectory), isDirectory.boolValue else {

@@ -230,4 +230,59 @@ struct InterstitialTests {
             #expect(snap.contains("IN") == (resume.map { !onEveryBoundary($0) } ?? false), "\(adBreak.id)")
         }
     }
+
+    /// A programme whose second variant is segmented a little differently (within a frame, so it
+    /// stitches): a break cut on the first variant's boundary at 2 s has no boundary in the second
+    /// (`X-SNAP="OUT"`), one at 4 s has one in both (no `X-SNAP`).
+    @Test("X-SNAP=OUT exactly where a variant has no boundary at the cut")
+    func snapWhereVariantsDiffer() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("snap-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func write(_ path: String, _ text: String) throws {
+            let url = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        func media(_ durations: [String], prefix: String) -> String {
+            "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+                + durations.enumerated().map { "#EXTINF:\($1),\n\(prefix)\($0).ts\n" }.joined() + "#EXT-X-ENDLIST\n"
+        }
+        let codecs = "CODECS=\"avc1.42c01e,mp4a.40.2\",FRAME-RATE=25"
+        try write(
+            "program/master.m3u8",
+            "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000000,RESOLUTION=640x360,\(codecs)\nv0.m3u8\n"
+                + "#EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720,\(codecs)\nv1.m3u8\n"
+        )
+        try write("program/v0.m3u8", media(["2.000", "2.000", "2.000", "2.000"], prefix: "a"))
+        try write("program/v1.m3u8", media(["2.020", "1.980", "2.000", "2.000"], prefix: "b"))
+        try write("ad/master.m3u8", "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000000,RESOLUTION=640x360,\(codecs)\nv.m3u8\n")
+        try write("ad/v.m3u8", media(["2.000"], prefix: "c"))
+        for name in ["program/a0", "program/a1", "program/a2", "program/a3", "program/b0", "program/b1", "program/b2", "program/b3", "ad/c0"] {
+            try write(name + ".ts", "")
+        }
+        try write(
+            "campaign.yaml",
+            """
+            version: 1
+            id: snap
+            program: { playlist: program/master.m3u8 }
+            breaks:
+              - { id: mid, at: 2, duration: 2, pools: [p] }
+              - { id: late, at: 4, duration: 2, pools: [p] }
+            pools:
+              p:
+                - { id: ad, playlist: ad/master.m3u8 }
+
+            """
+        )
+        let campaign = try CampaignLoader.load(folder.appendingPathComponent("campaign.yaml"))
+        let layout = try StitchLayout(campaign: campaign, uris: Demo.uris(for: campaign))
+        let plan = Planner().plan(campaign, for: viewer([:], session: "snap-1", at: "2026-11-25T12:00:00Z"))
+        let text = try SessionRenderer(layout: layout).render(.playlist(layout.renditions[1]), plan, insertion: .interstitials)
+        let playlist = try PlaylistParser().parseMediaPlaylist(text)
+        let snaps = Dictionary(uniqueKeysWithValues: playlist.dateRanges.map { ($0.dateRange.id ?? "", $0.dateRange.attributes.string("X-SNAP")) })
+        #expect(snaps.count == 2)
+        #expect(snaps["mid"] == .some("OUT"), "\(text)")
+        #expect(snaps["late"] == .some(nil), "\(text)")
+    }
 }

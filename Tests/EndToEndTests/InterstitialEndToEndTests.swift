@@ -52,36 +52,23 @@ extension RealClients {
             #expect(reported == primary, "ffprobe: \(probe.output), primary: \(primary)")
         }
 
-        /// hls.js 1.6 plays the evening-news session as interstitials: the pre-roll before the
-        /// programme, the mid-roll (restrict: [skip, jump]) — which a seek past it cannot avoid:
-        /// hls.js plays it and resumes the programme where the break stands, not at the seek
-        /// target — and the post-roll after it, each from the asset list it fetched, every
-        /// asset of each list started.
-        @Test("hls.js plays an interstitial session: pre-roll, a restricted mid-roll a seek cannot skip, post-roll")
-        func hlsJsPlaysInterstitials() async throws {
-            let server = try Server()
-            defer { server.process.stop() }
-            let (prefix, manifest, masterText) = try Self.session(server, campaign: "evening-news", query: "session=hlsjs-1&player=hls.js")
-            let breaks = try #require(manifest["breaks"] as? [[String: Any]])
-            #expect(breaks.map { $0["id"] as? String } == ["preroll", "mid-1", "postroll"])
-            let starts = breaks.map { Self.decimal(($0["primary"] as? [String: Any])?["start"])?.doubleValue ?? -1 }
-            let assets = breaks.map { ($0["ads"] as? [[String: Any]])?.count ?? 0 }
-            let primary = try #require(Self.decimal(manifest["primaryDuration"])).doubleValue
-
-            // The page comes from another origin (CORS, as for a real web player).
+        /// What hls.js did playing an interstitial session: its events as `list:ID:count`,
+        /// `start:ID:primaryTime`, `asset:ID:index`, `end:ID`, `resumed:primaryTime`, `seek:T`,
+        /// `ended:primaryTime`. The page comes from another origin (CORS, as for a real web
+        /// player) and plays the session's own multivariant playlist at 4×; with `seekTarget`,
+        /// it seeks there 0.6 s after the programme first resumes. It stops at the post-roll's end
+        /// or at the primary's end.
+        static func playWithHlsJs(_ server: Server, campaign: String, master: String, seekTarget: Double? = nil) async throws -> [String] {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hlsjs-interstitials-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             try FileManager.default.copyItem(at: HlsJs.file(), to: folder.appendingPathComponent("hls.js"))
-            // The session's own multivariant playlist (the one the manifest above belongs to),
-            // its relative URIs made absolute on the server.
-            let sessionText = masterText.replacingOccurrences(
-                of: "sessions/",
-                with: "http://127.0.0.1:\(server.port)/v1/campaigns/evening-news/sessions/"
-            )
-            try Data(sessionText.utf8).write(to: folder.appendingPathComponent("master.m3u8"))
-            let master = "master.m3u8"
-            let seekTarget = (starts[1] + starts[2]) / 2  // past the mid-roll, before the post-roll
+            let absolute = master.replacingOccurrences(of: "sessions/", with: "http://127.0.0.1:\(server.port)/v1/campaigns/\(campaign)/sessions/")
+            try Data(absolute.utf8).write(to: folder.appendingPathComponent("master.m3u8"))
+            let seek =
+                seekTarget.map {
+                    "if (!window.seeked) setTimeout(() => { window.seeked = true; window.log.push('seek:\($0)'); video.currentTime = \($0); }, 600);"
+                } ?? ""
             let page = """
                 <!doctype html>
                 <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch e2e, interstitials</title>
@@ -102,12 +89,17 @@ extension RealClients {
                   });
                   hls.on('hlsInterstitialsPrimaryResumed', () => {
                     window.log.push('resumed:' + primaryTime().toFixed(3));
-                    // Once the programme has played a little after the pre-roll, seek past the mid-roll.
-                    if (!window.seeked) setTimeout(() => { window.seeked = true; window.log.push('seek:\(seekTarget)'); video.currentTime = \(seekTarget); }, 600);
+                    \(seek)
+                  });
+                  // 'ended' fires after every asset played apart from the primary too: the primary's
+                  // own end is the one with no interstitial playing.
+                  video.addEventListener('ended', () => {
+                    const item = hls.interstitialsManager && hls.interstitialsManager.playingItem;
+                    if (!item || !item.event) { window.log.push('ended:' + primaryTime().toFixed(3)); if (!hls.interstitialsManager.events.some(e => e.cue.post)) window.done = true; }
                   });
                   video.defaultPlaybackRate = 4;
                   video.addEventListener('loadedmetadata', () => { video.playbackRate = 4; video.play(); });
-                  hls.loadSource('\(master)');
+                  hls.loadSource('master.m3u8');
                   hls.attachMedia(video);
                 </script></body></html>
                 """
@@ -128,24 +120,53 @@ extension RealClients {
                 log = try await browser.execute("return window.log") as? [String] ?? []
                 let error = try await browser.execute("return window.hlsError")
                 #expect(error is NSNull, "hls.js: \(error); \(log)")
+                #expect(try await browser.severeLogs().isEmpty)
             } catch {
                 await browser.quit()
                 throw error
             }
             await browser.quit()
+            return log
+        }
 
-            // Each break: its asset list fetched, started at its place on the primary timeline,
-            // every asset started, ended.
-            for (index, id) in ["preroll", "mid-1", "postroll"].enumerated() {
-                #expect(log.contains("list:\(id):\(assets[index])"), "\(id): asset list of \(assets[index]) assets; \(log)")
-                let start = log.first { $0.hasPrefix("start:\(id):") }.flatMap { Double($0.split(separator: ":").last ?? "") }
-                #expect(
-                    start.map { abs($0 - starts[index]) < 0.05 } == true,
-                    "\(id) starts at \(String(describing: start)), expected \(starts[index]); \(log)"
+        /// Each break of the manifest: its asset list (as served) fetched, started at its place on
+        /// the primary timeline (hls.js maps dates through media times that start 21 ms in, for
+        /// AAC priming: 50 ms allowed), every asset of it started, ended.
+        static func checkBreaks(_ log: [String], manifest: [String: Any], server: Server, prefix: String) throws {
+            for item in try #require(manifest["breaks"] as? [[String: Any]]) {
+                let id = try #require(item["id"] as? String)
+                let start = try #require(Self.decimal((item["primary"] as? [String: Any])?["start"])).doubleValue
+                let list = try #require(
+                    try JSONSerialization.jsonObject(with: Data(try server.get(prefix + "assets-\(id).json").utf8)) as? [String: Any]
                 )
-                for asset in 0..<assets[index] { #expect(log.contains("asset:\(id):\(asset)"), "\(id) asset \(asset); \(log)") }
+                let assets = (list["ASSETS"] as? [Any])?.count ?? 0
+                #expect(assets > 0 && log.contains("list:\(id):\(assets)"), "\(id): asset list of \(assets) assets; \(log)")
+                let started = log.first { $0.hasPrefix("start:\(id):") }.flatMap { Double($0.split(separator: ":").last ?? "") }
+                #expect(started.map { abs($0 - start) < 0.05 } == true, "\(id) starts at \(String(describing: started)), expected \(start); \(log)")
+                for asset in 0..<assets { #expect(log.contains("asset:\(id):\(asset)"), "\(id) asset \(asset); \(log)") }
                 #expect(log.contains("end:\(id)"), "\(id) ended; \(log)")
             }
+        }
+
+        /// hls.js 1.6 plays the evening-news session as interstitials: the pre-roll before the
+        /// programme, the mid-roll (restrict: [skip, jump]) — which a seek past it cannot avoid:
+        /// hls.js plays it and resumes the programme where the break stands, not at the seek
+        /// target — and the post-roll after it, each from the asset list it fetched, every
+        /// asset of each list started.
+        @Test("hls.js plays an interstitial session: pre-roll, a restricted mid-roll a seek cannot skip, post-roll")
+        func hlsJsPlaysInterstitials() async throws {
+            let server = try Server()
+            defer { server.process.stop() }
+            let (prefix, manifest, master) = try Self.session(server, campaign: "evening-news", query: "session=hlsjs-1&player=hls.js")
+            let breaks = try #require(manifest["breaks"] as? [[String: Any]])
+            #expect(breaks.map { $0["id"] as? String } == ["preroll", "mid-1", "postroll"])
+            let starts = breaks.map { Self.decimal(($0["primary"] as? [String: Any])?["start"])?.doubleValue ?? -1 }
+            let primary = try #require(Self.decimal(manifest["primaryDuration"])).doubleValue
+            let seekTarget = (starts[1] + starts[2]) / 2  // past the mid-roll, before the post-roll
+            #expect(primary > seekTarget)
+
+            let log = try await Self.playWithHlsJs(server, campaign: "evening-news", master: master, seekTarget: seekTarget)
+            try Self.checkBreaks(log, manifest: manifest, server: server, prefix: prefix)
             // In order; the seek past the restricted mid-roll played it, then resumed the
             // programme where the break stands — before the seek target.
             let order = log.filter { $0.hasPrefix("start:") || $0.hasPrefix("seek:") }.map {
@@ -157,7 +178,72 @@ extension RealClients {
                 resumedAfterMid.map { $0 < seekTarget - 0.5 && abs($0 - starts[1]) < 0.5 } == true,
                 "after the mid-roll the programme resumed at \(String(describing: resumedAfterMid)), not at the seek target \(seekTarget); \(log)"
             )
-            #expect(primary > seekTarget)
+        }
+
+        /// The single-asset demo as interstitials: replacements (`X-RESUME-OFFSET` = the replaced
+        /// stretch, `X-TIMELINE-OCCUPIES="RANGE"`) skip the programme they replace — hls.js resumes
+        /// at start + resume offset — and an insertion resumes where it stood; the primary plays to
+        /// its end.
+        @Test("hls.js plays the one-asset demo's replacements and insertion as interstitials, resuming past each replaced stretch")
+        func hlsJsPlaysReplacements() async throws {
+            let server = try Server()
+            defer { server.process.stop() }
+            let (prefix, manifest, master) = try Self.session(server, campaign: "single-asset", query: "session=hlsjs-2&player=hls.js")
+            let log = try await Self.playWithHlsJs(server, campaign: "single-asset", master: master)
+            try Self.checkBreaks(log, manifest: manifest, server: server, prefix: prefix)
+            var replacements = 0
+            for item in try #require(manifest["breaks"] as? [[String: Any]]) {
+                let id = try #require(item["id"] as? String)
+                let placement = try #require(item["primary"] as? [String: Any])
+                let resume = try #require(Self.decimal(placement["start"])) + (try #require(Self.decimal(placement["resumeOffset"])))
+                if try #require(Self.decimal(placement["resumeOffset"])) > .zero { replacements += 1 }
+                let resumed = log.drop { $0 != "end:\(id)" }.first { $0.hasPrefix("resumed:") }.flatMap { Double($0.dropFirst("resumed:".count)) }
+                #expect(
+                    resumed.map { abs($0 - resume.doubleValue) < 0.3 } == true,
+                    "\(id): resumed at \(String(describing: resumed)), expected \(resume); \(log)"
+                )
+            }
+            #expect(replacements >= 2, "the demo has marker replacements")
+            let primary = try #require(Self.decimal(manifest["primaryDuration"])).doubleValue
+            let ended = log.last { $0.hasPrefix("ended:") }.flatMap { Double($0.dropFirst("ended:".count)) }
+            #expect(ended.map { abs($0 - primary) < 0.3 } == true, "the primary ended at \(String(describing: ended)) of \(primary); \(log)")
+        }
+
+        /// The preview page with hls.js (`serve --hls-js`, as `make run` starts it): its
+        /// interstitial player plays the plan's breaks as interstitials under the page's
+        /// Content-Security-Policy (hls.js's worker, MSE), with no console error.
+        @Test("the preview's interstitial player (hls.js) plays every break of the plan, with no console error")
+        func previewPlaysInterstitials() async throws {
+            let server = try HardeningEndToEndTests.Server(
+                campaigns: Repository.root.appendingPathComponent("Campaigns"),
+                extra: ["--hls-js", try HlsJs.file().path]
+            )
+            defer { kill(server.process.pid, SIGKILL) }
+            let browser = try await WebDriver()
+            var statuses: [String] = []
+            do {
+                try await browser.open(
+                    try #require(URL(string: "http://127.0.0.1:\(server.port)/preview/evening-news?session=pv-1&at=2026-11-27T19:30:00Z"))
+                )
+                _ = try await browser.execute(
+                    "const v = document.getElementById('video-interstitials'); v.defaultPlaybackRate = 4; v.playbackRate = 4; v.play(); return true"
+                )
+                let deadline = Date().addingTimeInterval(60)
+                while Date() < deadline, !(statuses.last ?? "").hasPrefix("Break postroll") {
+                    try await Task.sleep(for: .milliseconds(250))
+                    let status = try await browser.execute("return document.getElementById('interstitial-now').textContent") as? String ?? ""
+                    if status != statuses.last { statuses.append(status) }
+                }
+                #expect(try await browser.severeLogs().isEmpty)
+            } catch {
+                await browser.quit()
+                throw error
+            }
+            await browser.quit()
+            #expect(statuses.contains { $0.hasPrefix("Break preroll: asset 1 of") }, "\(statuses)")
+            #expect(statuses.contains { $0.hasPrefix("Break mid-1: asset 1 of") && $0.hasSuffix("(restricted: no skipping)") }, "\(statuses)")
+            #expect(statuses.contains { $0.hasPrefix("Break postroll: asset 1 of 1") }, "\(statuses)")
+            #expect(!statuses.contains { $0.hasPrefix("hls.js:") }, "\(statuses)")
         }
     }
 }

@@ -39,9 +39,13 @@ struct PreviewController: Sendable {
         let script = Response.tagged(PreviewAssets.script, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=300")
         router.getAndHead(Routes.previewStylesheet) { _, _ in stylesheet }
         router.getAndHead(Routes.previewScript) { _, _ in script }
-        if let player = self.player {
-            let hlsJS = Response.tagged(player, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=300")
-            router.getAndHead(Routes.previewPlayer) { _, _ in hlsJS }
+        // Registered either way, so the route answers its methods (405 for others) with or without a build.
+        let hlsJS = self.player.map { Response.tagged($0, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=300") }
+        router.getAndHead(Routes.previewPlayer) { _, _ in
+            guard let hlsJS else {
+                throw Problem.notFound("this server has no hls.js build for the preview: start it with serve --hls-js FILE (make run does)")
+            }
+            return hlsJS
         }
         router.getAndHead(Routes.previewCampaign) { request, context in try self.page(request, context) }
         router.getAndHead(Routes.previewCompare) { request, context in try self.compare(request, context) }
