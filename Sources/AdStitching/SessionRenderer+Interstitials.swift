@@ -31,7 +31,7 @@ extension SessionRenderer {
         if case .iFrame = rendition.kind { output.append("#EXT-X-I-FRAMES-ONLY\n") }
         if self.layout.program.multivariant.hasIndependentSegments { output.append("#EXT-X-INDEPENDENT-SEGMENTS\n") }
         output.append("#EXT-X-PROGRAM-DATE-TIME:\(Self.iso8601(anchor, plus: .zero))\n")
-        output.append(self.interstitialDateRanges(schedule))
+        output.appendLiteral { Self.appendInterstitialDateRanges(schedule, to: &$0) }
         var previousKeys: [String] = []
         for (position, primary) in schedule.primary.enumerated() {
             if position > 0 {
@@ -60,36 +60,60 @@ extension SessionRenderer {
     /// - `X-TIMELINE-STYLE="HIGHLIGHT"`: ads are shown apart from the programme;
     /// - `X-AD-CREATIVE-SIGNALING`: SVTA 2053-2 creative signalling of the break's ads (base64 JSON).
     public func interstitialDateRanges(_ schedule: InterstitialSchedule) -> String {
-        var text = ""
+        var bytes: [UInt8] = []
+        Self.appendInterstitialDateRanges(schedule, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``interstitialDateRanges(_:)`` written straight into a playlist's bytes, attribute by
+    /// attribute in the order above (`InterstitialTests` reads every line back through the tag
+    /// model): each primary playlist request writes them, so no attribute list or string per
+    /// attribute. Ids are validated at load (no quote can occur in a quoted value); base64 has
+    /// no quote either.
+    static func appendInterstitialDateRanges(_ schedule: InterstitialSchedule, to bytes: inout [UInt8]) {
+        func add(_ text: StaticString) { bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        func add(_ text: String) { bytes.append(contentsOf: text.utf8) }
         let anchor = schedule.plan.context.milliseconds
         for interstitial in schedule.interstitials {
             let adBreak = interstitial.planned.adBreak
-            var attributes = AttributeList()
-            attributes.setQuoted("ID", adBreak.id)
-            attributes.setQuoted("CLASS", DateRange.interstitialClass)
-            let start = interstitial.isPostRoll ? schedule.duration : interstitial.start
-            attributes.setQuoted("START-DATE", Self.iso8601(anchor, plus: start))
-            var cue: [String] = []
-            if interstitial.isPreRoll { cue.append("PRE") }
-            if interstitial.isPostRoll { cue.append("POST") }
-            if adBreak.once { cue.append("ONCE") }
-            if !cue.isEmpty { attributes.setQuoted("CUE", cue.joined(separator: ",")) }
-            attributes.set("DURATION", rawValue: (interstitial.isReplacement ? interstitial.resumeOffset : interstitial.duration).description)
-            attributes.setQuoted("X-ASSET-LIST", SessionFile.assetList(adBreak.id).name)
-            attributes.set("X-RESUME-OFFSET", rawValue: interstitial.resumeOffset.description)
-            attributes.set("X-PLAYOUT-LIMIT", rawValue: adBreak.duration.description)
-            let restrict = adBreak.restrict.names.map { $0.uppercased() }
-            if !restrict.isEmpty { attributes.setQuoted("X-RESTRICT", restrict.joined(separator: ",")) }
-            let snap = (interstitial.snap.out ? ["OUT"] : []) + (interstitial.snap.in ? ["IN"] : [])
-            if !snap.isEmpty { attributes.setQuoted("X-SNAP", snap.joined(separator: ",")) }
-            attributes.setQuoted("X-TIMELINE-OCCUPIES", interstitial.isReplacement ? "RANGE" : "POINT")
-            attributes.setQuoted("X-TIMELINE-STYLE", "HIGHLIGHT")
-            let signaling = Self.creativeSignaling(interstitial).text(pretty: false)
-            attributes.setQuoted("X-AD-CREATIVE-SIGNALING", Data(signaling.utf8).base64EncodedString())
-            text += Tag.dateRange(DateRange(attributes: attributes)).serialized
-            text += "\n"
+            add("#EXT-X-DATERANGE:ID=\"")
+            add(adBreak.id)
+            add("\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"")
+            DateTime.appendISO8601(
+                millisecondsSinceEpoch: Self.milliseconds(anchor, plus: interstitial.isPostRoll ? schedule.duration : interstitial.start),
+                to: &bytes
+            )
+            add("\"")
+            if interstitial.isPreRoll || interstitial.isPostRoll || adBreak.once {
+                add(",CUE=\"")
+                if interstitial.isPreRoll { add("PRE") }
+                if interstitial.isPostRoll { add("POST") }
+                if adBreak.once { add(interstitial.isPreRoll || interstitial.isPostRoll ? ",ONCE" : "ONCE") }
+                add("\"")
+            }
+            add(",DURATION=")
+            add((interstitial.isReplacement ? interstitial.resumeOffset : interstitial.duration).description)
+            add(",X-ASSET-LIST=\"")
+            add(SessionFile.assetList(adBreak.id).name)
+            add("\",X-RESUME-OFFSET=")
+            add(interstitial.resumeOffset.description)
+            add(",X-PLAYOUT-LIMIT=")
+            add(adBreak.duration.description)
+            if !adBreak.restrict.isEmpty {
+                add(",X-RESTRICT=\"")
+                add(adBreak.restrict.names.map { $0.uppercased() }.joined(separator: ","))
+                add("\"")
+            }
+            if interstitial.snap != .none {
+                add(",X-SNAP=\"")
+                add(interstitial.snap.out ? (interstitial.snap.in ? "OUT,IN" : "OUT") : "IN")
+                add("\"")
+            }
+            add(interstitial.isReplacement ? ",X-TIMELINE-OCCUPIES=\"RANGE\"" : ",X-TIMELINE-OCCUPIES=\"POINT\"")
+            add(",X-TIMELINE-STYLE=\"HIGHLIGHT\",X-AD-CREATIVE-SIGNALING=\"")
+            Self.appendBase64(Self.creativeSignalingJSON(interstitial), to: &bytes)
+            add("\"\n")
         }
-        return text
     }
 
     /// The asset list of break `id` (Appendix D.3): `{"ASSETS":[{"URI":…,"DURATION":…},…]}`, the
@@ -135,18 +159,80 @@ extension SessionRenderer {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// SVTA 2053-2 creative signalling of a break: one `slot` whose payload lists its ads as
-    /// `linear` creatives, each with its offset in the break, duration, id and tracking URLs.
-    static func creativeSignaling(_ interstitial: InterstitialSchedule.Interstitial) -> JSONValue {
-        var creatives: [(Ad, ExactDecimal, ExactDecimal)] = []
-        var offset = ExactDecimal.zero
-        for piece in interstitial.pieces {
-            if case .ad(let ad, _) = piece.kind { creatives.append((ad, offset, piece.duration)) }
-            offset += piece.duration
+    /// ``creativeSignaling(_:)`` as compact JSON bytes, written directly (a request writes one
+    /// per break into every primary playlist; through ``JSONValue`` it cost 10 µs a break).
+    static func creativeSignalingJSON(_ interstitial: InterstitialSchedule.Interstitial) -> [UInt8] {
+        var json: [UInt8] = []
+        json.reserveCapacity(256 * interstitial.pieces.count)
+        func add(_ text: StaticString) { json.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        func string(_ text: String) {
+            json.append(UInt8(ascii: "\""))
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    json += [UInt8(ascii: "\\"), byte]
+                case 0..<0x20:
+                    json += Array(String(format: "\\u%04x", byte).utf8)
+                default:
+                    json.append(byte)
+                }
+            }
+            json.append(UInt8(ascii: "\""))
         }
-        return Self.slot(creatives)
+        add("{\"version\":2,\"type\":\"slot\",\"payload\":[")
+        var offset = ExactDecimal.zero
+        var first = true
+        for piece in interstitial.pieces {
+            defer { offset += piece.duration }
+            guard case .ad(let ad, _) = piece.kind else { continue }
+            if !first { add(",") }
+            first = false
+            add("{\"type\":\"linear\",\"start\":")
+            json.append(contentsOf: offset.description.utf8)
+            add(",\"duration\":")
+            json.append(contentsOf: piece.duration.description.utf8)
+            add(",\"identifiers\":[{\"scheme\":\"urn:adstitch:ad-id\",\"value\":")
+            string(ad.id)
+            add("}],\"tracking\":[")
+            for (index, event) in ad.tracking.keys.sorted().enumerated() {
+                if index > 0 { add(",") }
+                add("{\"type\":")
+                string(event)
+                add(",\"urls\":[")
+                for (position, url) in (ad.tracking[event] ?? []).enumerated() {
+                    if position > 0 { add(",") }
+                    string(url)
+                }
+                add("]}")
+            }
+            add("]}")
+        }
+        add("]}")
+        return json
     }
 
+    /// Standard base64 with padding (RFC 4648 §4: what `atob` reads), appended.
+    static func appendBase64(_ input: [UInt8], to bytes: inout [UInt8]) {
+        let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        let table = UnsafeBufferPointer(start: alphabet.utf8Start, count: 64)
+        bytes.reserveCapacity(bytes.count + (input.count + 2) / 3 * 4)
+        var index = 0
+        while index < input.count {
+            let count = min(3, input.count - index)
+            var value = UInt32(input[index]) << 16
+            if count > 1 { value |= UInt32(input[index + 1]) << 8 }
+            if count > 2 { value |= UInt32(input[index + 2]) }
+            bytes.append(table[Int(value >> 18 & 63)])
+            bytes.append(table[Int(value >> 12 & 63)])
+            bytes.append(count > 1 ? table[Int(value >> 6 & 63)] : UInt8(ascii: "="))
+            bytes.append(count > 2 ? table[Int(value & 63)] : UInt8(ascii: "="))
+            index += 3
+        }
+    }
+
+    /// SVTA 2053-2 creative signalling (`X-AD-CREATIVE-SIGNALING`): one `slot` whose payload lists
+    /// ads as `linear` creatives, each with its offset, duration, id and tracking URLs — in an
+    /// asset list, one ad at offset 0 (the asset is its own timeline).
     private static func slot(_ creatives: [(ad: Ad, start: ExactDecimal, duration: ExactDecimal)]) -> JSONValue {
         .object([
             ("version", .integer(2)),

@@ -271,7 +271,7 @@ struct InterstitialTests {
               - { id: late, at: 4, duration: 2, pools: [p] }
             pools:
               p:
-                - { id: ad, playlist: ad/master.m3u8 }
+                - { id: ad, playlist: ad/master.m3u8, tracking: { impression: ['https://t.example/i?q="x"\\y&t=1'] } }
 
             """
         )
@@ -284,5 +284,13 @@ struct InterstitialTests {
         #expect(snaps.count == 2)
         #expect(snaps["mid"] == .some("OUT"), "\(text)")
         #expect(snaps["late"] == .some(nil), "\(text)")
+        // The creative signalling is JSON whatever a tracking URL holds (quotes, backslashes).
+        for entry in playlist.dateRanges {
+            let data = try #require(entry.dateRange.attributes.string("X-AD-CREATIVE-SIGNALING").flatMap { Data(base64Encoded: $0) })
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let creative = try #require((json["payload"] as? [[String: Any]])?.first)
+            let tracking = try #require((creative["tracking"] as? [[String: Any]])?.first)
+            #expect(tracking["urls"] as? [String] == ["https://t.example/i?q=\"x\"\\y&t=1"])
+        }
     }
 }

@@ -71,6 +71,28 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Issue 13: the same session as HLS Interstitials — the primary playlist (programme blocks,
+    // three date ranges with their base64 creative signalling) and one break's asset list.
+    let interstitialSample = try! renderer.primaryPlaylistBytes(
+        renderer.schedule(Planner().plan(campaign, for: ViewerContext(session: "s-1", at: at, attributes: ["locale": "en-GB"]))),
+        rendition: rendition
+    ).text
+    precondition(interstitialSample.components(separatedBy: "CLASS=\"com.apple.hls.interstitial\"").count == 4, "three interstitials")
+    Benchmark("Plan and render one primary playlist with its interstitials (2 h, 6 variants)") { benchmark in
+        for iteration in benchmark.scaledIterations {
+            let plan = Planner().plan(campaign, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
+            blackHole(try! renderer.primaryPlaylistBytes(renderer.schedule(plan), rendition: rendition))
+        }
+    }
+
+    let firstBreak = campaign.breaks[0].id
+    Benchmark("Plan and render one break's asset list") { benchmark in
+        for iteration in benchmark.scaledIterations {
+            let plan = Planner().plan(campaign, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
+            blackHole(renderer.assetList(renderer.schedule(plan), breakID: firstBreak, base: "http://127.0.0.1:8080"))
+        }
+    }
+
     Benchmark("Plan and render the multivariant playlist") { benchmark in
         for iteration in benchmark.scaledIterations {
             let plan = Planner().plan(campaign, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
