@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "AdCampaign", "AdDecision", "AdStitching", "AdStitchServer", "AdOrigin", "HLSPlaylist",
+                "AdCampaign", "AdDecision", "AdStitching", "AdStitchServer", "AdOrigin", "HLSPlaylist", "SCTE35",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

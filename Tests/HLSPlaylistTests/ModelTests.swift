@@ -145,6 +145,28 @@ struct ModelTests {
         #expect(try lint(text).rule("sequence-placement").isEmpty)
     }
 
+    /// RFC 8216bis §6.2.2: EXT-X-DISCONTINUITY-SEQUENCE grows as each discontinuity tag leaves
+    /// the window, so a tag still on the first segment counts for that segment (a sliding window
+    /// keeps every segment's number: scripts/live-origin.py and LiveOriginTests rely on it).
+    @Test("a discontinuity on the first segment counts for it: DISCONTINUITY-SEQUENCE holds the tags that left")
+    func discontinuityOnTheFirstSegment() throws {
+        let playlist = try parseMedia(
+            """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MEDIA-SEQUENCE:16
+            #EXT-X-DISCONTINUITY-SEQUENCE:0
+            #EXT-X-DISCONTINUITY
+            #EXTINF:2,
+            a.ts
+            #EXTINF:2,
+            b.ts
+            """
+        )
+        #expect(playlist.segments.map(\.discontinuitySequenceNumber) == [1, 1])
+        #expect(playlist.segments.map(\.mediaSequenceNumber) == [16, 17])
+    }
+
     @Test("segments carry their media and discontinuity sequence numbers")
     func segmentSequenceNumbers() throws {
         let playlist = try #require(try Fixture.parse("adstitch-fmp4-ad-break.m3u8").media)

@@ -1,0 +1,131 @@
+import Foundation
+import HLSPlaylist
+import SCTE35
+import Testing
+
+/// The live origin the live tests and demo run on (`scripts/live-origin.py`, issue 14), held to
+/// what a packager's sliding window must be: polled as a live player polls it, read back with the
+/// playlist engine and the SCTE-35 decoder.
+@Suite("Live origin (test tool)", .serialized)
+struct LiveOriginTests {
+    /// The origin at 8× (a 1.92 s segment every 0.24 s), six-segment windows, a break of three
+    /// segments every eight from segment 3.
+    final class Origin: Sendable {
+        let process: BackgroundProcess
+        let port: Int
+        let epoch: Int
+
+        init() throws {
+            self.epoch = Int(Date().timeIntervalSince1970) - 1
+            let script = Repository.root.appendingPathComponent("scripts/live-origin.py").path
+            self.process = try BackgroundProcess(
+                "python3",
+                [
+                    "-u", script, "--epoch", "\(self.epoch)", "--speed", "8", "--window", "6", "--first-break", "3", "--break-every", "8",
+                    "--break-length", "3",
+                ]
+            )
+            guard let line = self.process.waitForLine(containing: "Serving HTTP"), let port = line.split(separator: " ").last.flatMap({ Int($0) })
+            else { throw Tool.Missing(name: "scripts/live-origin.py") }
+            self.port = port
+        }
+
+        func get(_ path: String) throws -> (status: Int, body: String) {
+            let answer = try LoopbackHTTP.exchange("GET", port: self.port, path: path)
+            return (answer.status, String(decoding: answer.body, as: UTF8.self))
+        }
+    }
+
+    @Test("a sliding window: sequence numbers move by what left, segments keep their numbers, dates and discontinuities; SCTE-35 and CUE breaks")
+    func slidingWindow() async throws {
+        let origin = try Origin()
+        defer { origin.process.stop() }
+        var uriBySequence: [Int: String] = [:]
+        var dateBySequence: [Int: String] = [:]
+        var discontinuityBySequence: [Int: Int] = [:]
+        var previous: MediaPlaylist?
+        var outs: [SpliceInsert] = []
+        var ins: [SpliceInsert] = []
+        var cueOuts = 0
+        var cueIns = 0
+        var polls = 0
+        let deadline = Date().addingTimeInterval(8)
+        while Date() < deadline {
+            try await Task.sleep(for: .milliseconds(150))
+            let answer = try origin.get("/240p/index.m3u8")
+            #expect(answer.status == 200)
+            let playlist = try PlaylistParser().parseMediaPlaylist(answer.body)
+            guard !playlist.segments.isEmpty else { continue }
+            polls += 1
+            #expect(!playlist.hasEndList, "a live window has no ENDLIST")
+            #expect(playlist.segments.count <= 6)
+            let first = playlist.mediaSequence
+            for (offset, segment) in playlist.segments.enumerated() {
+                let sequence = first + offset
+                // A segment's number never changes, nor its URI or date.
+                #expect(uriBySequence[sequence, default: String(segment.uri)] == String(segment.uri), "segment \(sequence)")
+                uriBySequence[sequence] = String(segment.uri)
+                let date = try #require(segment.programDateTime.map(String.init), "segment \(sequence) is dated")
+                #expect(dateBySequence[sequence, default: date] == date)
+                dateBySequence[sequence] = date
+                // RFC 8216bis §6.2.2: the media and discontinuity sequences move by exactly what
+                // left the window, so a segment keeps its discontinuity sequence number too.
+                #expect(segment.mediaSequenceNumber == sequence)
+                #expect(
+                    discontinuityBySequence[sequence, default: segment.discontinuitySequenceNumber] == segment.discontinuitySequenceNumber,
+                    "segment \(sequence)"
+                )
+                discontinuityBySequence[sequence] = segment.discontinuitySequenceNumber
+            }
+            if let previous { #expect(playlist.mediaSequence >= previous.mediaSequence) }
+            for line in answer.body.split(separator: "\n") {
+                if line.hasPrefix("#EXT-X-CUE-OUT:") { cueOuts += 1 }
+                if line == "#EXT-X-CUE-IN" { cueIns += 1 }
+            }
+            for entry in playlist.dateRanges {
+                for (name, into) in [("SCTE35-OUT", true), ("SCTE35-IN", false)] {
+                    guard let hex = entry.dateRange.attributes.attributes.first(where: { $0.name == name })?.rawValue else { continue }
+                    let section = try SpliceInfoSection(hex)
+                    guard case .insert(let insert) = section.command else {
+                        Issue.record("\(name) is not a splice_insert")
+                        continue
+                    }
+                    if into { outs.append(insert) } else { ins.append(insert) }
+                }
+            }
+            previous = playlist
+        }
+        #expect(polls > 10)
+        #expect(uriBySequence.count >= 20, "the window moved: \(uriBySequence.count) segments seen")
+        #expect(Set(discontinuityBySequence.values).count >= 2, "the loop wrapped (a discontinuity) while polling")
+        #expect(cueOuts > 0 && cueIns > 0, "CUE-OUT/CUE-IN breaks seen")
+        #expect(!outs.isEmpty && !ins.isEmpty, "SCTE-35 splice_insert breaks seen")
+        for insert in outs {
+            #expect(insert.outOfNetwork && insert.isImmediate && insert.breakDuration?.autoReturn == true)
+            #expect(insert.breakDuration?.duration == 3 * 172_800, "three 1.92 s segments at 90 kHz")
+        }
+        #expect(ins.allSatisfy { !$0.outOfNetwork && $0.breakDuration == nil })
+        // Dates: each segment 1.92 s after the one before it (the loop's discontinuities included).
+        let dated = dateBySequence.keys.sorted().compactMap { sequence in dateBySequence[sequence].flatMap { DateTime($0) }.map { (sequence, $0) } }
+        for (a, b) in zip(dated, dated.dropFirst()) where b.0 == a.0 + 1 {
+            #expect(b.1.secondsSinceEpoch - a.1.secondsSinceEpoch == ExactDecimal("1.92"), "segments \(a.0) → \(b.0)")
+        }
+    }
+
+    @Test("faults: a stall keeps the window, a failing origin answers 503, both end")
+    func faults() async throws {
+        let origin = try Origin()
+        defer { origin.process.stop() }
+        try await Task.sleep(for: .seconds(1))
+        #expect(try origin.get("/_/stall/1.5").status == 200)
+        let stalled = try origin.get("/240p/index.m3u8").body
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(try origin.get("/240p/index.m3u8").body == stalled, "the window does not move while stalled")
+        try await Task.sleep(for: .seconds(1.2))
+        #expect(try origin.get("/240p/index.m3u8").body != stalled, "it moves again after the stall")
+        #expect(try origin.get("/_/fail/0.8").status == 200)
+        #expect(try origin.get("/240p/index.m3u8").status == 503)
+        try await Task.sleep(for: .seconds(1))
+        #expect(try origin.get("/240p/index.m3u8").status == 200)
+    }
+}
