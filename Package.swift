@@ -44,6 +44,8 @@ let package = Package(
         ),
         .target(name: "AdDecision", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         .target(name: "AdStitching", dependencies: ["AdDecision", "AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
+        // Live channels (issue 14): the numbering of a viewer's live playlist, pure.
+        .target(name: "AdLive", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
         // Fetching playlists from http(s) origins (issue 11).
         .target(
             name: "AdOrigin",
@@ -115,6 +117,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SCTE35Tests", dependencies: ["SCTE35"], swiftSettings: swiftSettings),
+        .testTarget(name: "AdLiveTests", dependencies: ["AdLive", "HLSPlaylist"], swiftSettings: swiftSettings),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(
             name: "AdCampaignTests",

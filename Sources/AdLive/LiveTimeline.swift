@@ -1,0 +1,226 @@
+import HLSPlaylist
+
+/// One segment of a live channel's programme as its origin numbers it.
+public struct LiveSegment: Sendable, Hashable {
+    /// The origin's media sequence number.
+    public let sequence: Int
+    /// The origin's discontinuity sequence number (RFC 8216bis §6.2.2: a tag on the segment counts).
+    public let discontinuitySequence: Int
+    /// Whether the origin puts an `EXT-X-DISCONTINUITY` before it.
+    public let isDiscontinuity: Bool
+    public let duration: ExactDecimal
+    /// Its start, from `EXT-X-PROGRAM-DATE-TIME`: seconds since the epoch, exact.
+    public let start: ExactDecimal
+
+    public init(sequence: Int, discontinuitySequence: Int, isDiscontinuity: Bool, duration: ExactDecimal, start: ExactDecimal) {
+        self.sequence = sequence
+        self.discontinuitySequence = discontinuitySequence
+        self.isDiscontinuity = isDiscontinuity
+        self.duration = duration
+        self.start = start
+    }
+
+    public var end: ExactDecimal { self.start + self.duration }
+}
+
+/// A break of a live channel as its history keeps it (docs/design-decisions.md "Live"): the
+/// origin segments it replaces, `first` up to `end` (exclusive; nil while it is open), and the
+/// origin's numbers at both ends — all a replica needs to number every viewer's playlist after
+/// the break has left the origin's window.
+public struct LiveBreak: Sendable, Hashable {
+    /// Stable on every replica: from the marker (a DATERANGE ID, an SCTE-35 event id) or the
+    /// origin sequence number of its first segment.
+    public let id: String
+    /// The first origin segment it replaces.
+    public let first: Int
+    /// The start of `first` (seconds since the epoch).
+    public let start: ExactDecimal
+    /// The origin discontinuity sequence number just before `first` (of `first` less its own tag).
+    public let enteringDiscontinuity: Int
+    /// The closing: the origin segment after the last it replaces, its start, and its origin
+    /// discontinuity sequence number and tag. Nil while open.
+    public var closing: Closing?
+
+    public struct Closing: Sendable, Hashable {
+        public let end: Int
+        public let time: ExactDecimal
+        public let discontinuitySequence: Int
+        public let isDiscontinuity: Bool
+
+        public init(end: Int, time: ExactDecimal, discontinuitySequence: Int, isDiscontinuity: Bool) {
+            self.end = end
+            self.time = time
+            self.discontinuitySequence = discontinuitySequence
+            self.isDiscontinuity = isDiscontinuity
+        }
+    }
+
+    public init(id: String, first: Int, start: ExactDecimal, enteringDiscontinuity: Int, closing: Closing? = nil) {
+        self.id = id
+        self.first = first
+        self.start = start
+        self.enteringDiscontinuity = enteringDiscontinuity
+        self.closing = closing
+    }
+
+    /// The replaced stretch's length; nil while open.
+    public var replacedDuration: ExactDecimal? { self.closing.map { $0.time - self.start } }
+
+    /// Whether origin segment `sequence` is one it replaces.
+    func replaces(_ sequence: Int) -> Bool { sequence >= self.first && self.closing.map { sequence < $0.end } ?? true }
+}
+
+/// A segment a viewer plays in a break: one of an ad's (or the slate's) segments, in play order.
+/// `piece` counts the break's pieces from 0 (an `EXT-X-DISCONTINUITY` before each); `index` is the
+/// segment's place in its piece.
+public struct LiveFill: Sendable, Hashable {
+    public let duration: ExactDecimal
+    public let piece: Int
+    public let index: Int
+
+    public init(duration: ExactDecimal, piece: Int, index: Int) {
+        self.duration = duration
+        self.piece = piece
+        self.index = index
+    }
+}
+
+/// A viewer's live window: what a media playlist of the session lists now.
+public struct LiveWindow: Sendable, Hashable {
+    public enum Item: Sendable, Hashable {
+        /// An origin programme segment, by its origin sequence number.
+        case programme(Int)
+        /// A segment of the viewer's fill of a break: the break's id and the segment's position
+        /// in the fill.
+        case fill(breakID: String, position: Int, LiveFill)
+    }
+
+    public struct Entry: Sendable, Hashable {
+        public let item: Item
+        /// Its media sequence number in the viewer's playlist: never changes once served.
+        public let sequence: Int
+        /// Its discontinuity sequence number (a tag on it counts): never changes once served.
+        public let discontinuitySequence: Int
+        /// Whether an `EXT-X-DISCONTINUITY` stands before it.
+        public let isDiscontinuity: Bool
+    }
+
+    public let entries: [Entry]
+    /// `EXT-X-MEDIA-SEQUENCE`: the first entry's number.
+    public let mediaSequence: Int
+    /// `EXT-X-DISCONTINUITY-SEQUENCE`: the first entry's discontinuity number less its own tag —
+    /// the discontinuities that have left the window (RFC 8216bis §6.2.2).
+    public let discontinuitySequence: Int
+}
+
+/// The numbering of a viewer's live playlist (docs/design-decisions.md "Live"): a pure function of
+/// the origin's window, the channel's break history and where the viewer joined, so every reload,
+/// rendition and replica gives the same numbers.
+///
+/// Breaks that start at or after `joined` (the origin sequence number the viewer joined at) are
+/// replaced by the viewer's fill; earlier ones play as programme. A fill segment is listed once
+/// its end is within the break's time published so far (at the window's live edge) and until the
+/// programme it stands for has left the window; when a break closes, the fill segments that end
+/// within the replaced stretch are its part and the rest are cut (an early CUE-IN: the only cut).
+/// So each entry's numbers are a function of the entry alone:
+///
+/// - a programme segment `n`: `n + Σ (k(b) − r(b))`, and its origin discontinuity number plus
+///   `Σ (pieces(b) + (the return needs a tag ? 1 : 0) − replaced discontinuities(b))`, over the
+///   replaced breaks `b` closed at or before `n` (`k` fill segments for `r` replaced ones);
+/// - fill segment `j` of break `b` in piece `p`: `b.first + Σ…` over the breaks closed before it,
+///   plus `j`; and `b`'s entering discontinuity number plus `Σ…` plus `p + 1`.
+public enum LiveNumbering {
+    /// - Parameters:
+    ///   - window: the origin's window of one rendition: consecutive segments, in order.
+    ///   - breaks: the channel's breaks — every one since `joined`, those that have left the
+    ///     window included (the history); others are ignored.
+    ///   - joined: the origin sequence number the viewer joined at.
+    ///   - fill: the viewer's fill of a break, in play order (ads, then as many slates as the
+    ///     caller likes: what ends past the break is never listed).
+    public static func window(_ window: [LiveSegment], breaks: [LiveBreak], joined: Int, fill: (LiveBreak) -> [LiveFill]) -> LiveWindow {
+        guard let first = window.first, let last = window.last else {
+            return LiveWindow(entries: [], mediaSequence: 0, discontinuitySequence: 0)
+        }
+        let replaced = breaks.filter { $0.first >= joined }.sorted { $0.first < $1.first }
+        // What each closed break changed in both numberings, for everything after it.
+        var served: [String: [LiveFill]] = [:]
+        var shifts: [(end: Int, sequence: Int, discontinuity: Int)] = []
+        for adBreak in replaced {
+            guard let closing = adBreak.closing, let length = adBreak.replacedDuration else { continue }
+            let items = Self.served(fill(adBreak), within: length)
+            served[adBreak.id] = items
+            let replacedDiscontinuities = closing.discontinuitySequence - (closing.isDiscontinuity ? 1 : 0) - adBreak.enteringDiscontinuity
+            shifts.append(
+                (
+                    closing.end,
+                    items.count - (closing.end - adBreak.first),
+                    Self.pieces(items) + (closing.isDiscontinuity ? 0 : 1) - replacedDiscontinuities
+                )
+            )
+        }
+        func shift(before sequence: Int) -> (sequence: Int, discontinuity: Int) {
+            shifts.reduce((0, 0)) { total, shift in shift.end <= sequence ? (total.0 + shift.sequence, total.1 + shift.discontinuity) : total }
+        }
+
+        var entries: [LiveWindow.Entry] = []
+        var listed: Set<String> = []
+        for segment in window {
+            guard let adBreak = replaced.first(where: { $0.replaces(segment.sequence) }) else {
+                let (sequence, discontinuity) = shift(before: segment.sequence)
+                let returning = replaced.contains { $0.closing?.end == segment.sequence }
+                entries.append(
+                    LiveWindow.Entry(
+                        item: .programme(segment.sequence),
+                        sequence: segment.sequence + sequence,
+                        discontinuitySequence: segment.discontinuitySequence + discontinuity,
+                        isDiscontinuity: segment.isDiscontinuity || returning
+                    )
+                )
+                continue
+            }
+            // The break's fill, listed where its first segment in this window stands.
+            guard listed.insert(adBreak.id).inserted else { continue }
+            let items = served[adBreak.id] ?? Self.served(fill(adBreak), within: last.end - adBreak.start)
+            let (sequence, discontinuity) = shift(before: adBreak.first)
+            let gone = segment.start - adBreak.start  // the break's programme already out of the window
+            var offset = ExactDecimal.zero
+            for (position, item) in items.enumerated() {
+                defer { offset += item.duration }
+                guard offset + item.duration > gone else { continue }
+                entries.append(
+                    LiveWindow.Entry(
+                        item: .fill(breakID: adBreak.id, position: position, item),
+                        sequence: adBreak.first + sequence + position,
+                        discontinuitySequence: adBreak.enteringDiscontinuity + discontinuity + item.piece + 1,
+                        isDiscontinuity: item.index == 0
+                    )
+                )
+            }
+        }
+        guard let head = entries.first else {
+            return LiveWindow(entries: [], mediaSequence: first.sequence, discontinuitySequence: first.discontinuitySequence)
+        }
+        return LiveWindow(
+            entries: entries,
+            mediaSequence: head.sequence,
+            discontinuitySequence: head.discontinuitySequence - (head.isDiscontinuity ? 1 : 0)
+        )
+    }
+
+    /// The fill segments that end within `length` of the break's start, in order.
+    static func served(_ fill: [LiveFill], within length: ExactDecimal) -> [LiveFill] {
+        var total = ExactDecimal.zero
+        var served: [LiveFill] = []
+        for item in fill {
+            total += item.duration
+            guard total <= length else { break }
+            served.append(item)
+        }
+        return served
+    }
+
+    /// The pieces a fill's segments begin (each after a discontinuity).
+    static func pieces(_ items: [LiveFill]) -> Int {
+        items.count { $0.index == 0 }
+    }
+}
