@@ -44,8 +44,8 @@ let package = Package(
         ),
         .target(name: "AdDecision", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         .target(name: "AdStitching", dependencies: ["AdDecision", "AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
-        // Live channels (issue 14): the numbering of a viewer's live playlist, pure.
-        .target(name: "AdLive", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
+        // Live channels (issue 14): break tracking and a viewer's live numbering, pure.
+        .target(name: "AdLive", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         // Fetching playlists from http(s) origins (issue 11).
         .target(
             name: "AdOrigin",
@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "AdCampaign", "AdDecision", "AdStitching", "AdStitchServer", "AdOrigin", "HLSPlaylist", "SCTE35",
+                "AdCampaign", "AdDecision", "AdStitching", "AdStitchServer", "AdOrigin", "AdLive", "HLSPlaylist", "SCTE35",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -117,7 +117,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SCTE35Tests", dependencies: ["SCTE35"], swiftSettings: swiftSettings),
-        .testTarget(name: "AdLiveTests", dependencies: ["AdLive", "HLSPlaylist"], swiftSettings: swiftSettings),
+        .testTarget(name: "AdLiveTests", dependencies: ["AdLive", "AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(
             name: "AdCampaignTests",

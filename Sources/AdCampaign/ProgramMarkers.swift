@@ -37,13 +37,6 @@ struct MarkerReader {
     /// Markers that cannot be used, with their line: each is skipped, the rest still count.
     private(set) var problems: [(line: Int, message: String)] = []
 
-    /// What one tag says.
-    private enum Event {
-        case out(id: String?, duration: ExactDecimal?)
-        case `in`(id: String?)
-        case point(id: String?, duration: ExactDecimal?)
-    }
-
     private struct Open {
         var segment: Int
         var id: String?
@@ -52,27 +45,13 @@ struct MarkerReader {
     }
 
     init(_ playlist: MediaPlaylist) {
-        let clock = ProgrammeClock(playlist)
-        var segment = 0
+        let scan = AdMarkerScan(playlist)
+        self.problems = scan.problems
         var open: Open?
         /// Where the last break closed: a second end tag there belongs to it.
         var lastClose: Int?
-        // Date ranges stand where their START-DATE (or END-DATE, for an end) falls on the
-        // playlist's PROGRAM-DATE-TIME timeline, which need not be where they are written
-        // (packagers often list them together): taken in that order, with the other markers.
-        var events: [(segment: Int, order: Int, line: PlaylistLine, event: Event)] = []
-        for line in playlist.lines {
-            if case .uri = line.content { segment += 1 }
-            guard let event = self.event(line) else { continue }
-            var at = segment
-            if case .tag(.dateRange(let range)) = line.content,
-                let placed = clock.segment(at: Self.isEnd(event) ? range.endDate ?? range.startDate : range.startDate)
-            {
-                at = placed
-            }
-            events.append((at, events.count, line, event))
-        }
-        for (segment, _, line, event) in events.sorted(by: { ($0.segment, $0.order) < ($1.segment, $1.order) }) {
+        for marker in scan.markers {
+            let (segment, line, event) = (marker.segment, marker.line, marker.event)
             switch event {
             case .out(let id, let duration):
                 if var current = open {
@@ -82,22 +61,20 @@ struct MarkerReader {
                         current.duration = current.duration ?? duration
                         open = current
                     } else {
-                        self.problems.append(
-                            (line.number, "a break starts here while the one opened on line \(current.line) is still open; close it first")
-                        )
+                        self.problems.append((line, "a break starts here while the one opened on line \(current.line) is still open; close it first"))
                     }
                     continue
                 }
-                open = Open(segment: segment, id: id, duration: duration, line: line.number)
+                open = Open(segment: segment, id: id, duration: duration, line: line)
             case .in(let id):
                 guard let opened = open else {
                     // The second end tag of a break just closed here (CUE-IN with its SCTE-35 twin).
                     if lastClose == segment { continue }
-                    self.problems.append((line.number, "a break ends here but none is open"))
+                    self.problems.append((line, "a break ends here but none is open"))
                     continue
                 }
                 if let id, let openID = opened.id, id != openID {
-                    self.problems.append((line.number, "the break ending here (\(id)) is not the one open (\(openID), line \(opened.line))"))
+                    self.problems.append((line, "the break ending here (\(id)) is not the one open (\(openID), line \(opened.line))"))
                     continue
                 }
                 let isPoint = opened.segment == segment
@@ -113,7 +90,7 @@ struct MarkerReader {
                 open = nil
                 lastClose = segment
             case .point(let id, let duration):
-                self.breaks.append(MarkedBreak(id: id ?? "cue-\(line.number)", segment: segment, end: nil, duration: duration, line: line.number))
+                self.breaks.append(MarkedBreak(id: id ?? "cue-\(line)", segment: segment, end: nil, duration: duration, line: line))
             }
         }
         guard let opened = open else { return }
@@ -131,12 +108,67 @@ struct MarkerReader {
         )
     }
 
-    private static func isEnd(_ event: Event) -> Bool {
+}
+
+/// What an ad marker of a programme's media playlist says.
+public enum AdMarkerEvent: Sendable, Hashable {
+    /// A break starts (its id and duration when the marker gives them).
+    case out(id: String?, duration: ExactDecimal?)
+    /// A break ends.
+    case `in`(id: String?)
+    /// An insertion point (`EXT-X-PLACEMENT-OPPORTUNITY`).
+    case point(id: String?, duration: ExactDecimal?)
+}
+
+/// The ad markers of a media playlist, decoded, each at the segment it stands before — date
+/// ranges where their START-DATE (or END-DATE, for an end) falls on the playlist's
+/// PROGRAM-DATE-TIME timeline, which need not be where they are written (packagers often list
+/// them together) — in that order. What `MarkerReader` (a VOD programme) and the live channels'
+/// break tracking (`AdLive`) read. Ids: a DATERANGE `ID` (as a break id), else `scte-<event id>`
+/// from SCTE-35, else none.
+public struct AdMarkerScan: Sendable {
+    public struct Marker: Sendable, Hashable {
+        /// The index of the segment it stands before (the playlist's segment count after the last).
+        public let segment: Int
+        /// Its line in the playlist.
+        public let line: Int
+        public let event: AdMarkerEvent
+    }
+
+    public private(set) var markers: [Marker] = []
+    /// Markers that cannot be used (an SCTE-35 section that does not decode), with their line.
+    public private(set) var problems: [(line: Int, message: String)] = []
+
+    public init(_ playlist: MediaPlaylist) {
+        let clock = ProgrammeClock(playlist)
+        var segment = 0
+        var found: [(segment: Int, order: Int, marker: Marker)] = []
+        for line in playlist.lines {
+            if case .uri = line.content { segment += 1 }
+            guard let event = self.event(line) else { continue }
+            var at = segment
+            if case .tag(.dateRange(let range)) = line.content {
+                // An end stands at END-DATE, else START-DATE + DURATION (§4.4.5.1), else START-DATE.
+                let start = range.startDate.flatMap { DateTime($0)?.secondsSinceEpoch }
+                var date = start
+                if Self.isEnd(event) {
+                    date =
+                        range.endDate.flatMap { DateTime($0)?.secondsSinceEpoch } ?? range.duration.flatMap { duration in start.map { $0 + duration }
+                        } ?? start
+                }
+                if let date, let placed = clock.segment(atSeconds: date) { at = placed }
+            }
+            found.append((at, found.count, Marker(segment: at, line: line.number, event: event)))
+        }
+        self.markers = found.sorted { ($0.segment, $0.order) < ($1.segment, $1.order) }.map(\.marker)
+    }
+
+    private static func isEnd(_ event: AdMarkerEvent) -> Bool {
         if case .in = event { true } else { false }
     }
 
     /// The event a line is, if any; a marker that does not decode is a problem and no event.
-    private mutating func event(_ line: PlaylistLine) -> Event? {
+    private mutating func event(_ line: PlaylistLine) -> AdMarkerEvent? {
         switch line.content {
         case .tag(.cueOut(let cue)):
             return .out(id: nil, duration: cue.duration)
@@ -186,7 +218,7 @@ struct MarkerReader {
 
     /// What a section says: a splice out (`splice_insert` out of network, a segmentation start)
     /// or back in (the opposite); nothing for others (a heartbeat, a program start…).
-    private static func event(_ section: SpliceInfoSection, id: String?, duration: ExactDecimal?) -> Event? {
+    private static func event(_ section: SpliceInfoSection, id: String?, duration: ExactDecimal?) -> AdMarkerEvent? {
         let sectionID = Self.eventID(section)
         switch section.command {
         case .insert(let insert) where !insert.isCancelled:
@@ -246,12 +278,10 @@ struct ProgrammeClock {
         self.starts = starts
     }
 
-    /// The index of the segment starting at `date` (a boundary at or before it when between
-    /// two), or nil without date-times or a readable date, or outside the playlist.
-    func segment(at date: String?) -> Int? {
-        guard let date, let seconds = DateTime(date)?.secondsSinceEpoch,
-            let anchor = self.dated.last(where: { $0.date <= seconds }) ?? self.dated.first
-        else { return nil }
+    /// The index of the segment starting at `seconds` since the epoch (a boundary at or before
+    /// it when between two), or nil without date-times, or outside the playlist.
+    func segment(atSeconds seconds: ExactDecimal) -> Int? {
+        guard let anchor = self.dated.last(where: { $0.date <= seconds }) ?? self.dated.first else { return nil }
         let time = anchor.start + (seconds - anchor.date)
         // Within a millisecond of a boundary counts as on it (date-times carry milliseconds).
         let tolerance = ExactDecimal(significand: 1, exponent: 3)

@@ -1,3 +1,4 @@
+import AdLive
 import Foundation
 import HLSPlaylist
 import SCTE35
@@ -49,6 +50,8 @@ struct LiveOriginTests {
         var cueOuts = 0
         var cueIns = 0
         var polls = 0
+        var tracker = LiveBreakTracker()
+        var problems: [String] = []
         let deadline = Date().addingTimeInterval(8)
         while Date() < deadline {
             try await Task.sleep(for: .milliseconds(150))
@@ -93,6 +96,8 @@ struct LiveOriginTests {
                     if into { outs.append(insert) } else { ins.append(insert) }
                 }
             }
+            tracker.observe(playlist)
+            problems += tracker.problems
             previous = playlist
         }
         #expect(polls > 10)
@@ -105,6 +110,17 @@ struct LiveOriginTests {
             #expect(insert.breakDuration?.duration == 3 * 172_800, "three 1.92 s segments at 90 kHz")
         }
         #expect(ins.allSatisfy { !$0.outOfNetwork && $0.breakDuration == nil })
+        // The break tracker reads the schedule back: a break of three segments every eight from
+        // segment 3, CUE-marked ones named by their place, SCTE-35 ones by their DATERANGE ID.
+        let closed = tracker.breaks.filter { $0.closing != nil }
+        #expect(closed.count >= 2, "\(tracker.breaks)")
+        for adBreak in closed {
+            let number = (adBreak.first - 3) / 8
+            #expect(adBreak.first == 3 + 8 * number && adBreak.closing?.end == adBreak.first + 3, "\(adBreak)")
+            #expect(adBreak.id == (number.isMultiple(of: 2) ? "seq-\(adBreak.first)" : "splice-\(1000 + number)"), "\(adBreak)")
+            #expect(adBreak.replacedDuration == ExactDecimal("5.76"))
+        }
+        #expect(problems.isEmpty, "\(problems)")
         // Dates: each segment 1.92 s after the one before it (the loop's discontinuities included).
         let dated = dateBySequence.keys.sorted().compactMap { sequence in dateBySequence[sequence].flatMap { DateTime($0) }.map { (sequence, $0) } }
         for (a, b) in zip(dated, dated.dropFirst()) where b.0 == a.0 + 1 {
