@@ -1,0 +1,152 @@
+import AdLive
+import Foundation
+import HLSPlaylist
+import Logging
+import PostgresNIO
+
+/// The break history of live channels in PostgreSQL, shared by every replica
+/// (docs/design-decisions.md "Live"): per channel and break, where it starts and ends on the
+/// origin's numbering and the origin's discontinuity numbers there — exactly what a replica needs
+/// to number a viewer's playlist once a break has left the origin's window. Each replica's poller
+/// records the breaks it sees; the first to record a break's opening or closing wins, so a
+/// replica that saw less (it started late) never overwrites one that saw more.
+///
+/// Times are stored in whole microseconds (program date-times carry milliseconds).
+public final class PostgresBreakHistory: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public static let table = "adstitch_live_breaks"
+
+    public init(configuration: PostgresClient.Configuration, logger: Logger) {
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+    }
+
+    /// `postgres://user[:password]@host[:port]/database` (`serve --database-url`); nil when it
+    /// is not such a URL.
+    public convenience init?(url: String, logger: Logger) {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
+            let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty
+        else { return nil }
+        let database = String(components.path.dropFirst())
+        let configuration = PostgresClient.Configuration(
+            host: host,
+            port: components.port ?? 5432,
+            username: user,
+            password: components.password,
+            database: database.isEmpty ? nil : database,
+            tls: .disable
+        )
+        self.init(configuration: configuration, logger: logger)
+    }
+
+    /// Runs the connection pool until the task is cancelled; every other call needs it running.
+    public func run() async {
+        await self.client.run()
+    }
+
+    /// Creates the table when missing.
+    public func migrate() async throws {
+        try await self.client.query(
+            """
+            CREATE TABLE IF NOT EXISTS adstitch_live_breaks (
+                channel text NOT NULL,
+                id text NOT NULL,
+                first_sequence bigint NOT NULL,
+                start_micros bigint NOT NULL,
+                entering_discontinuity bigint NOT NULL,
+                end_sequence bigint,
+                end_micros bigint,
+                end_discontinuity bigint,
+                end_is_discontinuity boolean,
+                recorded_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (channel, id)
+            )
+            """,
+            logger: self.logger
+        )
+    }
+
+    /// Records breaks of `channel` as a poller saw them: a new break is inserted; a known one
+    /// gets its closing if it had none. An opening or closing once recorded never changes.
+    public func record(_ breaks: [LiveBreak], channel: String) async throws {
+        for item in breaks {
+            let closing = item.closing
+            let endSequence = closing.map { Int64($0.end) }
+            let endMicros = closing.map { Self.micros($0.time) }
+            let endDiscontinuity = closing.map { Int64($0.discontinuitySequence) }
+            let endIsDiscontinuity = closing.map(\.isDiscontinuity)
+            try await self.client.query(
+                """
+                INSERT INTO adstitch_live_breaks
+                    (channel, id, first_sequence, start_micros, entering_discontinuity,
+                     end_sequence, end_micros, end_discontinuity, end_is_discontinuity)
+                VALUES (\(channel), \(item.id), \(Int64(item.first)), \(Self.micros(item.start)), \(Int64(item.enteringDiscontinuity)),
+                        \(endSequence), \(endMicros), \(endDiscontinuity), \(endIsDiscontinuity))
+                ON CONFLICT (channel, id) DO UPDATE SET
+                    end_sequence = COALESCE(adstitch_live_breaks.end_sequence, EXCLUDED.end_sequence),
+                    end_micros = COALESCE(adstitch_live_breaks.end_micros, EXCLUDED.end_micros),
+                    end_discontinuity = COALESCE(adstitch_live_breaks.end_discontinuity, EXCLUDED.end_discontinuity),
+                    end_is_discontinuity = COALESCE(adstitch_live_breaks.end_is_discontinuity, EXCLUDED.end_is_discontinuity)
+                """,
+                logger: self.logger
+            )
+        }
+    }
+
+    /// The breaks of `channel` that start at or after `since` (seconds since the epoch: the
+    /// oldest session's join time), in origin order.
+    public func breaks(channel: String, since: ExactDecimal) async throws -> [LiveBreak] {
+        let rows = try await self.client.query(
+            """
+            SELECT id, first_sequence, start_micros, entering_discontinuity,
+                   end_sequence, end_micros, end_discontinuity, end_is_discontinuity
+            FROM adstitch_live_breaks
+            WHERE channel = \(channel) AND start_micros >= \(Self.micros(since))
+            ORDER BY first_sequence
+            """,
+            logger: self.logger
+        )
+        var breaks: [LiveBreak] = []
+        for try await (id, first, start, entering, end, endMicros, endDiscontinuity, endIsDiscontinuity) in rows.decode(
+            (String, Int64, Int64, Int64, Int64?, Int64?, Int64?, Bool?).self
+        ) {
+            var item = LiveBreak(id: id, first: Int(first), start: Self.seconds(start), enteringDiscontinuity: Int(entering))
+            if let end, let endMicros, let endDiscontinuity, let endIsDiscontinuity {
+                item.closing = .init(
+                    end: Int(end),
+                    time: Self.seconds(endMicros),
+                    discontinuitySequence: Int(endDiscontinuity),
+                    isDiscontinuity: endIsDiscontinuity
+                )
+            }
+            breaks.append(item)
+        }
+        return breaks
+    }
+
+    /// Deletes breaks recorded longer ago than `age` (the session TTL: no session can still
+    /// need them); returns how many.
+    @discardableResult
+    public func prune(olderThan age: Duration) async throws -> Int {
+        let seconds = Int64(age.components.seconds)
+        let rows = try await self.client.query(
+            "DELETE FROM adstitch_live_breaks WHERE recorded_at < now() - make_interval(secs => \(Double(seconds))) RETURNING id",
+            logger: self.logger
+        )
+        var count = 0
+        for try await _ in rows { count += 1 }
+        return count
+    }
+
+    /// Seconds as whole microseconds (rounded to the nearest).
+    static func micros(_ seconds: ExactDecimal) -> Int64 {
+        let unit = ExactDecimal(1).scaledValue / 1_000_000
+        return Int64(clamping: (seconds.scaledValue + unit / 2) / unit)
+    }
+
+    static func seconds(_ micros: Int64) -> ExactDecimal {
+        ExactDecimal(significand: Int(micros), exponent: 6)
+    }
+}

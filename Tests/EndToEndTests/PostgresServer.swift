@@ -1,0 +1,52 @@
+import Foundation
+
+/// A PostgreSQL server of Debian's package on a free loopback port, for the length of a test:
+/// its own cluster in a temporary folder (trust authentication, user `adstitch`), stopped and
+/// removed on deinit. PostgreSQL refuses to run as root, so as root it runs as the package's
+/// `postgres` user (`setpriv`, which execs it: stopping the process stops the server).
+final class PostgresServer: Sendable {
+    let process: BackgroundProcess
+    let port: Int
+    let folder: URL
+
+    var url: String { "postgres://adstitch@127.0.0.1:\(self.port)/postgres" }
+
+    init() throws {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        guard let version = versions.compactMap({ Int($0) }).max() else {
+            throw Tool.Missing(name: "PostgreSQL (Debian's postgresql package: make test installs it)")
+        }
+        let bin = "/usr/lib/postgresql/\(version)/bin"
+        self.folder = FileManager.default.temporaryDirectory.appendingPathComponent("adstitch-pg-\(UUID().uuidString.prefix(8))")
+        let data = self.folder.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let asRoot = getuid() == 0
+        func command(_ program: String, _ arguments: [String]) -> (String, [String]) {
+            asRoot
+                ? ("setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", "\(bin)/\(program)"] + arguments)
+                : ("\(bin)/\(program)", arguments)
+        }
+        if asRoot {
+            let owned = try Tool.run("chown", ["-R", "postgres:postgres", self.folder.path])
+            guard owned.status == 0 else { throw Tool.Missing(name: "a folder the postgres user owns: \(owned.output)") }
+        }
+        let (initdb, initArguments) = command("initdb", ["-D", data.path, "-A", "trust", "-U", "adstitch", "--no-sync", "-E", "UTF8"])
+        let created = try Tool.run(initdb, initArguments)
+        guard created.status == 0 else { throw Tool.Missing(name: "a PostgreSQL cluster (initdb: \(created.output.suffix(400)))") }
+        self.port = Int.random(in: 30_000..<40_000)
+        let (postgres, arguments) = command(
+            "postgres",
+            ["-D", data.path, "-p", "\(self.port)", "-k", self.folder.path, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]
+        )
+        self.process = try BackgroundProcess(postgres, arguments)
+        guard self.process.waitForLine(containing: "ready to accept connections", timeout: 30) != nil else {
+            let log = (try? String(contentsOf: self.process.log, encoding: .utf8)) ?? ""
+            throw Tool.Missing(name: "PostgreSQL on port \(self.port): \(log.suffix(400))")
+        }
+    }
+
+    deinit {
+        self.process.stop()
+        try? FileManager.default.removeItem(at: self.folder)
+    }
+}
