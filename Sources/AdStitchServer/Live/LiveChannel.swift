@@ -1,0 +1,173 @@
+import AdLive
+import AdOrigin
+import CoreMetrics
+import Foundation
+import HLSPlaylist
+import Logging
+import Synchronization
+
+/// One live channel's poller (docs/design-decisions.md "Live"): one per channel and replica, not
+/// per viewer. Every round it fetches each rendition's media playlist from the origin with
+/// conditional requests and keeps the latest window of each; the first rendition's windows feed
+/// the channel's break tracking, whose openings and closings go to the shared break history.
+///
+/// Faults keep the last good window: an origin that answers 5xx, times out or sends a playlist
+/// that does not parse is logged and polled again next round; a window that stops advancing for
+/// `stallAfter` (three target durations) marks the channel stalled — a warning and the gauge
+/// `adstitch_live_stalled{channel}` — until it moves again.
+public final class LiveChannel: Sendable {
+    /// The channel's key in the break history: its multivariant playlist's URL.
+    public let key: String
+    /// The media playlists polled; breaks are read from the first (the first video variant).
+    public let renditions: [URL]
+    let client: OriginClient
+    let history: PostgresBreakHistory?
+    let logger: Logger
+    let stallAfter: Duration?
+    private let state: Mutex<State>
+    private let stalledGauge: Gauge
+
+    struct State {
+        var windows: [URL: Window] = [:]
+        var tracker: LiveBreakTracker
+        var lastAdvance: ContinuousClock.Instant?
+        var lastSequence: Int?
+        var stalled = false
+        var targetDuration = 6
+    }
+
+    /// A rendition's latest window and the validators to ask for the next.
+    public struct Window: Sendable {
+        public let playlist: MediaPlaylist
+        let etag: String?
+        let lastModified: String?
+    }
+
+    /// - Parameters:
+    ///   - defaultDuration: a break's duration when its marker gives none (`marker_breaks.duration`).
+    ///   - stallAfter: how long a window may stand still before the channel counts as stalled
+    ///     (default: three of its target durations).
+    public init(
+        key: String,
+        renditions: [URL],
+        client: OriginClient,
+        history: PostgresBreakHistory?,
+        defaultDuration: ExactDecimal?,
+        logger: Logger,
+        stallAfter: Duration? = nil,
+        metrics: any MetricsFactory = MetricsSystem.factory
+    ) {
+        precondition(!renditions.isEmpty, "a live channel polls at least one media playlist")
+        self.key = key
+        self.renditions = renditions
+        self.client = client
+        self.history = history
+        self.logger = logger
+        self.stallAfter = stallAfter
+        self.state = Mutex(State(tracker: LiveBreakTracker(defaultDuration: defaultDuration)))
+        self.stalledGauge = Gauge(label: "adstitch_live_stalled", dimensions: [("channel", key)], factory: metrics)
+    }
+
+    /// Reads the breaks of the shared history since `since` (seconds since the epoch: the oldest
+    /// session still playing), so a replica that starts late knows breaks that have left the
+    /// origin's window.
+    public func loadHistory(since: ExactDecimal) async throws {
+        guard let history = self.history else { return }
+        let breaks = try await history.breaks(channel: self.key, since: since)
+        self.state.withLock { state in
+            state.tracker = LiveBreakTracker(defaultDuration: state.tracker.defaultDuration, history: breaks)
+        }
+    }
+
+    /// Polls until the task is cancelled: a round every half target duration (at least 0.25 s).
+    public func run() async {
+        while !Task.isCancelled {
+            await self.poll()
+            let target = self.state.withLock { $0.targetDuration }
+            try? await Task.sleep(for: max(.milliseconds(250), .seconds(target) / 2))
+        }
+    }
+
+    /// One round: every rendition fetched, the first one's markers read, the history told.
+    public func poll() async {
+        for (index, url) in self.renditions.enumerated() {
+            let previous = self.state.withLock { $0.windows[url] }
+            let outcome: FetchOutcome
+            do {
+                outcome = try await self.client.fetch(url, etag: previous?.etag, lastModified: previous?.lastModified)
+            } catch {
+                self.logger.warning("live origin fetch failed; the last window keeps serving", metadata: ["url": "\(url)", "error": "\(error)"])
+                self.checkStall()
+                continue
+            }
+            guard case .fetched(let fetched) = outcome else {
+                if index == 0 { self.checkStall() }
+                continue
+            }
+            let playlist: MediaPlaylist
+            do {
+                playlist = try PlaylistParser().parseMediaPlaylist(String(decoding: fetched.bytes, as: UTF8.self), url: fetched.url)
+            } catch {
+                self.logger.warning("live playlist does not parse; the last window keeps serving", metadata: ["url": "\(url)", "error": "\(error)"])
+                continue
+            }
+            let window = Window(playlist: playlist, etag: fetched.etag, lastModified: fetched.lastModified)
+            let changed: [LiveBreak] = self.state.withLock { state in
+                state.windows[url] = window
+                guard index == 0 else { return [] }
+                state.targetDuration = max(1, playlist.targetDuration ?? state.targetDuration)
+                let last = playlist.segments.last?.mediaSequenceNumber
+                if last != state.lastSequence {
+                    state.lastSequence = last
+                    state.lastAdvance = ContinuousClock.now
+                }
+                return state.tracker.observe(playlist)
+            }
+            if index == 0 {
+                for problem in self.state.withLock({ $0.tracker.problems }) {
+                    self.logger.warning("live marker ignored", metadata: ["channel": "\(self.key)", "problem": "\(problem)"])
+                }
+                self.checkStall()
+            }
+            if !changed.isEmpty, let history = self.history {
+                do {
+                    try await history.record(changed, channel: self.key)
+                } catch {
+                    self.logger.error("cannot record live breaks in the history", metadata: ["channel": "\(self.key)", "error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// Marks the channel stalled when its first rendition has not advanced for `stallAfter`.
+    private func checkStall() {
+        let (stalled, changed) = self.state.withLock { state -> (Bool, Bool) in
+            guard let last = state.lastAdvance else { return (false, false) }
+            let limit = self.stallAfter ?? .seconds(3 * state.targetDuration)
+            let stalled = ContinuousClock.now - last > limit
+            defer { state.stalled = stalled }
+            return (stalled, stalled != state.stalled)
+        }
+        guard changed else { return }
+        self.stalledGauge.record(stalled ? 1 : 0)
+        if stalled {
+            self.logger.warning(
+                "live origin stalled: the window has not advanced; the last window keeps serving",
+                metadata: ["channel": "\(self.key)"]
+            )
+        } else {
+            self.logger.notice("live origin advancing again", metadata: ["channel": "\(self.key)"])
+        }
+    }
+
+    /// The latest window of a rendition, if any was fetched.
+    public func window(_ url: URL) -> MediaPlaylist? {
+        self.state.withLock { $0.windows[url]?.playlist }
+    }
+
+    /// The channel's breaks as this replica knows them (history and what it saw).
+    public var breaks: [LiveBreak] { self.state.withLock { $0.tracker.breaks } }
+
+    /// Whether the origin has stopped advancing (``stallAfter``).
+    public var isStalled: Bool { self.state.withLock { $0.stalled } }
+}

@@ -1,0 +1,93 @@
+import AdLive
+import AdOrigin
+import AdStitchServer
+import Foundation
+import HLSPlaylist
+import Logging
+import Testing
+
+/// A live channel's poller against the live origin (`scripts/live-origin.py` at 8×), with the
+/// break history in a real PostgreSQL: what two replicas — one starting late — know of the
+/// channel, and how the poller rides out a stalled and a failing origin.
+@Suite("Live channel poller", .serialized)
+struct LiveChannelTests {
+    static let logger = Logger(label: "live-channel-test")
+
+    static func channel(
+        _ origin: LiveOriginTests.Origin,
+        history: PostgresBreakHistory?,
+        client: OriginClient,
+        stallAfter: Duration? = nil
+    ) -> LiveChannel {
+        let base = "http://127.0.0.1:\(origin.port)"
+        return LiveChannel(
+            key: base + "/master.m3u8",
+            renditions: [URL(string: base + "/240p/index.m3u8")!, URL(string: base + "/360p/index.m3u8")!],
+            client: client,
+            history: history,
+            defaultDuration: nil,
+            logger: Self.logger,
+            stallAfter: stallAfter
+        )
+    }
+
+    @Test("two replicas, one starting after a break has left the window, know the same breaks through the history")
+    func replicasShareTheHistory() async throws {
+        let origin = try LiveOriginTests.Origin()
+        defer { origin.process.stop() }
+        let server = try PostgresServer()
+        let history = try #require(PostgresBreakHistory(url: server.url, logger: Self.logger))
+        let client = OriginClient()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await history.run() }
+            try await history.migrate()
+            let a = Self.channel(origin, history: history, client: client)
+            group.addTask { await a.run() }
+            // 5 s at 8×: some 20 segments, two breaks of three segments every eight.
+            try await Task.sleep(for: .seconds(5))
+            let b = Self.channel(origin, history: history, client: client)
+            try await b.loadHistory(since: ExactDecimal(origin.epoch))
+            await b.poll()
+            let closedA = a.breaks.filter { $0.closing != nil }
+            #expect(closedA.count >= 2, "\(a.breaks)")
+            // B never saw the first break's opening (it has left the 6-segment window), yet knows it.
+            let firstWindow = try #require(b.window(b.renditions[0]))
+            #expect(closedA.contains { $0.closing!.end < firstWindow.mediaSequence }, "a break has left the window")
+            #expect(
+                b.breaks.filter { $0.closing != nil && $0.closing!.end < firstWindow.mediaSequence }
+                    == closedA.filter { $0.closing!.end < firstWindow.mediaSequence }
+            )
+            // Both renditions' windows are there.
+            #expect(a.window(a.renditions[1]) != nil && b.window(b.renditions[1]) != nil)
+            #expect(!a.isStalled)
+            group.cancelAll()
+        }
+        try await client.shutdown()
+    }
+
+    @Test("a stalled origin keeps the last window and marks the channel stalled until it moves; a 503 keeps the last window")
+    func faults() async throws {
+        let origin = try LiveOriginTests.Origin()
+        defer { origin.process.stop() }
+        let client = OriginClient()
+        let channel = Self.channel(origin, history: nil, client: client, stallAfter: .milliseconds(800))
+        await channel.poll()
+        #expect(try origin.get("/_/stall/2").status == 200)
+        try await Task.sleep(for: .milliseconds(300))
+        await channel.poll()
+        let held = try #require(channel.window(channel.renditions[0]))
+        try await Task.sleep(for: .seconds(1))
+        await channel.poll()
+        #expect(channel.isStalled)
+        #expect(channel.window(channel.renditions[0])?.mediaSequence == held.mediaSequence)
+        try await Task.sleep(for: .seconds(1.2))
+        await channel.poll()
+        #expect(!channel.isStalled, "it moves again")
+        // A failing origin: the window stays what it was.
+        #expect(try origin.get("/_/fail/3").status == 200)
+        let before = try #require(channel.window(channel.renditions[0]))
+        await channel.poll()
+        #expect(channel.window(channel.renditions[0])?.mediaSequence == before.mediaSequence)
+        try await client.shutdown()
+    }
+}
