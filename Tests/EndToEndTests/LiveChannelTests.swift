@@ -6,7 +6,7 @@ import HLSPlaylist
 import Logging
 import Testing
 
-/// A live channel's poller against the live origin (`scripts/live-origin.py` at 8×), with the
+/// A live channel's poller against the live origin (`scripts/live-origin.py` at 4×), with the
 /// break history in a real PostgreSQL: what two replicas — one starting late — know of the
 /// channel, and how the poller rides out a stalled and a failing origin.
 @Suite("Live channel poller", .serialized)
@@ -43,8 +43,13 @@ struct LiveChannelTests {
             try await history.migrate()
             let a = Self.channel(origin, history: history, client: client)
             group.addTask { await a.run() }
-            // 5 s at 8×: some 20 segments, two breaks of three segments every eight.
-            try await Task.sleep(for: .seconds(5))
+            // Until a closed break has left the origin's window (some 9 s at 4×; a minute at most).
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                try await Task.sleep(for: .milliseconds(250))
+                guard let window = a.window(a.renditions[0]), let end = a.breaks.first(where: { $0.closing != nil })?.closing?.end else { continue }
+                if window.mediaSequence > end, a.breaks.filter({ $0.closing != nil }).count >= 2 { break }
+            }
             let b = Self.channel(origin, history: history, client: client)
             try await b.loadHistory(since: ExactDecimal(origin.epoch))
             await b.poll()
@@ -70,18 +75,22 @@ struct LiveChannelTests {
         let origin = try LiveOriginTests.Origin()
         defer { origin.process.stop() }
         let client = OriginClient()
-        let channel = Self.channel(origin, history: nil, client: client, stallAfter: .milliseconds(800))
+        let channel = Self.channel(origin, history: nil, client: client, stallAfter: .seconds(1))
         await channel.poll()
-        #expect(try origin.get("/_/stall/2").status == 200)
+        #expect(try origin.get("/_/stall/4").status == 200)
         try await Task.sleep(for: .milliseconds(300))
         await channel.poll()
         let held = try #require(channel.window(channel.renditions[0]))
-        try await Task.sleep(for: .seconds(1))
+        try await Task.sleep(for: .seconds(1.5))
         await channel.poll()
         #expect(channel.isStalled)
         #expect(channel.window(channel.renditions[0])?.mediaSequence == held.mediaSequence)
-        try await Task.sleep(for: .seconds(1.2))
-        await channel.poll()
+        // The stall ends 4 s after it began: polled until the window moves (10 s at most).
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, channel.isStalled {
+            try await Task.sleep(for: .milliseconds(300))
+            await channel.poll()
+        }
         #expect(!channel.isStalled, "it moves again")
         // A failing origin: the window stays what it was.
         #expect(try origin.get("/_/fail/3").status == 200)

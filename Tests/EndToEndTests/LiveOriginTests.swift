@@ -9,8 +9,9 @@ import Testing
 /// playlist engine and the SCTE-35 decoder.
 @Suite("Live origin (test tool)", .serialized)
 struct LiveOriginTests {
-    /// The origin at 8× (a 1.92 s segment every 0.24 s), six-segment windows, a break of three
-    /// segments every eight from segment 3.
+    /// The origin at 4× (a 1.92 s segment every 0.48 s), ten-segment windows (a segment stays
+    /// 4.8 s: polls slowed by a busy machine still see every one), a break of three segments
+    /// every eight from segment 3.
     final class Origin: Sendable {
         let process: BackgroundProcess
         let port: Int
@@ -22,7 +23,7 @@ struct LiveOriginTests {
             self.process = try BackgroundProcess(
                 "python3",
                 [
-                    "-u", script, "--epoch", "\(self.epoch)", "--speed", "8", "--window", "6", "--first-break", "3", "--break-every", "8",
+                    "-u", script, "--epoch", "\(self.epoch)", "--speed", "4", "--window", "10", "--first-break", "3", "--break-every", "8",
                     "--break-length", "3",
                 ]
             )
@@ -52,16 +53,20 @@ struct LiveOriginTests {
         var polls = 0
         var tracker = LiveBreakTracker()
         var problems: [String] = []
-        let deadline = Date().addingTimeInterval(8)
-        while Date() < deadline {
-            try await Task.sleep(for: .milliseconds(150))
+        // Until the window has moved past two closed breaks (one of each marker style) and a wrap
+        // of the loop: about 17 s of wall clock; a minute at most on a busy machine.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline,
+            uriBySequence.count < 40 || tracker.breaks.filter({ $0.closing != nil }).count < 2 || Set(discontinuityBySequence.values).count < 2
+        {
+            try await Task.sleep(for: .milliseconds(200))
             let answer = try origin.get("/240p/index.m3u8")
             #expect(answer.status == 200)
             let playlist = try PlaylistParser().parseMediaPlaylist(answer.body)
             guard !playlist.segments.isEmpty else { continue }
             polls += 1
             #expect(!playlist.hasEndList, "a live window has no ENDLIST")
-            #expect(playlist.segments.count <= 6)
+            #expect(playlist.segments.count <= 10)
             let first = playlist.mediaSequence
             for (offset, segment) in playlist.segments.enumerated() {
                 let sequence = first + offset
@@ -100,8 +105,8 @@ struct LiveOriginTests {
             problems += tracker.problems
             previous = playlist
         }
-        #expect(polls > 10)
-        #expect(uriBySequence.count >= 20, "the window moved: \(uriBySequence.count) segments seen")
+        #expect(polls > 2)
+        #expect(uriBySequence.count >= 40, "the window moved: \(uriBySequence.count) segments seen")
         #expect(Set(discontinuityBySequence.values).count >= 2, "the loop wrapped (a discontinuity) while polling")
         #expect(cueOuts > 0 && cueIns > 0, "CUE-OUT/CUE-IN breaks seen")
         #expect(!outs.isEmpty && !ins.isEmpty, "SCTE-35 splice_insert breaks seen")
