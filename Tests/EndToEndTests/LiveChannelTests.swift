@@ -76,6 +76,7 @@ struct LiveChannelTests {
         defer { origin.process.stop() }
         let client = OriginClient()
         let channel = Self.channel(origin, history: nil, client: client, stallAfter: .seconds(1))
+        try await origin.waitForSegments(2)
         await channel.poll()
         #expect(try origin.get("/_/stall/4").status == 200)
         try await Task.sleep(for: .milliseconds(300))

@@ -18,7 +18,9 @@ struct LiveOriginTests {
         let epoch: Int
 
         init() throws {
-            self.epoch = Int(Date().timeIntervalSince1970) - 1
+            // The channel starts two seconds from now, so the first poll sees its first break open
+            // even on a busy machine.
+            self.epoch = Int(Date().timeIntervalSince1970) + 2
             let script = Repository.root.appendingPathComponent("scripts/live-origin.py").path
             self.process = try BackgroundProcess(
                 "python3",
@@ -30,6 +32,17 @@ struct LiveOriginTests {
             guard let line = self.process.waitForLine(containing: "Serving HTTP"), let port = line.split(separator: " ").last.flatMap({ Int($0) })
             else { throw Tool.Missing(name: "scripts/live-origin.py") }
             self.port = port
+        }
+
+        /// Waits until the first rendition's window holds `count` segments (the channel has started).
+        func waitForSegments(_ count: Int) async throws {
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                let body = try self.get("/240p/index.m3u8").body
+                if body.components(separatedBy: "#EXTINF:").count > count { return }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            throw Tool.Missing(name: "a live origin that publishes segments")
         }
 
         func get(_ path: String) throws -> (status: Int, body: String) {
@@ -125,7 +138,14 @@ struct LiveOriginTests {
             #expect(adBreak.id == (number.isMultiple(of: 2) ? "seq-\(adBreak.first)" : "splice-\(1000 + number)"), "\(adBreak)")
             #expect(adBreak.replacedDuration == ExactDecimal("5.76"))
         }
-        #expect(problems.isEmpty, "\(problems)")
+        // A poll that came late (a busy machine) may meet a break whose opening has left the
+        // window: its end is reported, as it should be; nothing else may be.
+        let firstSeen = uriBySequence.keys.min() ?? 0
+        let unexpected = problems.filter { problem in
+            !(problem.contains("none is open")
+                && (Int(problem.split(separator: " ").drop { $0 != "segment" }.dropFirst().first ?? "") ?? .max) - 3 < firstSeen)
+        }
+        #expect(unexpected.isEmpty, "\(problems)")
         // Dates: each segment 1.92 s after the one before it (the loop's discontinuities included).
         let dated = dateBySequence.keys.sorted().compactMap { sequence in dateBySequence[sequence].flatMap { DateTime($0) }.map { (sequence, $0) } }
         for (a, b) in zip(dated, dated.dropFirst()) where b.0 == a.0 + 1 {
@@ -137,7 +157,7 @@ struct LiveOriginTests {
     func faults() async throws {
         let origin = try Origin()
         defer { origin.process.stop() }
-        try await Task.sleep(for: .seconds(1))
+        try await origin.waitForSegments(2)
         #expect(try origin.get("/_/stall/1.5").status == 200)
         let stalled = try origin.get("/240p/index.m3u8").body
         try await Task.sleep(for: .milliseconds(700))
