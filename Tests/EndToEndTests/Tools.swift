@@ -109,15 +109,45 @@ final class BackgroundProcess: @unchecked Sendable {
         self.pid = try Spawn.start(try Tool.path(name), arguments, output: self.log)
     }
 
-    /// Waits until the output has a line containing `marker`, returning that line (nil after `timeout`).
+    /// Waits until the output has a line containing `marker`, returning that line (nil after
+    /// `timeout`, or as soon as the process has exited without writing it).
     func waitForLine(containing marker: String, timeout: TimeInterval = 20) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
+            let exited = self.hasExited
             let text = (try? String(contentsOf: self.log, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
+            if exited { return nil }
             Thread.sleep(forTimeInterval: 0.05)
         }
         return nil
+    }
+
+    /// Whether the process has exited (it is reaped then).
+    var hasExited: Bool {
+        var status: Int32 = 0
+        return waitpid(self.pid, &status, WNOHANG) != 0
+    }
+
+    /// A server on a random port of `ports`, started with `arguments(port)`: tried again on
+    /// another port when it exits before printing `marker` (another process of the test run
+    /// took the port).
+    static func server(
+        _ name: String,
+        ports: Range<Int>,
+        marker: String,
+        timeout: TimeInterval = 30,
+        _ arguments: (Int) -> [String]
+    ) throws -> (process: BackgroundProcess, port: Int) {
+        var lastLog = ""
+        for _ in 0..<5 {
+            let port = Int.random(in: ports)
+            let process = try BackgroundProcess(name, arguments(port))
+            if process.waitForLine(containing: marker, timeout: timeout) != nil { return (process, port) }
+            lastLog = (try? String(contentsOf: process.log, encoding: .utf8)) ?? ""
+            guard process.hasExited else { break }
+        }
+        throw Tool.Missing(name: "\(name) listening (\(String(lastLog.suffix(300))))")
     }
 
     /// Stops the process (SIGTERM, then SIGKILL after two seconds) and reaps it.
