@@ -48,6 +48,8 @@ public struct LiveBreakTracker: Sendable {
     public let defaultDuration: ExactDecimal?
     /// The durations of open breaks, by id.
     private var durations: [String: ExactDecimal] = [:]
+    /// Ends of breaks never seen open, already reported.
+    private var ignoredEnds: Set<Int> = []
 
     public init(defaultDuration: ExactDecimal? = nil, history: [LiveBreak] = []) {
         self.defaultDuration = defaultDuration
@@ -97,8 +99,10 @@ public struct LiveBreakTracker: Sendable {
                 changed.append(breakID)
             case .in:
                 if self.breaks.contains(where: { $0.closing?.end == segment.sequence }) { continue }  // seen already
-                guard let open = self.open else {
-                    if !self.breaks.contains(where: { $0.first <= segment.sequence && ($0.closing?.end ?? .max) > segment.sequence }) {
+                guard let open = self.open, segment.sequence >= open.first else {
+                    // The end of a break this tracker never saw open (it started before the first
+                    // window it read): reported once, however many windows still show it.
+                    if self.ignoredEnds.insert(segment.sequence).inserted {
                         self.problems.append("line \(marker.line): a break ends at segment \(segment.sequence) but none is open; ignored")
                     }
                     continue

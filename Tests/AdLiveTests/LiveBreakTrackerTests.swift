@@ -63,6 +63,27 @@ struct LiveBreakTrackerTests {
         #expect(tracker.problems.isEmpty, "\(tracker.problems)")
     }
 
+    /// A tracker that starts mid-break (no history) sees the end of a break it never saw open in
+    /// window after window — before a break that opens later in the same windows.
+    @Test("an end before the open break belongs to an earlier one: reported once, and the open break stays")
+    func staleEndBeforeAnOpenBreak() throws {
+        var tracker = LiveBreakTracker()
+        let out = "0xFC302000000000000000FFF00F05000003E97FFFFE00083D60000100000000A0A5AEA3"
+        let markers = [
+            6: ["#EXT-X-CUE-IN"],
+            11: [#"#EXT-X-DATERANGE:ID="splice-1001",START-DATE="2026-11-27T20:00:22.000Z",PLANNED-DURATION=6,SCTE35-OUT=\#(out)"#],
+        ]
+        var problems: [String] = []
+        for first in 4...6 {
+            tracker.observe(try Self.window(first..<(first + 10), markers: markers))
+            problems += tracker.problems
+        }
+        #expect(tracker.breaks.map(\.id) == ["splice-1001"])
+        // Opened at 11 (and closed at 14 by its 6 s, once the windows reach it).
+        #expect(tracker.breaks.first?.first == 11 && tracker.breaks.first?.closing?.end == 14)
+        #expect(problems.count == 1 && problems[0].contains("segment 6"), "\(problems)")
+    }
+
     @Test("a CUE-IN with no break open is reported and ignored; a window without dates cannot be used")
     func faults() throws {
         var tracker = LiveBreakTracker()

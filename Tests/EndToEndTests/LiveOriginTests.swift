@@ -138,10 +138,10 @@ struct LiveOriginTests {
             #expect(adBreak.id == (number.isMultiple(of: 2) ? "seq-\(adBreak.first)" : "splice-\(1000 + number)"), "\(adBreak)")
             #expect(adBreak.replacedDuration == ExactDecimal("5.76"))
         }
-        // The origin's SCTE-35 always decodes. (Other problems are the tracker's to report when
-        // polls come late on a busy machine — a break whose opening left the window — and
-        // LiveBreakTrackerTests holds it to them.)
-        #expect(!problems.contains { $0.contains("SCTE-35") }, "\(problems)")
+        // The origin's SCTE-35 always decodes, and no break is taken for an insertion point. (A
+        // poll that comes late on a busy machine may meet the end of a break whose opening left
+        // the window: the tracker reports that once, as LiveBreakTrackerTests holds it to.)
+        #expect(!problems.contains { $0.contains("SCTE-35") || $0.contains("ends where it starts") }, "\(problems)")
         // Dates: each segment 1.92 s after the one before it (the loop's discontinuities included).
         let dated = dateBySequence.keys.sorted().compactMap { sequence in dateBySequence[sequence].flatMap { DateTime($0) }.map { (sequence, $0) } }
         for (a, b) in zip(dated, dated.dropFirst()) where b.0 == a.0 + 1 {
