@@ -144,66 +144,40 @@ public struct BoundaryManifest: Sendable, Hashable {
             ("duration", .decimal(self.duration)),
         ]
         if let primaryDuration { members.append(("primaryDuration", .decimal(primaryDuration))) }
-        return .object(
-            members + [
-                (
-                    "breaks",
-                    .array(
-                        self.breaks.map { item in
-                            var members: [(String, JSONValue)] = [
-                                ("id", .string(item.id)), ("start", .decimal(item.start)), ("end", .decimal(item.end)),
-                                ("duration", .decimal(item.duration)), ("restrict", .array(item.restrict.names.map(JSONValue.string))),
-                            ]
-                            if item.once { members.append(("once", .bool(true))) }
-                            if let primary = item.primary {
-                                members.append(
-                                    ("primary", .object([("start", .decimal(primary.start)), ("resumeOffset", .decimal(primary.resumeOffset))]))
-                                )
-                            }
-                            return .object(
-                                members + [
-                                    (
-                                        "ads",
-                                        .array(
-                                            item.ads.map { ad in
-                                                var members: [(String, JSONValue)] = [
-                                                    ("id", .string(ad.id)), ("start", .decimal(ad.start)), ("duration", .decimal(ad.duration)),
-                                                ]
-                                                if ad.isSlate { members.append(("slate", .bool(true))) }
-                                                if !ad.tracking.isEmpty {
-                                                    members.append(
-                                                        (
-                                                            "tracking",
-                                                            .object(
-                                                                ad.tracking.keys.sorted().map {
-                                                                    ($0, .array((ad.tracking[$0] ?? []).map(JSONValue.string)))
-                                                                }
-                                                            )
-                                                        )
-                                                    )
-                                                }
-                                                return .object(members)
-                                            }
-                                        )
-                                    )
-                                ]
-                            )
-                        }
-                    )
-                ),
-                ("boundaries", .array(self.boundaries.map(JSONValue.decimal))),
-                (
-                    "islands",
-                    .array(
-                        self.islands.map { island in
-                            .object([
-                                ("id", .string(island.id)), ("start", .decimal(island.start)), ("end", .decimal(island.end)),
-                                ("contentStart", .decimal(island.contentStart)),
-                            ])
-                        }
-                    )
-                ),
-            ]
-        )
+        members += [
+            ("breaks", .array(self.breaks.map(Self.json))),
+            ("boundaries", .array(self.boundaries.map(JSONValue.decimal))),
+            ("islands", .array(self.islands.map(Self.json))),
+        ]
+        return .object(members)
+    }
+
+    private static func json(_ item: Break) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("id", .string(item.id)), ("start", .decimal(item.start)), ("end", .decimal(item.end)),
+            ("duration", .decimal(item.duration)), ("restrict", .array(item.restrict.names.map(JSONValue.string))),
+        ]
+        if item.once { members.append(("once", .bool(true))) }
+        if let primary = item.primary {
+            members.append(("primary", .object([("start", .decimal(primary.start)), ("resumeOffset", .decimal(primary.resumeOffset))])))
+        }
+        members.append(("ads", .array(item.ads.map(Self.json))))
+        return .object(members)
+    }
+
+    private static func json(_ ad: AdEntry) -> JSONValue {
+        var members: [(String, JSONValue)] = [("id", .string(ad.id)), ("start", .decimal(ad.start)), ("duration", .decimal(ad.duration))]
+        if ad.isSlate { members.append(("slate", .bool(true))) }
+        if !ad.tracking.isEmpty {
+            members.append(("tracking", .object(ad.tracking.keys.sorted().map { ($0, .array((ad.tracking[$0] ?? []).map(JSONValue.string))) })))
+        }
+        return .object(members)
+    }
+
+    private static func json(_ island: IslandEntry) -> JSONValue {
+        .object([
+            ("id", .string(island.id)), ("start", .decimal(island.start)), ("end", .decimal(island.end)),
+            ("contentStart", .decimal(island.contentStart)),
+        ])
     }
 }

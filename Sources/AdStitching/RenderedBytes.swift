@@ -116,17 +116,7 @@ public struct RenderedBytes: Sendable {
 
     /// `text` with each slot marker (``URIRewriter``) replaced by the viewer's value.
     mutating func append(_ text: String, filling values: [[UInt8]]) {
-        self.appendLiteral { bytes in
-            var utf8 = text.utf8.makeIterator()
-            while let byte = utf8.next() {
-                guard byte == URIRewriter.marker, let slot = utf8.next() else {
-                    bytes.append(byte)
-                    continue
-                }
-                _ = utf8.next()
-                bytes += values[Int(slot)]
-            }
-        }
+        self.appendLiteral { URIRewriter.fill(text, with: values, into: &$0) }
     }
 
     mutating func append(_ block: ByteBlock) {

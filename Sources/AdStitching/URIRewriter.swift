@@ -93,6 +93,19 @@ struct URIRewriter: Sendable {
             }
     }
 
+    /// Appends `text` to `bytes` with each slot marker replaced by the viewer's value.
+    static func fill(_ text: String, with values: [[UInt8]], into bytes: inout [UInt8]) {
+        var utf8 = text.utf8.makeIterator()
+        while let byte = utf8.next() {
+            guard byte == Self.marker, let slot = utf8.next() else {
+                bytes.append(byte)
+                continue
+            }
+            _ = utf8.next()
+            bytes += values[Int(slot)]
+        }
+    }
+
     static func percentEncoded(_ value: String) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(value.utf8.count)
