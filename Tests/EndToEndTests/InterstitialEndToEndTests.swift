@@ -169,10 +169,13 @@ extension RealClients {
             try Self.checkBreaks(log, manifest: manifest, server: server, prefix: prefix)
             // In order; the seek past the restricted mid-roll played it, then resumed the
             // programme where the break stands — before the seek target.
-            let order = log.filter { $0.hasPrefix("start:") || $0.hasPrefix("seek:") }.map {
-                $0.split(separator: ":").prefix(2).joined(separator: ":")
-            }
+            // (On a busy machine hls.js may announce the pre-roll twice as it attaches the media; it
+            // plays it once: each break must end exactly once.)
+            let order = log.filter { $0.hasPrefix("start:") || $0.hasPrefix("seek:") }
+                .map { $0.split(separator: ":").prefix(2).joined(separator: ":") }
+                .reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
             #expect(order == ["start:preroll", "seek:\(seekTarget)", "start:mid-1", "start:postroll"], "\(log)")
+            for id in ["preroll", "mid-1", "postroll"] { #expect(log.count { $0 == "end:\(id)" } == 1, "\(id) ended once; \(log)") }
             let resumedAfterMid = log.drop { $0 != "end:mid-1" }.first { $0.hasPrefix("resumed:") }.flatMap { Double($0.dropFirst("resumed:".count)) }
             #expect(
                 resumedAfterMid.map { $0 < seekTarget - 0.5 && abs($0 - starts[1]) < 0.5 } == true,
