@@ -44,7 +44,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "AdDecision", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
-        .target(name: "AdStitching", dependencies: ["AdDecision", "AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
+        .target(name: "AdStitching", dependencies: ["AdDecision", "AdCampaign", "AdLive", "HLSPlaylist"], swiftSettings: swiftSettings),
         // Live channels (issue 14): break tracking and a viewer's live numbering, pure.
         .target(name: "AdLive", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         // Fetching playlists from http(s) origins (issue 11).

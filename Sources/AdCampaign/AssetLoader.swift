@@ -38,6 +38,20 @@ struct AssetLoader {
         self.digest.feed(bytes)
     }
 
+    /// A live channel's asset (`program: { live: URL }`): its multivariant playlist as any other
+    /// (in the revision, polled for changes), and one window of each media playlist, read once to
+    /// learn the channel's renditions and container — outside the revision, never polled: a
+    /// window changes every few seconds. The windows must be live (no `EXT-X-ENDLIST`) and dated
+    /// (`EXT-X-PROGRAM-DATE-TIME`: live breaks are placed by date).
+    mutating func liveAsset(at url: URL, field: String, campaignFile: String, line: Int, column: Int) -> Asset? {
+        self.readingLive = true
+        defer { self.readingLive = false }
+        return self.asset(at: url, field: field, campaignFile: campaignFile, line: line, column: column)
+    }
+
+    /// Set while ``liveAsset(at:field:campaignFile:line:column:)`` reads: media playlists are live windows.
+    private var readingLive = false
+
     /// The asset whose multivariant playlist is at `url`, or nil (with issues) when it cannot be used.
     mutating func asset(at url: URL, field: String, campaignFile: String, line: Int, column: Int) -> Asset? {
         if let loaded = self.assets[url] { return loaded }
@@ -141,7 +155,8 @@ struct AssetLoader {
             )
             return nil
         }
-        guard let playlist = self.parse(url, referencedFrom: Self.name(masterURL), line: line, column: 0, field: "") else { return nil }
+        guard let playlist = self.parse(url, referencedFrom: Self.name(masterURL), line: line, column: 0, field: "", window: self.readingLive)
+        else { return nil }
         guard case .media(let media) = playlist else {
             self.issues.append(
                 CampaignIssue(file: Self.name(masterURL), line: line, column: 0, field: "", "\(Self.name(url)) is not a media playlist")
@@ -151,6 +166,9 @@ struct AssetLoader {
         do {
             let multivariant = self.multivariants[masterURL]
             let resolved = try media.resolvingVariables(importingFrom: multivariant)
+            if self.readingLive {
+                return self.checkLiveWindow(resolved, at: url) ? resolved : nil
+            }
             guard resolved.hasEndList else {
                 self.issues.append(
                     CampaignIssue(
@@ -172,8 +190,25 @@ struct AssetLoader {
         }
     }
 
+    /// A live channel's window as read at load: live, dated, within the limits.
+    private mutating func checkLiveWindow(_ playlist: MediaPlaylist, at url: URL) -> Bool {
+        let problem: String? =
+            playlist.hasEndList
+            ? "the playlist has EXT-X-ENDLIST: the channel has ended or is VOD; use program: { playlist: … } for a finished programme"
+            : !playlist.segments.isEmpty && playlist.segments.first?.programDateTime == nil
+                ? "the live playlist's first segment has no EXT-X-PROGRAM-DATE-TIME; live breaks are placed by date, so the packager must write it"
+                : nil
+        if let problem {
+            self.issues.append(CampaignIssue(file: Self.name(url), line: 0, column: 0, field: "live", problem))
+            return false
+        }
+        return self.checkLimits(playlist, at: url)
+    }
+
     /// Reads, parses and lints a playlist; lint errors are issues against the playlist's file.
-    private mutating func parse(_ url: URL, referencedFrom file: String, line: Int, column: Int, field: String) -> Playlist? {
+    /// `window`: a live channel's media playlist, fetched without the source's observer and kept
+    /// out of the revision digest (``liveAsset(at:field:campaignFile:line:column:)``).
+    private mutating func parse(_ url: URL, referencedFrom file: String, line: Int, column: Int, field: String, window: Bool = false) -> Playlist? {
         func refuse(_ message: String) -> Playlist? {
             self.issues.append(CampaignIssue(file: file, line: line, column: column, field: field, message))
             return nil
@@ -187,7 +222,9 @@ struct AssetLoader {
             data = bytes
             self.files.playlists.insert(url)
         } else {
-            guard let fetch = self.source.fetch else { return refuse("\(url.absoluteString) is remote, and this source reads local playlists only") }
+            guard let fetch = window ? self.source.unobservedFetch : self.source.fetch else {
+                return refuse("\(url.absoluteString) is remote, and this source reads local playlists only")
+            }
             do {
                 (data, location) = try fetch(url, self.origin)
             } catch {
@@ -200,8 +237,10 @@ struct AssetLoader {
         // Not the path: it depends on where this copy of the campaign lives, and every replica must
         // compute the same revision (plans are seeded with it). The YAML and the multivariant
         // playlists, fed too, already name every file; the length keeps files apart in the digest.
-        self.digest.feed(Array("\(data.count)\n".utf8))
-        self.digest.feed(data)
+        if !window {
+            self.digest.feed(Array("\(data.count)\n".utf8))
+            self.digest.feed(data)
+        }
         do {
             // Relative URIs resolve against where the playlist was found (after redirects).
             let playlist = try PlaylistParser().parse(bytes: data, url: location)

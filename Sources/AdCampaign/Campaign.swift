@@ -42,6 +42,9 @@ public struct Campaign: Sendable {
     /// The one programme asset (`program: { playlist: … }`) whole, as interstitial sessions play
     /// it (its replaced stretches left in, covered by `X-RESUME-OFFSET`); nil with islands.
     public let programAsset: Asset?
+    /// A live programme (`program: { live: URL }`): its breaks come from the channel's markers as
+    /// they appear; nil for VOD campaigns.
+    public let live: LiveProgram?
     /// The local files the campaign is made of (playlists, segments, keys, init sections).
     public let files: CampaignFiles
     /// Findings that do not stop the campaign from loading (`adstitch validate` prints them).
@@ -51,6 +54,10 @@ public struct Campaign: Sendable {
     public static let defaultTrustedAttributes = ["seen"]
 
     public func pool(_ id: String) -> Pool? { self.pools.first { $0.id == id } }
+
+    /// The asset whose multivariant playlist is every session's template: the live channel's, or
+    /// the first island's.
+    public var programme: Asset? { self.live?.asset ?? self.islands.first?.asset }
 
     /// Every ad in every pool, each once, in pool order.
     public var ads: [Ad] {
@@ -75,6 +82,8 @@ public struct AdBreak: Sendable {
     public enum Position: Sendable, Hashable {
         case before(island: String)
         case after(island: String)
+        /// A break of a live channel, placed by its markers (``LiveProgram/adBreak(id:duration:)``).
+        case live
     }
 
     public let id: String
@@ -100,6 +109,41 @@ public struct AdBreak: Sendable {
         public let replaced: ExactDecimal?
         /// The marker's line in the programme's first variant playlist; nil for `at:`.
         public let markerLine: Int?
+    }
+}
+
+/// A live programme (`program: { live: URL }`, docs/campaign-format.md "Live"): a channel whose
+/// origin serves a sliding window without `EXT-X-ENDLIST`. Its breaks are not known at load: they
+/// come from the channel's markers as the poller reads them, with what the markers do not say
+/// from `marker_breaks`.
+public struct LiveProgram: Sendable {
+    /// The channel's multivariant playlist on its origin.
+    public let url: URL
+    /// The multivariant playlist with one window of each media playlist as read at load: it tells
+    /// the channel's renditions, container and target duration. Only the multivariant playlist
+    /// counts in the revision — the windows change every few seconds.
+    public let asset: Asset
+    /// What a viewer who joins while a break plays gets of its rest (`join_mid_break`).
+    public let joinMidBreak: JoinMidBreak
+    /// A break's nominal duration when its marker gives none (`marker_breaks.duration`).
+    public let defaultDuration: ExactDecimal?
+    /// The pools that fill every break (`marker_breaks.pools`).
+    public let pools: [String]
+    /// The player policy while a break plays (`marker_breaks.restrict`).
+    public let restrict: Restriction
+
+    /// `join_mid_break`: the rest of a break a viewer joins in the middle of.
+    public enum JoinMidBreak: String, Sendable, Hashable, CaseIterable {
+        /// The slate, until the programme returns: no ad starts part-way.
+        case slate
+        /// The channel's own programme (its ad as broadcast).
+        case program
+    }
+
+    /// The break a live marker opens, for the planner: the marker's id and duration (else
+    /// `marker_breaks.duration`), filled from `marker_breaks.pools`.
+    public func adBreak(id: String, duration: ExactDecimal) -> AdBreak {
+        AdBreak(id: id, position: .live, duration: duration, pools: self.pools, restrict: self.restrict, once: false, placement: nil)
     }
 }
 

@@ -7,7 +7,7 @@ import Yams
 /// every programme rendition, and every ad fits some break that may play it.
 extension Loader {
     mutating func validate(_ campaign: Campaign) {
-        guard let program = campaign.islands.first?.asset else { return }
+        guard let program = campaign.programme else { return }
         for island in campaign.islands.dropFirst() {
             self.checkSameLadder(island, as: campaign.islands[0])
         }
@@ -58,7 +58,7 @@ extension Loader {
                 "the breaks add up to \(breaks) s; a campaign's breaks may run at most \(CampaignLimits.maxTotalBreakDuration) s in all"
             )
         }
-        if campaign.breaks.isEmpty {
+        if campaign.breaks.isEmpty, campaign.live == nil {
             self.warn(nil, "breaks", "the campaign has no breaks: every session is the programme alone")
         }
     }

@@ -161,6 +161,10 @@ struct Loader {
     var singleProgram: SingleProgram?
     /// Breaks of a single programme asset: `at:` entries, and entries overriding a marker's.
     var timedBreaks: [TimedBreak] = []
+    /// A live channel (`program: { live: URL }`), read before the pools its breaks fill from.
+    var liveChannel: (asset: Asset, url: URL, node: Node)?
+    /// `program: { live: … }`, whether or not its playlists could be read.
+    var isLive = false
 
     init(file: URL, source: PlaylistSource) {
         self.file = file
@@ -170,7 +174,7 @@ struct Loader {
 
     static let topLevelKeys = [
         "version", "id", "title", "origin", "program", "marker_breaks", "breaks", "slate", "pools", "rules", "startup", "markers",
-        "markers_passthrough", "trusted_attributes", "rewrite", "insertion",
+        "markers_passthrough", "trusted_attributes", "rewrite", "insertion", "join_mid_break",
     ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
@@ -195,8 +199,16 @@ struct Loader {
         // not also "after an island that does not exist".
         let islandIDs = self.declaredIslands
         var breaks = self.breaks(fields["breaks"], islands: islandIDs, pools: pools.map(\.id))
+        var live: LiveProgram?
+        if let channel = self.liveChannel {
+            live = self.liveProgram(channel, fields: fields, pools: pools.map(\.id), hasSlate: slate != nil)
+        } else if !self.isLive, let join = fields["join_mid_break"] {
+            self.reader.issue(join, "join_mid_break", "is for live programmes: program: { live: URL }")
+        }
         if let program = self.singleProgram {
             (islands, breaks) = self.cut(program, markerBreaks: fields["marker_breaks"], pools: pools.map(\.id))
+        } else if self.isLive {
+            // Read with the live programme above.
         } else if let markerBreaks = fields["marker_breaks"] {
             self.reader.issue(
                 markerBreaks,
@@ -218,6 +230,22 @@ struct Loader {
                 self.reader.issue(node, "insertion", "\"\(name)\" is not an insertion mode; use stitched, interstitials or auto")
             }
         }
+        if self.isLive {
+            if insertion != .stitched {
+                self.reader.issue(
+                    fields["insertion"],
+                    "insertion",
+                    "live programmes are stitched (HLS Interstitials for live channels are not supported yet); remove insertion:"
+                )
+            }
+            if let rewrite = fields["rewrite"] {
+                self.reader.issue(
+                    rewrite,
+                    "rewrite",
+                    "rewrite rules do not apply to live programmes yet: the channel's URIs are written as its origin gives them; remove rewrite:"
+                )
+            }
+        }
         guard self.reader.issues.isEmpty, self.assets.issues.isEmpty else { return nil }
         var campaign = Campaign(
             id: id,
@@ -237,6 +265,7 @@ struct Loader {
             rewrites: rewrites,
             insertion: insertion,
             programAsset: self.singleProgram?.asset,
+            live: live,
             files: self.assets.files,
             warnings: []
         )
@@ -269,7 +298,12 @@ struct Loader {
             self.reader.issue(parent, "program", "is required: program: { islands: [ { id, playlist } ] }")
             return []
         }
-        let program = self.reader.mapping(node, "program", allowed: ["islands", "playlist", "breaks"])
+        let program = self.reader.mapping(node, "program", allowed: ["islands", "playlist", "breaks", "live"])
+        if let live = program["live"] {
+            self.isLive = true
+            self.liveChannel(live, program: program, node: node)
+            return []
+        }
         if program["playlist"] != nil || program["breaks"] != nil {
             self.singleProgram(program, node: node)
             return []
@@ -366,6 +400,14 @@ struct Loader {
 
     private mutating func breaks(_ node: Node?, islands: [String], pools: [String]) -> [AdBreak] {
         var breaks: [AdBreak] = []
+        if let node, self.isLive {
+            self.reader.issue(
+                node,
+                "breaks",
+                "a live programme's breaks come from the channel's markers as they air; say what the markers do not in marker_breaks"
+            )
+            return []
+        }
         for (index, item) in self.reader.sequence(node, "breaks").enumerated() {
             let field = "breaks[\(index)]"
             let fields = self.reader.mapping(item, field, allowed: ["id", "before", "after", "at", "duration", "pools", "restrict", "once"])

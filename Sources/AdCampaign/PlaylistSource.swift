@@ -15,13 +15,18 @@ public struct PlaylistSource: Sendable {
     /// The bytes of an http(s) playlist and its URL after redirects, fetched as the campaign's
     /// `origin:` block says; nil: remote playlists are refused.
     let fetch: Fetch?
+    /// ``fetch`` without the observer ``observingRemote(_:)`` adds: for a live channel's media
+    /// playlists, read once at load to learn their shape — not part of the revision and not
+    /// polled for changes (they change every few seconds; the channel's poller reads them).
+    let unobservedFetch: Fetch?
 
     public typealias Fetch = @Sendable (URL, OriginOptions) throws -> (data: Data, url: URL)
 
-    init(read: @escaping @Sendable (URL) throws -> Data, resolvesSymlinks: Bool, fetch: Fetch? = nil) {
+    init(read: @escaping @Sendable (URL) throws -> Data, resolvesSymlinks: Bool, fetch: Fetch? = nil, unobservedFetch: Fetch? = nil) {
         self.read = read
         self.resolvesSymlinks = resolvesSymlinks
         self.fetch = fetch
+        self.unobservedFetch = unobservedFetch ?? fetch
     }
 
     /// Local files.
@@ -38,14 +43,20 @@ public struct PlaylistSource: Sendable {
     /// playlists a campaign fetched, to ask the origin again whether they changed).
     public func observingRemote(_ observe: @escaping @Sendable (URL, OriginOptions) -> Void) -> PlaylistSource {
         guard let fetch = self.fetch else { return self }
-        return PlaylistSource(read: self.read, resolvesSymlinks: self.resolvesSymlinks) { url, options in
-            observe(url, options)
-            return try fetch(url, options)
-        }
+        return PlaylistSource(
+            read: self.read,
+            resolvesSymlinks: self.resolvesSymlinks,
+            fetch: { url, options in
+                observe(url, options)
+                return try fetch(url, options)
+            },
+            unobservedFetch: self.unobservedFetch
+        )
     }
 
-    /// The playlists in `playlists` (keyed by path relative to `root`) and nothing else.
-    public static func memory(_ playlists: [String: String], root: URL) -> PlaylistSource {
+    /// The playlists in `playlists` (keyed by path relative to `root`) and nothing else; remote
+    /// ones through `remote` when given.
+    public static func memory(_ playlists: [String: String], root: URL, remote: Fetch? = nil) -> PlaylistSource {
         let base = root.standardizedFileURL
         let byPath = Dictionary(
             uniqueKeysWithValues: playlists.map { (base.appendingPathComponent($0.key).standardizedFileURL.path, Data($0.value.utf8)) }
@@ -55,7 +66,8 @@ public struct PlaylistSource: Sendable {
                 guard let data = byPath[url.standardizedFileURL.path] else { throw CocoaError(.fileReadNoSuchFile) }
                 return data
             },
-            resolvesSymlinks: false
+            resolvesSymlinks: false,
+            fetch: remote
         )
     }
 }

@@ -53,6 +53,15 @@ public struct Planner: Sendable {
         )
     }
 
+    /// The viewer's fill of a break not known when the plan was made — a live channel's, from its
+    /// markers (``LiveProgram/adBreak(id:duration:)``): drawn as any break's, seeded by (campaign
+    /// revision, session, break id), so every reload, rendition and replica gets the same ads.
+    public func fill(_ adBreak: AdBreak, for plan: Plan) -> PlannedBreak {
+        let applying = Set(plan.appliedRules)
+        let rules = plan.campaign.rules.filter { applying.contains($0.name) }
+        return self.fill(adBreak, campaign: plan.campaign, rules: rules, context: plan.context, start: .zero)
+    }
+
     private func fill(_ adBreak: AdBreak, campaign: Campaign, rules: [Rule], context: ViewerContext, start: ExactDecimal) -> PlannedBreak {
         let pools = rules.last(where: { $0.action.pools[adBreak.id] != nil })?.action.pools[adBreak.id] ?? adBreak.pools
         var ads: [Ad] = []

@@ -54,6 +54,10 @@ public struct LiveBreakTracker: Sendable {
     public init(defaultDuration: ExactDecimal? = nil, history: [LiveBreak] = []) {
         self.defaultDuration = defaultDuration
         self.breaks = history.sorted { $0.first < $1.first }
+        // A break the history has open closes at its duration here too.
+        for open in self.breaks where open.closing == nil {
+            if let duration = open.duration ?? defaultDuration { self.durations[open.id] = duration }
+        }
     }
 
     /// The open break, if any.
@@ -92,7 +96,8 @@ public struct LiveBreakTracker: Sendable {
                         id: breakID,
                         first: segment.sequence,
                         start: segment.start,
-                        enteringDiscontinuity: segment.discontinuitySequence - (segment.isDiscontinuity ? 1 : 0)
+                        enteringDiscontinuity: segment.discontinuitySequence - (segment.isDiscontinuity ? 1 : 0),
+                        duration: duration
                     )
                 )
                 if let duration = duration ?? self.defaultDuration { self.durations[breakID] = duration }

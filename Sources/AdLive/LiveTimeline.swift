@@ -40,6 +40,9 @@ public struct LiveBreak: Sendable, Hashable {
     /// The closing: the origin segment after the last it replaces, its start, and its origin
     /// discontinuity sequence number and tag. Nil while open.
     public var closing: Closing?
+    /// The duration its opening marker announced (nil: none; `marker_breaks.duration` then): what
+    /// the viewer's ads are planned for, fixed when it opens so the plan never changes.
+    public let duration: ExactDecimal?
 
     public struct Closing: Sendable, Hashable {
         public let end: Int
@@ -55,11 +58,12 @@ public struct LiveBreak: Sendable, Hashable {
         }
     }
 
-    public init(id: String, first: Int, start: ExactDecimal, enteringDiscontinuity: Int, closing: Closing? = nil) {
+    public init(id: String, first: Int, start: ExactDecimal, enteringDiscontinuity: Int, duration: ExactDecimal? = nil, closing: Closing? = nil) {
         self.id = id
         self.first = first
         self.start = start
         self.enteringDiscontinuity = enteringDiscontinuity
+        self.duration = duration
         self.closing = closing
     }
 
@@ -67,7 +71,7 @@ public struct LiveBreak: Sendable, Hashable {
     public var replacedDuration: ExactDecimal? { self.closing.map { $0.time - self.start } }
 
     /// Whether origin segment `sequence` is one it replaces.
-    func replaces(_ sequence: Int) -> Bool { sequence >= self.first && self.closing.map { sequence < $0.end } ?? true }
+    public func replaces(_ sequence: Int) -> Bool { sequence >= self.first && self.closing.map { sequence < $0.end } ?? true }
 }
 
 /// A segment a viewer plays in a break: one of an ad's (or the slate's) segments, in play order.

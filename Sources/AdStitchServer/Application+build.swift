@@ -34,6 +34,10 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections = 10_000
     /// Where requests, stitching and reloads are counted; served at `/metrics`.
     public var metrics = ServerMetrics()
+    /// The PostgreSQL database of live channels' break history (`serve --database`,
+    /// `postgres://user@host:port/db`), shared by the replicas; nil: each replica knows only the
+    /// breaks it saw (docs/design-decisions.md "Live").
+    public var database: String?
 
     public init(campaigns: URL, host: String = "127.0.0.1", port: Int = 8080, policy: SessionPolicy) {
         self.campaigns = campaigns
@@ -49,11 +53,26 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     // The first load runs on NIO's blocking thread pool, like every reload: it waits for fetches,
     // and the caller may be an event loop. Campaigns are loaded when the server starts.
     let origin = OriginClient(settings: configuration.origin, metrics: configuration.metrics.factory)
+    var history: PostgresBreakHistory?
+    if let database = configuration.database {
+        guard let connected = PostgresBreakHistory(url: database, logger: logger) else {
+            try? await origin.shutdown()
+            throw ServerConfigurationError("--database \(database) is not a postgres://user[:password]@host[:port]/database URL")
+        }
+        history = connected
+    }
+    let live = LiveChannels(
+        client: origin,
+        history: history,
+        historyWindow: configuration.policy.sessionTTL,
+        logger: logger
+    )
     let store = CampaignStore(
         folder: configuration.campaigns,
         logger: logger,
         metrics: configuration.metrics,
         remote: RemotePlaylists(client: origin),
+        live: live,
         loadNow: false
     )
     do {
@@ -86,9 +105,16 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     )
     app.addServices(
         CampaignReloader(store: store, interval: configuration.reloadInterval, logger: logger),
+        LiveChannelsService(channels: live),
         OriginClientService(client: origin)
     )
     return app
+}
+
+/// A server setting that cannot work, said so a person can fix it.
+public struct ServerConfigurationError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// Shuts the origin client down when the application stops.

@@ -22,9 +22,12 @@ public struct ServedCampaign: Sendable {
     /// them, so the media route serves them (never the programme's: its sessions are stitched or
     /// primary playlists).
     let adPlaylists: Set<URL>
+    /// A live campaign's channel poller (``LiveChannels``); nil for VOD.
+    let channel: LiveChannel?
 
-    init(campaign: Campaign, folder: URL, renderer: SessionRenderer) throws {
+    init(campaign: Campaign, folder: URL, renderer: SessionRenderer, channel: LiveChannel? = nil) throws {
         self.campaign = campaign
+        self.channel = channel
         self.folder = folder
         self.renderer = renderer
         var adPlaylists: Set<URL> = []
@@ -103,6 +106,8 @@ public final class CampaignStore: Sendable {
     /// Remote playlists (``buildApplication(_:logger:)``): fetched through an origin client, with
     /// the answers kept for conditional polls. Nil: local files only.
     let remote: RemotePlaylists?
+    /// The pollers of live campaigns' channels; nil: live campaigns fail to load.
+    let live: LiveChannels?
 
     /// - Parameter loadNow: load the folder before returning (tests); `buildApplication` loads it
     ///   on NIO's blocking thread pool instead, since loading waits for remote playlists and the
@@ -112,8 +117,10 @@ public final class CampaignStore: Sendable {
         logger: Logger,
         metrics: ServerMetrics = ServerMetrics(),
         remote: RemotePlaylists? = nil,
+        live: LiveChannels? = nil,
         loadNow: Bool = true
     ) {
+        self.live = live
         self.folder = folder.standardizedFileURL
         self.scanner = CampaignFolder(url: self.folder)
         self.metrics = metrics
@@ -271,7 +278,16 @@ public final class CampaignStore: Sendable {
             }
             let folder = file.deletingLastPathComponent().standardizedFileURL
             let layout = try StitchLayout(campaign: campaign, uris: MediaController.uris(campaign: campaign.id, folder: folder))
-            let served = try ServedCampaign(campaign: campaign, folder: folder, renderer: SessionRenderer(layout: layout))
+            var channel: LiveChannel?
+            if campaign.live != nil {
+                guard let live = self.live else {
+                    throw CampaignError([
+                        CampaignIssue(file: file.path, line: 0, column: 0, field: "program.live", "this server polls no live channels")
+                    ])
+                }
+                channel = live.channel(for: campaign, layout: layout)
+            }
+            let served = try ServedCampaign(campaign: campaign, folder: folder, renderer: SessionRenderer(layout: layout), channel: channel)
             // Taken before the lock: it reads every referenced file's size and time.
             let loadedWatched = CampaignFolder.watched(campaign.files)
             let loadedFingerprint = self.scanner.fingerprint(file, watched: loadedWatched)

@@ -1,8 +1,10 @@
 import AdCampaign
 import AdDecision
+import AdLive
 import AdStitching
 import Crypto
 import Foundation
+import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 
@@ -96,6 +98,21 @@ struct SessionController: Sendable {
         if attributes["device"] == nil, let agent = request.headers[.userAgent] {
             attributes["device"] = ViewerAttributes.device(agent)
         }
+        // A live session joins at the channel's live edge: the breaks that open from there are its.
+        var liveJoin: Int?
+        if let channel = served.channel {
+            guard let edge = channel.edge else {
+                throw Problem(
+                    status: .serviceUnavailable,
+                    title: "Channel not ready",
+                    detail: "this replica has not read the live channel \(channel.renditions[0].absoluteString) yet; try again in a few seconds"
+                )
+            }
+            if let asked, asked != .stitched {
+                throw Problem.badRequest("insertion=\(asked.rawValue): live sessions are stitched; leave insertion out")
+            }
+            liveJoin = edge
+        }
         let token = SessionToken(
             campaign: served.campaign.id,
             revision: served.campaign.revision,
@@ -103,11 +120,10 @@ struct SessionController: Sendable {
             at: Int64((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down)),
             attributes: attributes,
             expires: self.policy.expiryOfNewToken,
-            insertion: InsertionChoice.resolve(
-                asked ?? served.campaign.insertion,
-                userAgent: request.headers[.userAgent],
-                player: attributes["player"]
-            )
+            insertion: liveJoin != nil
+                ? .stitched
+                : InsertionChoice.resolve(asked ?? served.campaign.insertion, userAgent: request.headers[.userAgent], player: attributes["player"]),
+            liveJoin: liveJoin
         )
         var response = try self.masterResponse(served, token: token, prefix: "", for: request)
         if !ignored.isEmpty {
@@ -189,6 +205,9 @@ struct SessionController: Sendable {
         if case .assetList = sessionFile {
             return try self.assetList(sessionFile, served, token, tokenText: tokenText, verified: verified, for: request)
         }
+        if let joined = token.liveJoin, sessionFile != .emptySubtitles {
+            return try self.liveFile(sessionFile, served, token, joined: joined, tokenText: tokenText, verified: verified, for: request)
+        }
         // The bytes are a function of the token and the file, so they are named by them.
         let etag = Response.digest((tokenText + "/" + file).utf8)
         let rendered = try self.render(Self.metricKind(sessionFile)) {
@@ -247,6 +266,55 @@ struct SessionController: Sendable {
             throw Problem.notFound("break \(breakID) does not play in this session (nothing filled it), so it has no asset list")
         }
         return .tagged(text, contentType: file.contentType, cache: "public, max-age=86400, immutable", for: request)
+    }
+
+    /// A live session's media playlist or boundary manifest (docs/design-decisions.md "Live"),
+    /// rendered from the channel's latest windows and breaks at each refresh: no origin request
+    /// per viewer, and nothing kept, since the answer moves with the channel.
+    private func liveFile(
+        _ file: SessionFile,
+        _ served: ServedCampaign,
+        _ token: SessionToken,
+        joined: Int,
+        tokenText: String,
+        verified: VerifiedSession?,
+        for request: Request
+    ) throws -> Response {
+        guard let channel = served.channel, let live = served.campaign.live else {
+            throw Problem.notFound("campaign \(served.campaign.id) revision \(served.campaign.revision) is not live")
+        }
+        let (windows, breaks) = channel.snapshot()
+        let text = try self.render(Self.metricKind(file)) { () throws -> [UInt8] in
+            let plan: Plan
+            if let verified, verified.load == served.load {
+                plan = verified.plan
+            } else {
+                plan = Self.plan(served, token)
+                self.sessions.put(tokenText, VerifiedSession(token: token, plan: plan, load: served.load))
+            }
+            let edge = windows.compactMap { $0?.segments.last?.end }.max() ?? .zero
+            let schedule = try LiveSchedule(plan: plan, live: live, layout: served.renderer.layout, breaks: breaks, joined: joined, liveEdge: edge)
+            switch file {
+            case .playlist(let rendition):
+                guard let index = served.renderer.layout.renditions.firstIndex(of: rendition), let window = windows[index] else {
+                    throw Problem(
+                        status: .serviceUnavailable,
+                        title: "Channel not ready",
+                        detail: "this replica has not read rendition \(rendition.id) of the live channel yet; try again in a few seconds"
+                    )
+                }
+                return try served.renderer.livePlaylist(schedule, rendition: rendition, window: window)
+            case .boundaries:
+                guard let window = windows.first ?? nil else {
+                    throw Problem(status: .serviceUnavailable, title: "Channel not ready", detail: "the live channel has not been read yet")
+                }
+                return Array(schedule.manifest(window).text().utf8)
+            default:
+                throw Problem.notFound("live sessions have media playlists and boundaries.json")
+            }
+        }
+        // Players reload a live playlist every target duration or so: never stored, revalidated by ETag.
+        return .tagged(String(decoding: text, as: UTF8.self), contentType: file.contentType, cache: "no-cache", for: request)
     }
 
     /// `http://host[:port]` (or `https://` behind a proxy that says `X-Forwarded-Proto: https`)

@@ -32,6 +32,10 @@ public struct SessionToken: Sendable, Hashable {
     /// How the session gets its ads, decided at its start (`stitched` or `interstitials`, never
     /// `auto`): signed in, so a viewer cannot switch a session to the mode a player may skip in.
     public var insertion: Insertion
+    /// A live session (`program: { live: URL }`): the origin media sequence number after the
+    /// channel's last segment when it started. Breaks that open from there are the viewer's
+    /// (docs/design-decisions.md "Live"); signed in, so every replica replaces the same breaks.
+    public var liveJoin: Int?
 
     public init(
         campaign: String,
@@ -41,9 +45,12 @@ public struct SessionToken: Sendable, Hashable {
         attributes: [String: String],
         expires: Int64,
         scope: Scope = .viewer,
-        insertion: Insertion = .stitched
+        insertion: Insertion = .stitched,
+        liveJoin: Int? = nil
     ) {
         precondition(insertion != .auto, "a session's token carries the insertion mode auto resolved to")
+        precondition(liveJoin == nil || insertion == .stitched, "live sessions are stitched")
+        self.liveJoin = liveJoin
         self.campaign = campaign
         self.revision = revision
         self.session = session
@@ -76,16 +83,17 @@ public struct SessionToken: Sendable, Hashable {
     static let signatureBytes = 16
 
     /// The signed token. The payload: version, scope (`v`/`p`), insertion (`s` stitched, `i`
-    /// interstitials), decision time and expiry (big-endian
-    /// 64-bit), then campaign, revision, session and the attributes' count and names and values,
+    /// interstitials, `l` a live session, stitched), decision time and expiry (big-endian
+    /// 64-bit; a live session's join point after them, the same way), then campaign, revision, session and the attributes' count and names and values,
     /// each string as a LEB128 length and its UTF-8; attributes sorted by name, so a context
     /// always gives the same token.
     public func encoded(secret: SymmetricKey) -> String {
         var bytes: [UInt8] = [
-            Self.version, UInt8(ascii: self.scope == .viewer ? "v" : "p"), UInt8(ascii: self.insertion == .interstitials ? "i" : "s"),
+            Self.version, UInt8(ascii: self.scope == .viewer ? "v" : "p"),
+            UInt8(ascii: self.liveJoin != nil ? "l" : self.insertion == .interstitials ? "i" : "s"),
         ]
         bytes.reserveCapacity(64 + self.campaign.utf8.count + self.revision.utf8.count + self.session.utf8.count)
-        for value in [self.at, self.expires] {
+        for value in [self.at, self.expires] + (self.liveJoin.map { [Int64($0)] } ?? []) {
             withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
         }
         func append(_ count: Int) {
@@ -191,14 +199,22 @@ public struct SessionToken: Sendable, Hashable {
             let scope = Scope(rawValue: String(UnicodeScalar(scopeByte)))
         else { return nil }
         var insertion = Insertion.stitched
+        var live = false
         if version == Self.version {
             switch byte() {
             case UInt8(ascii: "s"): insertion = .stitched
             case UInt8(ascii: "i"): insertion = .interstitials
+            case UInt8(ascii: "l"): live = true
             default: return nil
             }
         }
-        guard let at = integer(), let expires = integer(), let campaign = text(), let revision = text(), let session = text(),
+        guard let at = integer(), let expires = integer() else { return nil }
+        var liveJoin: Int?
+        if live {
+            guard let join = integer(), join >= 0 else { return nil }
+            liveJoin = Int(join)
+        }
+        guard let campaign = text(), let revision = text(), let session = text(),
             let attributeCount = count()
         else { return nil }
         var attributes: [String: String] = [:]
@@ -217,7 +233,8 @@ public struct SessionToken: Sendable, Hashable {
             attributes: attributes,
             expires: expires,
             scope: scope,
-            insertion: insertion
+            insertion: insertion,
+            liveJoin: liveJoin
         )
     }
 

@@ -26,6 +26,9 @@ struct SegmentBlock: Sendable {
     var averageBandwidth: Int?
     /// The playlist the block was rendered from, for error messages.
     var source: URL?
+    /// Each segment's lines on their own, with the map and keys in force at it: kept for live
+    /// sessions, whose playlists list part of an asset (``SegmentBlock/init(_:uris:iFramesOnly:gap:fillURI:version:passthrough:perSegment:)``).
+    private(set) var segments: [SegmentLines] = []
 
     /// Renders `playlist`'s segments. `gap` marks every segment EXT-X-GAP (an I-frame rendition the
     /// asset lacks); `fillURI` replaces every segment URI (an empty WebVTT for a missing subtitle
@@ -40,7 +43,8 @@ struct SegmentBlock: Sendable {
         gap: Bool = false,
         fillURI: String? = nil,
         version: Int? = nil,
-        passthrough: Bool = false
+        passthrough: Bool = false,
+        perSegment: Bool = false
     ) {
         self.source = playlist.url
         var currentKeys: [String]?
@@ -48,11 +52,12 @@ struct SegmentBlock: Sendable {
         var previousSourceKeys: [Key] = []
         let lines = playlist.lines
         for segment in playlist.segments {
+            var bodyStart = self.text.utf8.count
             if passthrough, fillURI == nil, !gap {
                 for index in segment.lineIndices where Self.isPassedMarker(lines[index]) { self.text += lines[index].text + "\n" }
             }
+            var keys: [String] = []
             if fillURI == nil {
-                var keys: [String] = []
                 for key in segment.keys { keys.append(self.keyLine(key, segment: segment, playlist: playlist, uris: uris)) }
                 if let map = segment.map {
                     var attributes = map.attributes
@@ -75,6 +80,7 @@ struct SegmentBlock: Sendable {
                 }
                 self.enter(keys, from: &currentKeys)
                 previousSourceKeys = segment.keys
+                bodyStart = self.text.utf8.count
                 if let range = segment.byteRange, let offset = range.offset {
                     // docs/architecture.md invariant 7: segments no longer follow their original neighbours.
                     self.text += "#EXT-X-BYTERANGE:\(range.length)@\(offset)\n"
@@ -91,6 +97,16 @@ struct SegmentBlock: Sendable {
             }
             self.duration += segment.duration
             self.maxRoundedDuration = max(self.maxRoundedDuration, segment.duration.roundedToInteger)
+            if perSegment {
+                self.segments.append(
+                    SegmentLines(
+                        map: currentMap,
+                        keys: keys,
+                        body: Array(self.text.utf8.dropFirst(bodyStart)),
+                        duration: segment.duration
+                    )
+                )
+            }
         }
         self.endKeys = currentKeys ?? []
         self.version = version ?? Self.minimumVersion(of: self.startKeys, self.text, iFramesOnly: iFramesOnly)

@@ -19,7 +19,7 @@ public struct StitchLayout: Sendable {
     /// Target duration per rendition: one value for all video and audio playlists (invariant 3).
     let targetDurations: [Int]
     /// The programme asset whose multivariant playlist is the template.
-    var program: Asset { self.campaign.islands[0].asset }
+    let program: Asset
     /// The campaign's `rewrite:` rules, with what a request needs of them; nil without rules.
     let rewriting: Rewriting?
     /// How URIs are written before rewrite rules (the server: media route paths for local files).
@@ -30,7 +30,7 @@ public struct StitchLayout: Sendable {
     /// - Parameter emptySubtitleURI: the URI of an empty WebVTT file, played for the length of
     ///   an ad that has no subtitle rendition (invariant 10).
     public init(campaign: Campaign, uris: URIStyle, emptySubtitleURI: String = SessionFile.emptySubtitles.name) throws(StitchError) {
-        guard let program = campaign.islands.first?.asset else { throw .noProgramme() }
+        guard let program = campaign.programme else { throw .noProgramme() }
         var renditions = program.variants.indices.map { StitchRendition(kind: .video($0)) }
         for (index, rendition) in program.renditions.enumerated() where rendition.playlist != nil {
             switch rendition.media.type {
@@ -39,7 +39,9 @@ public struct StitchLayout: Sendable {
             default: continue
             }
         }
-        renditions += program.iFrameVariants.indices.map { StitchRendition(kind: .iFrame($0)) }
+        // A live session has no I-frame playlists: trick play over a sliding window of minutes
+        // is left to the player (docs/design-decisions.md "Live").
+        if campaign.live == nil { renditions += program.iFrameVariants.indices.map { StitchRendition(kind: .iFrame($0)) } }
 
         var assets: [(name: String, asset: Asset)] = campaign.islands.map { ("island \"\($0.id)\"", $0.asset) }
         // Interstitial sessions play the one programme asset whole.
@@ -71,13 +73,15 @@ public struct StitchLayout: Sendable {
                     program: program,
                     uris: recording,
                     emptySubtitleURI: emptySubtitleURI,
-                    passthrough: campaign.markersPassthrough && islands.contains(asset.url)
+                    passthrough: campaign.markersPassthrough && islands.contains(asset.url),
+                    perSegment: campaign.live != nil
                 )
                 try Self.checkAlignment(block, rendition: rendition, of: asset, named: name, program: program, frame: frame)
                 block.seal(id: byteBlocks.count)
                 byteBlocks.append(block.bytes)
                 row.append(block)
             }
+            if campaign.live != nil { try Self.checkLiveSegments(row, renditions: renditions, of: asset, named: name) }
             blocks[ObjectIdentifier(asset)] = row
             if !campaign.rewrites.isEmpty {
                 writtenByAsset[ObjectIdentifier(asset)] = written.withLock { urls in
@@ -96,6 +100,7 @@ public struct StitchLayout: Sendable {
             renditions[index].sharesTargetDuration ? shared : max(1, blocks.values.map { $0[index].maxRoundedDuration }.max() ?? 1)
         }
         self.campaign = campaign
+        self.program = program
         self.renditions = renditions
         self.blocks = blocks
         self.byteBlocks = byteBlocks
@@ -129,7 +134,8 @@ public struct StitchLayout: Sendable {
         uris: URIStyle,
         emptySubtitleURI: String,
         version: Int? = nil,
-        passthrough: Bool = false
+        passthrough: Bool = false,
+        perSegment: Bool = false
     ) throws(StitchError) -> SegmentBlock {
         switch rendition.kind {
         case .video(let index):
@@ -145,7 +151,7 @@ public struct StitchLayout: Sendable {
                     "\(asset.url.path) has no variant to play in the programme's variant \(index)"
                 )
             }
-            var block = SegmentBlock(variant.playlist, uris: uris, version: version, passthrough: passthrough)
+            var block = SegmentBlock(variant.playlist, uris: uris, version: version, passthrough: passthrough, perSegment: perSegment)
             block.bandwidth = variant.streamInf.bandwidth
             block.averageBandwidth = variant.streamInf.averageBandwidth
             return block
@@ -170,7 +176,7 @@ public struct StitchLayout: Sendable {
         case .audio(let index), .subtitles(let index):
             let target = program.renditions[index].media
             if let match = RenditionMatcher.rendition(of: asset, for: target), let playlist = match.playlist {
-                return SegmentBlock(playlist, uris: uris, version: version, passthrough: passthrough)
+                return SegmentBlock(playlist, uris: uris, version: version, passthrough: passthrough, perSegment: perSegment)
             }
             guard target.type == .subtitles, let video = asset.variants.first else {
                 throw .noMatchingPlaylist(
@@ -181,7 +187,7 @@ public struct StitchLayout: Sendable {
                 )
             }
             // No subtitles in this asset: an empty WebVTT for each of its video segments.
-            return SegmentBlock(video.playlist, uris: uris, fillURI: emptySubtitleURI, version: version)
+            return SegmentBlock(video.playlist, uris: uris, fillURI: emptySubtitleURI, version: version, perSegment: perSegment)
         }
     }
 
@@ -216,6 +222,30 @@ public struct StitchLayout: Sendable {
                     + "\(Self.describe(rendition, program: program)) it plays in rendition \(rendition.id)\(source), "
                     + "\(difference) s apart — more than a frame (\(tolerance) s). Its renditions must start and end together: "
                     + "encode audio and video of \(asset.url.path) to the same length"
+            )
+        }
+    }
+
+    /// A live session numbers the segments of an ad alike in every rendition
+    /// (docs/design-decisions.md "Live"), so each of its renditions must have as many segments as
+    /// its first variant.
+    private static func checkLiveSegments(
+        _ row: [SegmentBlock],
+        renditions: [StitchRendition],
+        of asset: Asset,
+        named name: String
+    )
+        throws(StitchError)
+    {
+        guard let reference = row.first?.segments.count else { return }
+        for (block, rendition) in zip(row, renditions) where block.segments.count != reference {
+            let source = block.source.map { " (\($0.path))" } ?? ""
+            throw StitchError(
+                .misaligned,
+                asset: asset.url,
+                rendition: rendition.id,
+                "\(name) has \(reference) segments in its first variant but \(block.segments.count) in rendition \(rendition.id)\(source); "
+                    + "a live channel numbers every rendition's segments alike, so cut every rendition of \(asset.url.path) at the same boundaries"
             )
         }
     }

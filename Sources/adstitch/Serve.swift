@@ -67,6 +67,14 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Origins")
     var origin: OriginFlags
 
+    @Option(
+        help: ArgumentHelp(
+            "PostgreSQL for live channels' break history, shared by replicas (postgres://user[:password]@host[:port]/database; default: $ADSTITCH_DATABASE_URL; none: each replica knows the breaks it saw).",
+            valueName: "url"
+        )
+    )
+    var database: String?
+
     @Option(help: "Log level: trace, debug (a line per request), info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -122,6 +130,7 @@ struct Serve: AsyncParsableCommand {
         configuration.headerTimeout = .seconds(self.headerTimeout)
         configuration.maxConnections = self.maxConnections
         configuration.origin = self.origin.settings
+        configuration.database = self.database ?? ProcessInfo.processInfo.environment["ADSTITCH_DATABASE_URL"]
         // The one process-wide bootstrap: anything in the process using swift-metrics reports to
         // the registry /metrics serves. (The server itself writes to it explicitly.)
         MetricsSystem.bootstrap(configuration.metrics.factory)

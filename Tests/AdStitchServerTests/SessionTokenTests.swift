@@ -116,6 +116,36 @@ struct SessionTokenTests {
         #expect(old.session == "s-1" && old.expires == 1_795_886_400)
     }
 
+    @Test("a live session's join point is signed in after the times; a payload cut short or a negative join is refused")
+    func liveJoin() throws {
+        let token = SessionToken(
+            campaign: "live",
+            revision: "r1",
+            session: "s-1",
+            at: 1_795_800_000_000,
+            attributes: ["locale": "es"],
+            expires: 1_795_886_400,
+            liveJoin: 123_456
+        )
+        let encoded = token.encoded(secret: Self.secret)
+        let decoded = try #require(SessionToken(decoding: encoded, secret: Self.secret))
+        #expect(decoded == token && decoded.liveJoin == 123_456 && decoded.insertion == .stitched)
+        let payload = Array(try #require(Data(base64Encoded: Self.padded(String(encoded.prefix { $0 != "." })))))
+        #expect(payload[2] == UInt8(ascii: "l"))
+        // The same payload read as a VOD token (mode `s`) has eight bytes too many: refused.
+        var vod = payload
+        vod[2] = UInt8(ascii: "s")
+        #expect(SessionToken(decoding: Self.signed(vod), secret: Self.secret) == nil)
+        // A VOD token's payload relabelled live lacks the join point: refused.
+        let plain = SessionToken(campaign: "live", revision: "r1", session: "s-1", at: 1_795_800_000_000, attributes: [:], expires: 1_795_886_400)
+        var relabelled = Array(try #require(Data(base64Encoded: Self.padded(String(plain.encoded(secret: Self.secret).prefix { $0 != "." })))))
+        relabelled[2] = UInt8(ascii: "l")
+        #expect(SessionToken(decoding: Self.signed(relabelled), secret: Self.secret) == nil)
+        var negative = payload
+        for index in 19..<27 { negative[index] = 0xff }
+        #expect(SessionToken(decoding: Self.signed(negative), secret: Self.secret) == nil)
+    }
+
     @Test("a version 1 token (JSON payload, full HMAC) issued before an upgrade still plays")
     func versionOne() throws {
         let json = #"{"a":{"locale":"es-ES"},"c":"evening-news","e":4102444800,"k":"v","r":"abc","s":"s-1","t":1795800000000}"#

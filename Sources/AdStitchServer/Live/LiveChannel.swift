@@ -1,5 +1,6 @@
 import AdLive
 import AdOrigin
+import AdStitching
 import CoreMetrics
 import Foundation
 import HLSPlaylist
@@ -39,6 +40,8 @@ public final class LiveChannel: Sendable {
     /// A rendition's latest window and the validators to ask for the next.
     public struct Window: Sendable {
         public let playlist: MediaPlaylist
+        /// The window ready for every viewer's refresh; nil when it has no dated segment.
+        public let prepared: LiveRenditionWindow?
         let etag: String?
         let lastModified: String?
     }
@@ -111,7 +114,15 @@ public final class LiveChannel: Sendable {
                 self.logger.warning("live playlist does not parse; the last window keeps serving", metadata: ["url": "\(url)", "error": "\(error)"])
                 continue
             }
-            let window = Window(playlist: playlist, etag: fetched.etag, lastModified: fetched.lastModified)
+            let prepared = LiveRenditionWindow(playlist)
+            if prepared == nil {
+                self.logger.warning(
+                    "live playlist has no dated segment (EXT-X-PROGRAM-DATE-TIME); the last window keeps serving",
+                    metadata: ["url": "\(url)"]
+                )
+                continue
+            }
+            let window = Window(playlist: playlist, prepared: prepared, etag: fetched.etag, lastModified: fetched.lastModified)
             let changed: [LiveBreak] = self.state.withLock { state in
                 state.windows[url] = window
                 guard index == 0 else { return [] }
@@ -163,6 +174,24 @@ public final class LiveChannel: Sendable {
     /// The latest window of a rendition, if any was fetched.
     public func window(_ url: URL) -> MediaPlaylist? {
         self.state.withLock { $0.windows[url]?.playlist }
+    }
+
+    /// The latest window of rendition `index` (of ``renditions``), ready to render.
+    public func prepared(_ index: Int) -> LiveRenditionWindow? {
+        guard self.renditions.indices.contains(index) else { return nil }
+        return self.state.withLock { $0.windows[self.renditions[index]]?.prepared }
+    }
+
+    /// Every rendition's latest window (nil where none was read yet) and the channel's breaks,
+    /// read together.
+    public func snapshot() -> (windows: [LiveRenditionWindow?], breaks: [LiveBreak]) {
+        self.state.withLock { state in (self.renditions.map { state.windows[$0]?.prepared }, state.tracker.breaks) }
+    }
+
+    /// The origin sequence number after the first rendition's last segment: where a session that
+    /// starts now joins. Nil before the first window.
+    public var edge: Int? {
+        self.state.withLock { state in state.windows[self.renditions[0]]?.prepared?.segments.last.map { $0.sequence + 1 } }
     }
 
     /// The channel's breaks as this replica knows them (history and what it saw).

@@ -66,6 +66,11 @@ public final class PostgresBreakHistory: Sendable {
             """,
             logger: self.logger
         )
+        // Added with the per-viewer live playlists: the duration the opening marker announced.
+        try await self.client.query(
+            "ALTER TABLE adstitch_live_breaks ADD COLUMN IF NOT EXISTS duration_micros bigint",
+            logger: self.logger
+        )
     }
 
     /// Records breaks of `channel` as a poller saw them: a new break is inserted; a known one
@@ -77,13 +82,14 @@ public final class PostgresBreakHistory: Sendable {
             let endMicros = closing.map { Self.micros($0.time) }
             let endDiscontinuity = closing.map { Int64($0.discontinuitySequence) }
             let endIsDiscontinuity = closing.map(\.isDiscontinuity)
+            let duration = item.duration.map(Self.micros)
             try await self.client.query(
                 """
                 INSERT INTO adstitch_live_breaks
-                    (channel, id, first_sequence, start_micros, entering_discontinuity,
+                    (channel, id, first_sequence, start_micros, entering_discontinuity, duration_micros,
                      end_sequence, end_micros, end_discontinuity, end_is_discontinuity)
                 VALUES (\(channel), \(item.id), \(Int64(item.first)), \(Self.micros(item.start)), \(Int64(item.enteringDiscontinuity)),
-                        \(endSequence), \(endMicros), \(endDiscontinuity), \(endIsDiscontinuity))
+                        \(duration), \(endSequence), \(endMicros), \(endDiscontinuity), \(endIsDiscontinuity))
                 ON CONFLICT (channel, id) DO UPDATE SET
                     end_sequence = COALESCE(adstitch_live_breaks.end_sequence, EXCLUDED.end_sequence),
                     end_micros = COALESCE(adstitch_live_breaks.end_micros, EXCLUDED.end_micros),
@@ -100,7 +106,7 @@ public final class PostgresBreakHistory: Sendable {
     public func breaks(channel: String, since: ExactDecimal) async throws -> [LiveBreak] {
         let rows = try await self.client.query(
             """
-            SELECT id, first_sequence, start_micros, entering_discontinuity,
+            SELECT id, first_sequence, start_micros, entering_discontinuity, duration_micros,
                    end_sequence, end_micros, end_discontinuity, end_is_discontinuity
             FROM adstitch_live_breaks
             WHERE channel = \(channel) AND start_micros >= \(Self.micros(since))
@@ -109,10 +115,16 @@ public final class PostgresBreakHistory: Sendable {
             logger: self.logger
         )
         var breaks: [LiveBreak] = []
-        for try await (id, first, start, entering, end, endMicros, endDiscontinuity, endIsDiscontinuity) in rows.decode(
-            (String, Int64, Int64, Int64, Int64?, Int64?, Int64?, Bool?).self
+        for try await (id, first, start, entering, duration, end, endMicros, endDiscontinuity, endIsDiscontinuity) in rows.decode(
+            (String, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?, Bool?).self
         ) {
-            var item = LiveBreak(id: id, first: Int(first), start: Self.seconds(start), enteringDiscontinuity: Int(entering))
+            var item = LiveBreak(
+                id: id,
+                first: Int(first),
+                start: Self.seconds(start),
+                enteringDiscontinuity: Int(entering),
+                duration: duration.map(Self.seconds)
+            )
             if let end, let endMicros, let endDiscontinuity, let endIsDiscontinuity {
                 item.closing = .init(
                     end: Int(end),

@@ -1,0 +1,98 @@
+import HLSPlaylist
+import Yams
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A live programme (`program: { live: URL }`, issue 14): the channel's multivariant playlist
+/// and one window of each of its media playlists, `marker_breaks` for what the channel's markers
+/// do not say, `join_mid_break`.
+extension Loader {
+    mutating func liveChannel(_ node: Node, program: [String: Node], node parent: Node) {
+        for key in ["islands", "playlist", "breaks"] where program[key] != nil {
+            self.reader.issue(
+                program[key],
+                "program.\(key)",
+                key == "breaks"
+                    ? "a live programme's breaks always come from its markers; remove program.breaks"
+                    : "a programme is live, one playlist or islands — not both"
+            )
+        }
+        guard let text = self.reader.string(node, "program.live", required: true, parent: parent) else { return }
+        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            self.reader.issue(
+                node,
+                "program.live",
+                "\"\(text)\" is not an http(s) URL; program.live is the URL of the channel's multivariant playlist on its origin"
+            )
+            return
+        }
+        let mark = node.mark
+        guard
+            let asset = self.assets.liveAsset(
+                at: url,
+                field: "program.live",
+                campaignFile: self.file.path,
+                line: mark?.line ?? 0,
+                column: mark?.column ?? 0
+            )
+        else { return }
+        self.liveChannel = (asset, url, node)
+    }
+
+    mutating func liveProgram(
+        _ channel: (asset: Asset, url: URL, node: Node),
+        fields: [String: Node],
+        pools: [String],
+        hasSlate: Bool
+    )
+        -> LiveProgram?
+    {
+        var join = LiveProgram.JoinMidBreak.slate
+        if let node = fields["join_mid_break"], let value = self.reader.string(node, "join_mid_break") {
+            if let mode = LiveProgram.JoinMidBreak(rawValue: value) {
+                join = mode
+            } else {
+                self.reader.issue(node, "join_mid_break", "\"\(value)\" is not a choice; use slate or program")
+            }
+        }
+        guard let markerBreaks = fields["marker_breaks"] else {
+            self.reader.issue(
+                channel.node,
+                "marker_breaks",
+                "is required for a live programme: marker_breaks: { pools: [...] } names the pools that fill the channel's breaks"
+            )
+            return nil
+        }
+        let settingFields = self.reader.mapping(markerBreaks, "marker_breaks", allowed: ["duration", "pools", "restrict"])
+        let settings = self.breakSettings(settingFields, item: markerBreaks, field: "marker_breaks", pools: pools, required: false)
+        if settings.duration == nil, settingFields["duration"] == nil {
+            self.reader.issue(
+                markerBreaks,
+                "marker_breaks.duration",
+                "is required for a live programme: a break whose marker announces no duration is planned for this many seconds"
+            )
+        }
+        if settings.pools.isEmpty, settingFields["pools"] == nil {
+            self.reader.issue(markerBreaks, "marker_breaks.pools", "is required: the pools that fill the channel's breaks")
+        }
+        if !hasSlate {
+            self.reader.issue(
+                channel.node,
+                "slate",
+                "is required for a live programme: a break runs as long as the channel's markers say, and the slate fills what the ads leave"
+            )
+        }
+        return LiveProgram(
+            url: channel.url,
+            asset: channel.asset,
+            joinMidBreak: join,
+            defaultDuration: settings.duration,
+            pools: settings.pools,
+            restrict: settings.restrict
+        )
+    }
+}

@@ -1,0 +1,106 @@
+import AdCampaign
+import AdLive
+import AdOrigin
+import AdStitching
+import Foundation
+import HLSPlaylist
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The live channels the loaded campaigns watch (docs/design-decisions.md "Live"): one
+/// ``LiveChannel`` poller per channel and replica, shared by every campaign and revision that
+/// names it, started when the first of them loads and polling until the server stops. A channel
+/// is its multivariant playlist's URL and the break duration its campaigns assume
+/// (`marker_breaks.duration`, which closes a break whose marker announces none).
+public final class LiveChannels: Sendable {
+    let client: OriginClient
+    let history: PostgresBreakHistory?
+    let logger: Logger
+    /// How far back a starting poller reads the break history: the oldest session still playing.
+    let historyWindow: Duration
+    private let channels = Mutex<[String: LiveChannel]>([:])
+    private let added: AsyncStream<LiveChannel>.Continuation
+    private let stream: AsyncStream<LiveChannel>
+
+    public init(client: OriginClient, history: PostgresBreakHistory?, historyWindow: Duration, logger: Logger) {
+        self.client = client
+        self.history = history
+        self.historyWindow = historyWindow
+        self.logger = logger
+        (self.stream, self.added) = AsyncStream.makeStream()
+    }
+
+    /// The poller of `campaign`'s channel, started on first use; nil for a VOD campaign. Its
+    /// renditions are the layout's, in order.
+    func channel(for campaign: Campaign, layout: StitchLayout) -> LiveChannel? {
+        guard let live = campaign.live else { return nil }
+        let key = live.url.absoluteString + (live.defaultDuration.map { "#duration=\($0)" } ?? "")
+        let renditions: [URL] = layout.renditions.compactMap { rendition in
+            switch rendition.kind {
+            case .video(let index): live.asset.variants[index].url
+            case .audio(let index), .subtitles(let index): live.asset.renditions[index].url
+            case .iFrame: nil
+            }
+        }
+        return self.channels.withLock { channels in
+            if let existing = channels[key], existing.renditions == renditions { return existing }
+            let channel = LiveChannel(
+                key: key,
+                renditions: renditions,
+                client: self.client,
+                history: self.history,
+                defaultDuration: live.defaultDuration,
+                logger: self.logger
+            )
+            channels[key] = channel
+            self.added.yield(channel)
+            return channel
+        }
+    }
+
+    /// Runs every channel's poller, those added later too, until cancelled: each first reads the
+    /// break history of the sessions still playing, then polls.
+    func run() async {
+        if let history = self.history {
+            do {
+                try await history.migrate()
+            } catch {
+                self.logger.error("cannot prepare the live break history in PostgreSQL", metadata: ["error": "\(error)"])
+            }
+        }
+        await withDiscardingTaskGroup { group in
+            for await channel in self.stream {
+                group.addTask {
+                    let since = ExactDecimal(Int(Date().timeIntervalSince1970)) - ExactDecimal(Int(self.historyWindow.components.seconds))
+                    do {
+                        try await channel.loadHistory(since: since)
+                    } catch {
+                        self.logger.error(
+                            "cannot read the live break history; breaks that left the window before this replica started are unknown to it",
+                            metadata: ["channel": "\(channel.key)", "error": "\(error)"]
+                        )
+                    }
+                    await channel.run()
+                }
+            }
+        }
+    }
+}
+
+/// Runs the live channels' pollers (and the PostgreSQL client of their history) with the server;
+/// a graceful shutdown cancels them.
+struct LiveChannelsService: Service {
+    let channels: LiveChannels
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                if let history = self.channels.history {
+                    group.addTask { await history.run() }
+                }
+                group.addTask { await self.channels.run() }
+            }
+        }
+    }
+}

@@ -1,0 +1,333 @@
+import AdCampaign
+import AdDecision
+import AdLive
+import HLSPlaylist
+
+/// One segment's lines on their own (a live session lists part of an asset, or part of a
+/// channel's window): the `EXT-X-MAP` and `EXT-X-KEY` lines in force at it, and its own lines
+/// (`EXT-X-BYTERANGE`, `EXT-X-GAP`, `EXTINF`, URI), each ending in LF.
+struct SegmentLines: Sendable, Hashable {
+    let map: String?
+    let keys: [String]
+    let body: [UInt8]
+    let duration: ExactDecimal
+}
+
+/// One rendition of a live channel as its poller last read it (docs/design-decisions.md "Live"),
+/// made once per new window and shared by every viewer's refresh: the dated segments, and each
+/// one's lines with its URIs made absolute against the origin.
+public struct LiveRenditionWindow: Sendable {
+    public let segments: [LiveSegment]
+    let lines: [SegmentLines]
+    /// The EXT-X-VERSION its lines need.
+    let version: Int
+    public let targetDuration: Int
+
+    /// Nil when the window is empty or undated (live breaks and programme dates need dates).
+    public init?(_ playlist: MediaPlaylist) {
+        guard let segments = LiveSegment.segments(of: playlist), !segments.isEmpty else { return nil }
+        let block = SegmentBlock(playlist, uris: .absolute, perSegment: true)
+        self.segments = segments
+        self.lines = block.segments
+        self.version = block.version
+        self.targetDuration = max(playlist.targetDuration ?? 1, block.maxRoundedDuration)
+    }
+
+    /// The lines of origin segment `sequence` (the window's numbers are consecutive).
+    func lines(of sequence: Int) -> SegmentLines? {
+        guard let first = self.segments.first?.sequence, sequence >= first, sequence - first < self.lines.count else { return nil }
+        return self.lines[sequence - first]
+    }
+
+    /// Origin segment `sequence`, when in the window.
+    public func segment(_ sequence: Int) -> LiveSegment? {
+        guard let first = self.segments.first?.sequence, sequence >= first, sequence - first < self.segments.count else { return nil }
+        return self.segments[sequence - first]
+    }
+}
+
+/// A viewer's live session at one refresh: their plan, where they joined, and the fill of each
+/// break they get (docs/design-decisions.md "Live").
+public struct LiveSchedule: Sendable {
+    public let plan: Plan
+    public let live: LiveProgram
+    /// The breaks that play as the viewer's fill, by id.
+    public let fills: [String: LiveBreakFill]
+    /// The breaks the channel knows, in order.
+    public let breaks: [LiveBreak]
+    /// The origin sequence number numbering starts replacing breaks at (``LiveNumbering``).
+    public let replacingFrom: Int
+
+    /// A break as a viewer gets it: the ads planned for it, then slate; pieces in play order.
+    public struct LiveBreakFill: Sendable {
+        public let adBreak: LiveBreak
+        /// The ads and slate repeats, each whole, in order (what ends past the break is cut).
+        public let pieces: [LivePiece]
+        /// The segments on the numbering timeline (the first video variant's), in order.
+        public let items: [LiveFill]
+        /// Each item's start within the break.
+        public let offsets: [ExactDecimal]
+        /// The viewer joined while the break played: slate only (`join_mid_break: slate`).
+        public let joinedMidBreak: Bool
+        /// What the ads were planned for: the marker's duration, else `marker_breaks.duration`.
+        public let nominalDuration: ExactDecimal
+    }
+
+    public struct LivePiece: Sendable {
+        /// Nil for the slate.
+        public let ad: Ad?
+        public let asset: Asset
+        public let start: ExactDecimal
+    }
+
+    /// - Parameters:
+    ///   - joined: the origin sequence number after the channel's last segment when the session
+    ///     started (signed into its token): breaks that open from there are replaced.
+    ///   - liveEdge: the end of the channel's published time (seconds since the epoch): an open
+    ///     break's fill is made that long.
+    public init(plan: Plan, live: LiveProgram, layout: StitchLayout, breaks: [LiveBreak], joined: Int, liveEdge: ExactDecimal) throws(StitchError) {
+        self.plan = plan
+        self.live = live
+        self.breaks = breaks
+        // The break airing when the viewer joined: its rest is slate, or the channel's own.
+        let airing = breaks.first { $0.first < joined && ($0.closing?.end ?? .max) >= joined }
+        let midBreak = live.joinMidBreak == .slate ? airing : nil
+        self.replacingFrom = midBreak?.first ?? joined
+        var fills: [String: LiveBreakFill] = [:]
+        for adBreak in breaks where adBreak.first >= self.replacingFrom {
+            let needed = adBreak.replacedDuration ?? max(.zero, liveEdge - adBreak.start)
+            var pieces: [LivePiece] = []
+            var total = ExactDecimal.zero
+            let nominal = adBreak.duration ?? live.defaultDuration ?? needed
+            if adBreak.id != midBreak?.id {
+                let planned = Planner().fill(live.adBreak(id: adBreak.id, duration: nominal), for: plan)
+                for ad in planned.ads {
+                    pieces.append(LivePiece(ad: ad, asset: ad.asset, start: total))
+                    total += ad.asset.duration
+                }
+            }
+            // Slate for what the ads leave, up to the break's end (or the live edge while it is
+            // open); a slate the loader accepted lasts more than 0 s.
+            if let slate = plan.campaign.slate, slate.duration > .zero {
+                while total < needed {
+                    pieces.append(LivePiece(ad: nil, asset: slate, start: total))
+                    total += slate.duration
+                }
+            }
+            var items: [LiveFill] = []
+            var offsets: [ExactDecimal] = []
+            var offset = ExactDecimal.zero
+            for (index, piece) in pieces.enumerated() {
+                // The numbering follows the first video variant; the layout checked every
+                // rendition of a live campaign's assets has its segments.
+                for (position, segment) in try layout.block(piece.asset, 0).segments.enumerated() {
+                    items.append(LiveFill(duration: segment.duration, piece: index, index: position))
+                    offsets.append(offset)
+                    offset += segment.duration
+                }
+            }
+            fills[adBreak.id] = LiveBreakFill(
+                adBreak: adBreak,
+                pieces: pieces,
+                items: items,
+                offsets: offsets,
+                joinedMidBreak: adBreak.id == midBreak?.id,
+                nominalDuration: nominal
+            )
+        }
+        self.fills = fills
+    }
+
+    /// A rendition's window numbered for this viewer.
+    public func window(_ window: LiveRenditionWindow) -> LiveWindow {
+        LiveNumbering.window(window.segments, breaks: self.breaks, joined: self.replacingFrom) { self.fills[$0.id]?.items ?? [] }
+    }
+}
+
+extension SessionRenderer {
+    /// A viewer's live media playlist of one rendition (docs/design-decisions.md "Live"): the
+    /// channel's window with the breaks the viewer gets replaced by their fill; media and
+    /// discontinuity sequence numbers from ``LiveNumbering``; the origin's dates on programme
+    /// segments, the break's date plus the fill's offset on ads; the map and keys stated after
+    /// every discontinuity and wherever they change; no `EXT-X-ENDLIST`.
+    public func livePlaylist(_ schedule: LiveSchedule, rendition: StitchRendition, window: LiveRenditionWindow) throws(StitchError) -> [UInt8] {
+        guard let index = self.layout.renditions.firstIndex(of: rendition) else {
+            throw .notInLayout(rendition: rendition.id, "rendition \(rendition.id) is not part of this campaign")
+        }
+        let numbered = schedule.window(window)
+        let campaign = schedule.plan.campaign
+        var version = window.version
+        var target = max(self.layout.targetDurations[index], window.targetDuration)
+        for fill in schedule.fills.values {
+            for piece in fill.pieces {
+                let block = try self.layout.block(piece.asset, index)
+                version = max(version, block.version)
+                target = max(target, block.maxRoundedDuration)
+            }
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(256 + numbered.entries.count * 160)
+        func add(_ text: String) { output.append(contentsOf: text.utf8) }
+        add("#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(target)\n")
+        add("#EXT-X-MEDIA-SEQUENCE:\(numbered.mediaSequence)\n#EXT-X-DISCONTINUITY-SEQUENCE:\(numbered.discontinuitySequence)\n")
+        if self.layout.program.multivariant.hasIndependentSegments { add("#EXT-X-INDEPENDENT-SEGMENTS\n") }
+        let cue = campaign.markers.contains(.cue)
+        let daterange = campaign.markers.contains(.daterange)
+        if daterange {
+            // RFC 8216bis §4.4.5.1: one per break in the window, the same attributes on every
+            // refresh but DURATION, added once the break has closed.
+            var listed: Set<String> = []
+            for entry in numbered.entries {
+                guard case .fill(let breakID, _, _) = entry.item, listed.insert(breakID).inserted, let fill = schedule.fills[breakID] else {
+                    continue
+                }
+                Self.liveDateRange(fill, into: &output)
+            }
+        }
+        var currentMap: String?
+        var currentKeys: [String] = []  // nothing written yet: the clear
+        for (position, entry) in numbered.entries.enumerated() {
+            let lines: SegmentLines
+            let date: ExactDecimal
+            switch entry.item {
+            case .programme(let sequence):
+                guard let found = window.lines(of: sequence), let segment = window.segment(sequence) else { continue }
+                lines = found
+                date = segment.start
+                if cue, position > 0, schedule.breaks.contains(where: { $0.closing?.end == sequence && schedule.fills[$0.id] != nil }) {
+                    add("#EXT-X-CUE-IN\n")
+                }
+            case .fill(let breakID, let itemPosition, let item):
+                guard let fill = schedule.fills[breakID] else { continue }
+                lines = try self.layout.block(fill.pieces[item.piece].asset, index).segments[item.index]
+                date = fill.adBreak.start + fill.offsets[itemPosition]
+                if cue, itemPosition == 0 { add("#EXT-X-CUE-OUT:DURATION=\(fill.nominalDuration.description)\n") }
+            }
+            // On the first segment too: EXT-X-DISCONTINUITY-SEQUENCE counts the tags that left, not this one.
+            if entry.isDiscontinuity { add("#EXT-X-DISCONTINUITY\n") }
+            // The map after every discontinuity (RFC 8216bis §4.4.4.5), and the key state wherever
+            // it changes (§4.4.4.4), the first segment's from the clear.
+            if let map = lines.map, position == 0 || entry.isDiscontinuity || map != currentMap {
+                add(SegmentBlock.keyTransition(from: currentKeys, to: lines.keys))
+                currentKeys = lines.keys
+                add(map + "\n")
+                currentMap = map
+            }
+            add(SegmentBlock.keyTransition(from: currentKeys, to: lines.keys))
+            currentKeys = lines.keys
+            add("#EXT-X-PROGRAM-DATE-TIME:")
+            DateTime.appendISO8601(millisecondsSinceEpoch: Self.milliseconds(0, plus: date), to: &output)
+            add("\n")
+            output.append(contentsOf: lines.body)
+        }
+        return output
+    }
+
+    /// `EXT-X-DATERANGE` of a live break: its id, start date on the channel's timeline, planned
+    /// duration, and once it has closed the duration the viewer's fill runs.
+    private static func liveDateRange(_ fill: LiveSchedule.LiveBreakFill, into output: inout [UInt8]) {
+        output.append(contentsOf: "#EXT-X-DATERANGE:ID=\"\(fill.adBreak.id)\",CLASS=\"com.adstitch.break\",START-DATE=\"".utf8)
+        DateTime.appendISO8601(millisecondsSinceEpoch: Self.milliseconds(0, plus: fill.adBreak.start), to: &output)
+        output.append(UInt8(ascii: "\""))
+        if let replaced = fill.adBreak.replacedDuration {
+            output.append(contentsOf: ",DURATION=\(replaced.description)".utf8)
+        }
+        output.append(contentsOf: ",PLANNED-DURATION=\(fill.nominalDuration.description)".utf8)
+        let ads = fill.pieces.compactMap { $0.ad?.id }
+        if !ads.isEmpty { output.append(contentsOf: ",X-AD-ID=\"\(ads.joined(separator: ","))\"".utf8) }
+        output.append(UInt8(ascii: "\n"))
+    }
+}
+
+extension LiveSchedule {
+    /// The live boundary manifest (docs/boundary-manifest.md "Live"): the breaks in the viewer's
+    /// current window of `window`'s rendition, each with its programme date-time and its stream
+    /// time — seconds from the start of the window the playlist lists now (negative: it began
+    /// before) — and its ads; an ad an early end of the break cut short says `"cut": true`.
+    public func manifest(_ window: LiveRenditionWindow) -> JSONValue {
+        let numbered = self.window(window)
+        var time = ExactDecimal.zero
+        var starts: [String: ExactDecimal] = [:]
+        var order: [String] = []
+        var windowStart: ExactDecimal?
+        for entry in numbered.entries {
+            switch entry.item {
+            case .programme(let sequence):
+                if windowStart == nil { windowStart = window.segment(sequence)?.start }
+                time += window.segment(sequence)?.duration ?? .zero
+            case .fill(let breakID, let position, let item):
+                if let fill = self.fills[breakID] {
+                    if windowStart == nil { windowStart = fill.adBreak.start + fill.offsets[position] }
+                    if starts[breakID] == nil {
+                        starts[breakID] = time - fill.offsets[position]
+                        order.append(breakID)
+                    }
+                }
+                time += item.duration
+            }
+        }
+        var breaks: [JSONValue] = []
+        var boundaries: [ExactDecimal] = []
+        for breakID in order {
+            guard let fill = self.fills[breakID], let start = starts[breakID] else { continue }
+            // What plays of the fill: all of it while open (so far), what fits once closed.
+            let length = fill.adBreak.replacedDuration
+            var served = ExactDecimal.zero
+            for item in fill.items {
+                guard length.map({ served + item.duration <= $0 }) ?? true else { break }
+                served += item.duration
+            }
+            var ads: [JSONValue] = []
+            for (index, piece) in fill.pieces.enumerated() {
+                guard length == nil || piece.start < served else { break }  // never plays: the break ended before
+                if piece.ad == nil, index > 0, fill.pieces[index - 1].ad == nil { continue }  // slate repeats: one stretch
+                var duration = piece.asset.duration
+                if piece.ad == nil {
+                    duration = fill.pieces[index...].prefix { $0.ad == nil }.map(\.asset.duration).sum()
+                }
+                let cut = length != nil && piece.ad != nil && piece.start + duration > served
+                if length != nil { duration = min(duration, served - piece.start) }
+                var members: [(String, JSONValue)] = [
+                    ("id", .string(piece.ad?.id ?? "slate")), ("start", .decimal(start + piece.start)), ("duration", .decimal(duration)),
+                    ("programDateTime", .string(Self.iso(fill.adBreak.start + piece.start))),
+                ]
+                if piece.ad == nil { members.append(("slate", .bool(true))) }
+                if cut { members.append(("cut", .bool(true))) }
+                if let tracking = piece.ad?.tracking, !tracking.isEmpty {
+                    members.append(("tracking", .object(tracking.keys.sorted().map { ($0, .array((tracking[$0] ?? []).map(JSONValue.string))) })))
+                }
+                ads.append(.object(members))
+                boundaries.append(start + piece.start)
+            }
+            var members: [(String, JSONValue)] = [
+                ("id", .string(breakID)), ("start", .decimal(start)), ("programDateTime", .string(Self.iso(fill.adBreak.start))),
+                ("open", .bool(fill.adBreak.closing == nil)),
+                ("duration", .decimal(served)), ("plannedDuration", .decimal(fill.nominalDuration)),
+                ("restrict", .array(self.live.restrict.names.map(JSONValue.string))),
+            ]
+            if fill.adBreak.closing != nil {
+                members.insert(("end", .decimal(start + served)), at: 2)
+                boundaries.append(start + served)
+            }
+            if fill.joinedMidBreak { members.append(("joinedMidBreak", .bool(true))) }
+            members.append(("ads", .array(ads)))
+            breaks.append(.object(members))
+        }
+        return .object([
+            ("version", .integer(1)),
+            ("live", .bool(true)),
+            ("insertion", .string(Insertion.stitched.rawValue)),
+            ("campaign", .string(self.plan.campaign.id)),
+            ("session", .string(self.plan.context.session)),
+            ("mediaSequence", .integer(numbered.mediaSequence)),
+            ("windowStart", windowStart.map { .string(Self.iso($0)) } ?? .null),
+            ("duration", .decimal(time)),
+            ("breaks", .array(breaks)),
+            ("boundaries", .array(boundaries.map(JSONValue.decimal))),
+        ])
+    }
+
+    private static func iso(_ seconds: ExactDecimal) -> String {
+        DateTime.iso8601(millisecondsSinceEpoch: SessionRenderer.milliseconds(0, plus: seconds))
+    }
+}
