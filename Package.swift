@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "AdCampaign", targets: ["AdCampaign"]),
         .library(name: "AdDecision", targets: ["AdDecision"]),
         .library(name: "AdStitching", targets: ["AdStitching"]),
+        .library(name: "AdLive", targets: ["AdLive"]),
         .executable(name: "adstitch", targets: ["adstitch"]),
     ],
     dependencies: [

@@ -29,6 +29,7 @@ let package = Package(
                 .product(name: "AdCampaign", package: "AdStitch"),
                 .product(name: "AdDecision", package: "AdStitch"),
                 .product(name: "AdStitching", package: "AdStitch"),
+                .product(name: "AdLive", package: "AdStitch"),
                 "BenchmarkCampaigns",
             ],
             path: "Benchmarks/StitchingBenchmarks",

@@ -14,6 +14,8 @@ struct CatalogueController: Sendable {
 
     /// `GET /play/{id}`: a page that plays a new session of the campaign in a `<video>`
     /// (Chromium and Safari play HLS natively). `/preview/{id}` shows what a given viewer gets.
+    /// `crossorigin`: Chromium's native HLS refuses segments from another origin than the
+    /// playlist's (a live channel's, a remote campaign's) unless they load with CORS.
     func player(_ context: BasicRequestContext) throws -> Response {
         let served = try self.store.campaign(for: context)
         let id = served.campaign.id
@@ -22,7 +24,7 @@ struct CatalogueController: Sendable {
             <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch · \(id)</title>
             <style>body{font:16px system-ui,sans-serif;margin:2rem;max-width:60rem}video{width:100%;background:#000}</style></head>
             <body><h1>\(PreviewPage.escape(served.campaign.title))</h1>
-            <video id="video" controls autoplay muted playsinline src="/v1/campaigns/\(id)/master.m3u8"></video>
+            <video id="video" controls autoplay muted playsinline crossorigin="anonymous" src="/v1/campaigns/\(id)/master.m3u8"></video>
             <p>A new session each time the page loads: <code>/v1/campaigns/\(id)/master.m3u8</code>.
             <a href="/preview/\(id)">Preview</a> what a given viewer gets, and why.</p>
             </body></html>

@@ -84,4 +84,53 @@ public enum TwoHourCampaign {
         }
         try! Data(master.utf8).write(to: directory.appendingPathComponent("master.m3u8"))
     }
+
+    /// A live campaign over the same ads and slate (issue 14): a channel of the same six
+    /// variants on `https://origin.bench/` (served by ``liveWindow(variant:last:)`` through a
+    /// remote fetch), a 60 s break every 20 six-second segments.
+    public static let liveYAML = """
+        version: 1
+        id: live
+        program: { live: "https://origin.bench/master.m3u8" }
+        marker_breaks: { duration: 60, pools: [all] }
+        slate: { playlist: slate/master.m3u8 }
+        pools:
+          all:
+            - { id: alpha, playlist: ads/alpha/master.m3u8, weight: 2 }
+            - { id: bravo, playlist: ads/bravo/master.m3u8 }
+            - { id: charlie, playlist: ads/charlie/master.m3u8 }
+            - { id: delta, playlist: ads/delta/master.m3u8 }
+            - { id: echo, playlist: ads/echo/master.m3u8 }
+        markers: [daterange]
+        """
+
+    /// The live channel's multivariant playlist.
+    public static var liveMaster: String {
+        var master = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-INDEPENDENT-SEGMENTS\n"
+        for (index, (width, height, bandwidth)) in self.ladder.enumerated() {
+            master +=
+                "#EXT-X-STREAM-INF:BANDWIDTH=\(bandwidth),CODECS=\"avc1.640028,mp4a.40.2\",RESOLUTION=\(width)x\(height)\nv\(index)/index.m3u8\n"
+        }
+        return master
+    }
+
+    /// Variant `variant`'s window of ten 6 s segments ending at segment `last`, dated from
+    /// 2026-11-24T06:00:00Z; a break (CUE-OUT, 60 s) every 20 segments from segment 5.
+    public static func liveWindow(variant: Int, last: Int) -> String {
+        let first = max(0, last - 9)
+        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:6\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+        for sequence in first...last {
+            if sequence >= 5, (sequence - 5) % 20 == 0 { text += "#EXT-X-CUE-OUT:DURATION=60\n" }
+            if sequence >= 15, (sequence - 15) % 20 == 0 { text += "#EXT-X-CUE-IN\n" }
+            let seconds = 1_795_932_000 + 6 * sequence
+            text += "#EXT-X-PROGRAM-DATE-TIME:\(Self.iso(seconds))\n#EXTINF:6.000,\nhttps://origin.bench/v\(variant)/s\(sequence).ts\n"
+        }
+        return text
+    }
+
+    private static func iso(_ seconds: Int) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
 }

@@ -1,9 +1,11 @@
 import AdCampaign
 import AdDecision
+import AdLive
 import AdStitching
 import Benchmark
 import BenchmarkCampaigns
 import Foundation
+import HLSPlaylist
 
 /// Plan and render from an already loaded campaign (the per-request work of the server): a
 /// two-hour programme in three 40-minute islands with a pre-roll and two mid-rolls, six
@@ -97,6 +99,44 @@ let benchmarks: @Sendable () -> Void = {
         for iteration in benchmark.scaledIterations {
             let plan = Planner().plan(campaign, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
             blackHole(try! renderer.multivariant(plan, playlistURI: { "\($0.id).m3u8" }, boundariesURI: "boundaries.json"))
+        }
+    }
+
+    // Issue 14: a viewer's live refresh — plan, the fill of every break since the join (five in
+    // the history), the rendition's window of ten segments numbered and rendered.
+    let liveFolder = TwoHourCampaign.temporaryFolder()
+    TwoHourCampaign.write(into: liveFolder)
+    let liveFile = liveFolder.appendingPathComponent("live.yaml")
+    try! Data(TwoHourCampaign.liveYAML.utf8).write(to: liveFile)
+    let last = 110
+    let live = try! CampaignLoader.load(
+        liveFile,
+        source: .files(remote: { url, _ in
+            let text =
+                url.lastPathComponent == "master.m3u8"
+                ? TwoHourCampaign.liveMaster
+                : TwoHourCampaign.liveWindow(variant: Int(url.deletingLastPathComponent().lastPathComponent.dropFirst()) ?? 0, last: last)
+            return (Data(text.utf8), url)
+        })
+    )
+    let liveLayout = try! StitchLayout(campaign: live, uris: .absolute)
+    let liveRenderer = SessionRenderer(layout: liveLayout)
+    var tracker = LiveBreakTracker(defaultDuration: live.live?.defaultDuration)
+    for end in 9...last { tracker.observe(try! PlaylistParser().parseMediaPlaylist(TwoHourCampaign.liveWindow(variant: 0, last: end))) }
+    let liveWindow = LiveRenditionWindow(try! PlaylistParser().parseMediaPlaylist(TwoHourCampaign.liveWindow(variant: 3, last: last)))!
+    precondition(tracker.breaks.count == 6, "five breaks closed and one open")
+    Benchmark("Refresh one live media playlist (plan, 6 breaks since the join, a 10-segment window)") { benchmark in
+        for iteration in benchmark.scaledIterations {
+            let plan = Planner().plan(live, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
+            let schedule = try! LiveSchedule(
+                plan: plan,
+                live: live.live!,
+                layout: liveLayout,
+                breaks: tracker.breaks,
+                joined: 1,
+                liveEdge: liveWindow.segments.last!.end
+            )
+            blackHole(try! liveRenderer.livePlaylist(schedule, rendition: liveLayout.renditions[3], window: liveWindow))
         }
     }
 
