@@ -17,8 +17,10 @@ scripts/install-deps.sh wrk nginx curl
 work=$(mktemp -d /tmp/adstitch-bench-http.XXXXXX)
 server_pid=""
 nginx_pid=""
+origin_pid=""
 cleanup() {
     [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+    [ -n "$origin_pid" ] && kill "$origin_pid" 2>/dev/null || true
     [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
     rm -rf "$work"
 }
@@ -29,6 +31,28 @@ mkdir -p "$work/www"
 chmod 755 "$work" "$work/www"  # nginx's workers run as another user when started by root
 app_port=$(free_port)
 nginx_port=$(free_port)
+
+# Issue 14: a live channel (scripts/live-origin.py, real time) and a campaign on it with the
+# single-asset demo's ads and slate; its refreshes are measured below.
+origin_port=$(free_port)
+python3 scripts/live-origin.py --port "$origin_port" --window 10 --first-break 6 --break-every 20 --break-length 5 >"$work/origin.log" 2>&1 &
+origin_pid=$!
+mkdir -p "$work/campaigns/live/media"
+cp -r Campaigns/single-asset/media/ads Campaigns/single-asset/media/slate "$work/campaigns/live/media/"
+cat >"$work/campaigns/live/campaign.yaml" <<EOF
+version: 1
+id: live
+program: { live: "http://127.0.0.1:$origin_port/master.m3u8" }
+marker_breaks: { duration: 9.6, pools: [prime] }
+slate: { playlist: media/slate/master.m3u8 }
+pools:
+  prime:
+    - { id: alpha, playlist: media/ads/alpha/master.m3u8 }
+    - { id: bravo, playlist: media/ads/bravo/master.m3u8 }
+markers: [daterange]
+EOF
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$origin_port/master.m3u8" >/dev/null && break; sleep 0.1; done
+sleep 6  # a few segments published, so the campaign loads with a window
 
 "$binary" serve --campaigns "$work/campaigns" --port "$app_port" --secret bench >"$work/server.log" 2>&1 &
 server_pid=$!
@@ -73,6 +97,9 @@ curl -sf "http://127.0.0.1:$nginx_port/playlist.m3u8" | cmp - "$work/www/playlis
 # The stitching path: 2,000 sessions, asked in turn, so (with the response cache holding some
 # eighty such playlists) every request plans and renders.
 write_sessions "$app_port" "$work/sessions.lua" bench-many
+# The live path: 2,000 sessions of the live channel refreshing their v1.m3u8 in turn (never cached).
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$app_port/v1/campaigns/live/master.m3u8" >/dev/null && break; sleep 0.2; done
+write_sessions "$app_port" "$work/live.lua" bench-live live v1
 
 # CPU seconds (user + system) the processes $@ have used so far.
 cpu_seconds() {
@@ -111,6 +138,7 @@ for c in $connections; do
     run adstitch-one-session "http://127.0.0.1:$app_port$path" "$c"
     run adstitch-2000-sessions "http://127.0.0.1:$app_port" "$c" -s "$work/sessions.lua"
     run adstitch-2000-sessions-gzip "http://127.0.0.1:$app_port" "$c" -s "$work/sessions-gzip.lua"
+    run adstitch-live-2000-sessions "http://127.0.0.1:$app_port" "$c" -s "$work/live.lua"
 done
 rss_max=$(awk '$7 != "-" && $7 + 0 > m {m = $7 + 0} END {print m}' "$work/results")
 gzip_bytes=$(curl -sf -H 'Accept-Encoding: gzip' "http://127.0.0.1:$app_port$path" | wc -c)
@@ -122,7 +150,7 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
     echo "Machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(swift --version 2>&1 | head -1 | sed 's/ (.*//'); $(nginx -v 2>&1 | sed 's/.*: //'); wrk -t$threads, ${seconds} s per run; server, nginx and wrk share the machine."
     echo
-    echo "Playlist: $segments segments, $bytes bytes (\`v3.m3u8\` of a session of the two-hour campaign). *one-session*: wrk asks for one token's playlist, which after the first request comes from the response cache (token-scoped answers are immutable). *2000-sessions*: wrk cycles through 2,000 sessions' playlists, so every request checks its token, plans and renders (*-gzip*: with \`Accept-Encoding: gzip\`, as players send it; ${gzip_bytes} bytes on the wire); nginx serves one file from disk."
+    echo "Playlist: $segments segments, $bytes bytes (\`v3.m3u8\` of a session of the two-hour campaign). *one-session*: wrk asks for one token's playlist, which after the first request comes from the response cache (token-scoped answers are immutable). *2000-sessions*: wrk cycles through 2,000 sessions' playlists, so every request checks its token, plans and renders (*-gzip*: with \`Accept-Encoding: gzip\`, as players send it; ${gzip_bytes} bytes on the wire); nginx serves one file from disk. *live-2000-sessions*: 2,000 sessions of a live channel (scripts/live-origin.py, ten-segment windows, a break every 38.4 s) refreshing their \`v1.m3u8\` in turn: each request renders the channel's current window with the viewer's ads (its ratio to nginx compares a 1 KB answer with a 100 KB file)."
     echo
     echo "| Server | Connections | Requests/s | p50 | p99 | vs nginx | CPU µs/request | Peak RSS MiB |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"

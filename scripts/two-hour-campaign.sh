@@ -19,18 +19,20 @@ wait_ready() {
     exit 1
 }
 
-# write_sessions PORT OUT PREFIX: starts 2,000 sessions (PREFIX-0 …) and writes OUT (a wrk script
-# asking for their v3.m3u8 in turn) and OUT's -gzip twin (the same with Accept-Encoding: gzip).
+# write_sessions PORT OUT PREFIX [CAMPAIGN RENDITION]: starts 2,000 sessions (PREFIX-0 …) of
+# CAMPAIGN (default two-hours) and writes OUT (a wrk script asking for their RENDITION.m3u8,
+# default v3, in turn) and OUT's -gzip twin (the same with Accept-Encoding: gzip).
 write_sessions() {
-    python3 - "$1" "$2" "$3" <<'PY'
+    python3 - "$1" "$2" "$3" "${4:-two-hours}" "${5:-v3}" <<'PY'
 import http.client, sys
-port, out, prefix = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+port, out, prefix, campaign, rendition = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 connection = http.client.HTTPConnection("127.0.0.1", port)
 paths = []
 for index in range(2000):
-    connection.request("GET", f"/v1/campaigns/two-hours/master.m3u8?session={prefix}-{index}&locale=en-GB")
+    connection.request("GET", f"/v1/campaigns/{campaign}/master.m3u8?session={prefix}-{index}&locale=en-GB")
     master = connection.getresponse().read().decode()
-    paths += ["/v1/campaigns/two-hours/" + line for line in master.splitlines() if line.endswith("/v3.m3u8")]
+    paths += [f"/v1/campaigns/{campaign}/" + line for line in master.splitlines() if line.endswith(f"/{rendition}.m3u8")]
+assert len(paths) == 2000, f"{len(paths)} sessions of {campaign} started"
 for name, headers in ((out, "nil"), (out.replace(".lua", "-gzip.lua"), '{["Accept-Encoding"] = "gzip"}')):
     with open(name, "w") as lua:
         lua.write("paths = {\n" + ",\n".join(f'  "{p}"' for p in paths) + "\n}\n")

@@ -15,7 +15,8 @@ final class WebDriver: @unchecked Sendable {
         var description: String
     }
 
-    init() async throws {
+    /// `arguments`: more Chromium switches (a log file, say).
+    init(arguments: [String] = []) async throws {
         let port = Int.random(in: 20_000..<40_000)
         self.driver = try BackgroundProcess("chromedriver", ["--port=\(port)"])
         self.endpoint = URL(string: "http://127.0.0.1:\(port)")!
@@ -31,7 +32,7 @@ final class WebDriver: @unchecked Sendable {
                             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                             "--autoplay-policy=no-user-gesture-required",
                             "--window-size=1280,900",
-                        ],
+                        ] + arguments,
                     ],
                 ]
             ]

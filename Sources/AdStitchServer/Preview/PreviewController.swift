@@ -60,6 +60,9 @@ struct PreviewController: Sendable {
         let served = try self.store.campaign(for: context, listedAt: "/preview")
         let viewer = Self.context(request)
         let plan = viewer.errors.isEmpty ? Planner().plan(served.campaign, for: viewer.viewer) : nil
+        if let live = served.campaign.live, let plan {
+            return Self.html(PreviewPage.live(served, live: live, context: viewer, plan: plan, hasPlayer: self.player != nil))
+        }
         return Self.html(
             PreviewPage.campaign(served, context: viewer, plan: plan, hasPlayer: self.player != nil),
             status: plan == nil ? .badRequest : .ok
@@ -97,6 +100,13 @@ struct PreviewController: Sendable {
     func master(_ request: Request, _ context: BasicRequestContext) throws -> Response {
         let served = try self.store.campaign(for: context, listedAt: "/preview")
         let viewer = try Self.validContext(request)
+        var liveJoin: Int?
+        if let channel = served.channel {
+            guard let edge = channel.edge else {
+                throw Problem(status: .serviceUnavailable, title: "Channel not ready", detail: "this replica has not read the live channel yet")
+            }
+            liveJoin = edge
+        }
         let token = SessionToken(
             campaign: served.campaign.id,
             revision: served.campaign.revision,
@@ -105,11 +115,14 @@ struct PreviewController: Sendable {
             attributes: viewer.attributes,
             expires: self.sessions.policy.expiryOfNewToken,
             scope: .preview,
-            insertion: InsertionChoice.resolve(
-                viewer.insertion ?? served.campaign.insertion,
-                userAgent: request.headers[.userAgent],
-                player: viewer.attributes["player"]
-            )
+            insertion: liveJoin != nil
+                ? .stitched
+                : InsertionChoice.resolve(
+                    viewer.insertion ?? served.campaign.insertion,
+                    userAgent: request.headers[.userAgent],
+                    player: viewer.attributes["player"]
+                ),
+            liveJoin: liveJoin
         )
         return try self.sessions.masterResponse(served, token: token, prefix: "/preview/\(served.campaign.id)/", for: request)
     }
