@@ -7,8 +7,9 @@
 #
 # The binary must already be built (`swift build --product adstitch`); this script never builds.
 # It installs schemathesis into a venv under .build-py/ when missing, serves Campaigns/ on
-# loopback, starts real public and preview sessions on the demo campaigns, and steers the
-# generated path parameters towards those campaigns (evening-news, feature-fmp4), their tokens,
+# loopback (with the live demo's channel), starts real public and preview sessions on the demo
+# campaigns, and steers the generated path parameters towards those campaigns (evening-news,
+# feature-fmp4, live-news), their tokens,
 # files and media paths, so the run explores real sessions and media and not only 404s and
 # 403s. Everything it writes goes to a temporary folder (kept on failure) and .build-py/.
 # Exits non-zero on any failure, and prints one summary line.
@@ -57,8 +58,10 @@ if [ ! -x "$binary" ]; then
     exit 2
 fi
 
-# --- the embedded schemas must still be docs/boundary-manifest.schema.json and docs/asset-list.schema.json
-"$py" - "$root/docs/openapi.yaml" "$root/docs/boundary-manifest.schema.json" "$root/docs/asset-list.schema.json" <<'EOF'
+# --- the embedded schemas must still be docs/boundary-manifest.schema.json, docs/asset-list.schema.json and
+# docs/live-boundary-manifest.schema.json
+"$py" - "$root/docs/openapi.yaml" "$root/docs/boundary-manifest.schema.json" "$root/docs/asset-list.schema.json" \
+    "$root/docs/live-boundary-manifest.schema.json" <<'EOF'
 import json, sys, yaml
 spec = yaml.safe_load(open(sys.argv[1]))
 manifest = json.load(open(sys.argv[2]))
@@ -82,17 +85,26 @@ expected.update({names[k]: moved(v) for k, v in lists["$defs"].items()})
 drift = [name for name, schema in expected.items() if schemas.get(name) != schema]
 if drift:
     sys.exit(f"schemathesis.sh: docs/openapi.yaml's {', '.join(drift)} differ from docs/asset-list.schema.json; copy it again")
+live = json.load(open(sys.argv[4]))
+names = {"date": "LiveBoundaryDate", "break": "LiveBoundaryBreak", "ad": "LiveBoundaryAd"}
+expected = {"LiveBoundaryManifest": moved({k: v for k, v in live.items() if k not in ("$schema", "$id", "$defs")})}
+expected.update({names[k]: moved(v) for k, v in live["$defs"].items()})
+drift = [name for name, schema in expected.items() if schemas.get(name) != schema]
+if drift:
+    sys.exit(f"schemathesis.sh: docs/openapi.yaml's {', '.join(drift)} differ from docs/live-boundary-manifest.schema.json; copy it again")
 EOF
 
 # --- the server ----------------------------------------------------------------------------------
 work=$(mktemp -d /tmp/adstitch-schemathesis.XXXXXX)
 server_pid=""
+origin_pid=""
 cleanup() {
     status=$?
     if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
         kill "$server_pid" 2>/dev/null || true
         wait "$server_pid" 2>/dev/null || true
     fi
+    [ -n "$origin_pid" ] && kill "$origin_pid" 2>/dev/null || true
     if [ "${KEEP_WORK:-0}" = 1 ]; then say "work folder kept: $work"; else rm -rf "$work"; fi
     exit "$status"
 }
@@ -100,6 +112,19 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 fetch() { "$py" -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1"; }
+
+# The live demo's channel (Campaigns/live-news.yaml names 127.0.0.1:8081), so live sessions are
+# explored too; without it (the port taken, by `make run` say) live-news fails to load and the
+# run covers the VOD demos only.
+live=(live-news)
+if "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 8081))' 2>/dev/null; then
+    "$py" scripts/live-origin.py --port 8081 --window 10 --first-break 3 --break-every 8 --break-length 3 --speed 2 >"$work/origin.log" 2>&1 &
+    origin_pid=$!
+    sleep 4  # a few segments published, so the live campaign loads with a window
+else
+    say "port 8081 is taken: the live demo is left out"
+    live=()
+fi
 
 "$binary" serve --campaigns Campaigns --host 127.0.0.1 --port "$port" --secret test-secret >"$work/server.log" 2>&1 &
 server_pid=$!
@@ -116,7 +141,10 @@ fi
 
 # Real sessions on each demo campaign, public and preview: their tokens, the files their masters
 # list, and the media paths their first media playlist names.
-ids=(evening-news feature-fmp4)
+ids=(evening-news feature-fmp4 "${live[@]}")
+for id in "${live[@]}"; do
+    for _ in $(seq 50); do fetch "$base/v1/campaigns/$id/master.m3u8" >/dev/null 2>&1 && break; sleep 0.2; done
+done
 : >"$work/sessions.txt"
 : >"$work/media.txt"
 token_uris='sessions/[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/[^"/[:space:]]*'
@@ -145,7 +173,7 @@ cat >"$work/schemathesis.toml" <<EOF
 directory = "$root/.build-py/schemathesis-cache"
 
 [dictionaries]
-campaigns = { values = ["evening-news", "feature-fmp4"] }
+campaigns = { values = $(printf '%s\n' "${ids[@]}" | toml_list) }
 tokens = { values = $tokens }
 files = { values = $files }
 media = { values = $media }

@@ -320,7 +320,7 @@ extension LiveSchedule {
             ("campaign", .string(self.plan.campaign.id)),
             ("session", .string(self.plan.context.session)),
             ("mediaSequence", .integer(numbered.mediaSequence)),
-            ("windowStart", windowStart.map { .string(Self.iso($0)) } ?? .null),
+            ("windowStart", .string(Self.iso(windowStart ?? window.segments.first?.start ?? .zero))),
             ("duration", .decimal(time)),
             ("breaks", .array(breaks)),
             ("boundaries", .array(boundaries.map(JSONValue.decimal))),

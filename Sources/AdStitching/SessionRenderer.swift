@@ -168,7 +168,16 @@ public struct SessionRenderer: Sendable {
         playlistURI: (StitchRendition) -> String,
         boundariesURI: String
     ) throws(StitchError) -> String {
-        try self.multivariant(plan.pieces.map(\.asset), order: plan.startup.order, playlistURI: playlistURI, boundariesURI: boundariesURI)
+        // A live session may play any ad of the campaign and the slate, besides the channel
+        // (invariant 9: BANDWIDTH never below what plays; the channel's own figures the floor).
+        let assets = plan.campaign.live == nil ? plan.pieces.map(\.asset) : plan.campaign.ads.map(\.asset) + (plan.campaign.slate.map { [$0] } ?? [])
+        return try self.multivariant(
+            assets,
+            order: plan.startup.order,
+            playlistURI: playlistURI,
+            boundariesURI: boundariesURI,
+            live: plan.campaign.live != nil
+        )
     }
 
     /// An interstitial session's multivariant playlist: as a stitched session's, its BANDWIDTH
@@ -192,7 +201,8 @@ public struct SessionRenderer: Sendable {
         _ assets: [Asset],
         order: [Int],
         playlistURI: (StitchRendition) -> String,
-        boundariesURI: String
+        boundariesURI: String,
+        live: Bool = false
     ) throws(StitchError) -> String {
         let program = self.layout.program
         let renditions = self.layout.renditions
@@ -219,8 +229,13 @@ public struct SessionRenderer: Sendable {
             guard let position = renditions.firstIndex(of: rendition) else { continue }
             var streamInf = program.variants[variantIndex].streamInf
             let (peak, average) = Self.bandwidth(assets, rows, rendition: position)
-            if let peak { streamInf.bandwidth = peak }
-            if streamInf.averageBandwidth != nil || average != nil { streamInf.averageBandwidth = average }
+            if live {
+                // The channel's AVERAGE-BANDWIDTH stands: how much of it ads replace is not known.
+                if let peak { streamInf.bandwidth = max(streamInf.bandwidth ?? 0, peak) }
+            } else {
+                if let peak { streamInf.bandwidth = peak }
+                if streamInf.averageBandwidth != nil || average != nil { streamInf.averageBandwidth = average }
+            }
             line("#EXT-X-STREAM-INF:", streamInf.attributes)
             text += playlistURI(rendition)
             text += "\n"

@@ -53,7 +53,10 @@ struct LiveSessionTests {
     static func load(_ yaml: String, channel: Channel = Channel(breaks: []), last: Int = 5) throws(CampaignError) -> Campaign {
         var playlists = ["s/master.m3u8": Self.master, "s/v0.m3u8": Self.vod("slate", segments: 1), "s/v1.m3u8": Self.vod("slate", segments: 1)]
         for (name, segments) in [("alpha", 2), ("bravo", 1), ("long", 3)] {
-            playlists["\(name)/master.m3u8"] = Self.master
+            // `long` runs above the channel's lowest variant (450 kb/s for 400): the session's BANDWIDTH must say so.
+            playlists["\(name)/master.m3u8"] =
+                name == "long"
+                ? Self.master.replacingOccurrences(of: "800000", with: "950000").replacingOccurrences(of: "400000", with: "450000") : Self.master
             for rendition in ["v0", "v1"] { playlists["\(name)/\(rendition).m3u8"] = Self.vod("\(rendition)-\(name)", segments: segments) }
         }
         let remote: PlaylistSource.Fetch = { url, _ in
@@ -133,7 +136,7 @@ struct LiveSessionTests {
                 for segment in playlist.segments {
                     // `s12.ts`, `alpha0.ts`, `slate0.ts`: the file without its rendition.
                     let file = String(segment.uri.split(separator: "/").last ?? Substring(segment.uri))
-                    let identity = file.hasPrefix("\(rendition.id)-") ? String(file.dropFirst(3)) : file
+                    let identity = file.hasPrefix("v0-") || file.hasPrefix("v1-") ? String(file.dropFirst(3)) : file
                     let number = segment.mediaSequenceNumber
                     if let earlier = seen.segments[number] {
                         #expect(earlier == identity, "poll \(last), \(rendition.id): segment \(number) was \(earlier), now \(identity)")
@@ -147,7 +150,12 @@ struct LiveSessionTests {
                     seen.segments[number] = identity
                     seen.discontinuities[number] = segment.discontinuitySequenceNumber
                 }
-                if index == 0 { seen.manifests.append(schedule.manifest(windows[0]).text(pretty: false)) }
+                if index == 0 {
+                    let manifest = schedule.manifest(windows[0]).text(pretty: false)
+                    let violations = try ManifestSchema.live.get().violations(of: try ExactJSON.parse(manifest))
+                    #expect(violations.isEmpty, "poll \(last): \(violations)\n\(manifest)")
+                    seen.manifests.append(manifest)
+                }
                 observed[rendition.id] = seen
             }
         }
@@ -249,6 +257,16 @@ struct LiveSessionTests {
         #expect(manifest.contains("\"cut\":true") && manifest.contains("\"open\":false") && manifest.contains("\"duration\":4"), "\(manifest)")
         let open = try #require(v0.manifests.first { $0.contains("\"open\":true") })
         #expect(!open.contains("\"cut\""), "an open break cuts nothing yet")
+    }
+
+    @Test("the multivariant playlist of a live session: BANDWIDTH never below the channel's or any ad's that may play (invariant 9)")
+    func multivariant() throws {
+        let campaign = try Self.load(Self.campaign)
+        let renderer = SessionRenderer(layout: try StitchLayout(campaign: campaign, uris: .absolute))
+        let plan = Planner().plan(campaign, for: ViewerContext(session: "m", milliseconds: Int64(Self.epoch) * 1000, attributes: [:]))
+        let text = try renderer.multivariant(plan, playlistURI: { "\($0.id).m3u8" }, boundariesURI: "boundaries.json")
+        let master = try PlaylistParser().parseMultivariantPlaylist(text)
+        #expect(master.variants.compactMap(\.streamInf.bandwidth).sorted() == [450_000, 800_000], "\(text)")
     }
 
     @Test(

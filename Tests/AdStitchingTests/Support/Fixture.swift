@@ -18,6 +18,7 @@ enum Repository {
 
     /// `docs/asset-list.schema.json`.
     static let assetListSchema = Self.root.appendingPathComponent("docs/asset-list.schema.json")
+    static let liveManifestSchema = Self.root.appendingPathComponent("docs/live-boundary-manifest.schema.json")
 
     /// `Tests/AdStitchingTests/Golden/`.
     static let golden = Self.root.appendingPathComponent("Tests/AdStitchingTests/Golden")

@@ -24,6 +24,11 @@ struct ManifestSchema: Sendable {
         ManifestSchema(root: try ExactJSON.parse(String(contentsOf: Repository.assetListSchema, encoding: .utf8)))
     }
 
+    /// `docs/live-boundary-manifest.schema.json`, applied the same way.
+    static let live: Result<ManifestSchema, any Error> = Result {
+        ManifestSchema(root: try ExactJSON.parse(String(contentsOf: Repository.liveManifestSchema, encoding: .utf8)))
+    }
+
     /// Every violation in `document`, as `pointer: message`; empty when it is valid.
     func violations(of document: ExactJSON) -> [String] {
         var found: [String] = []
