@@ -136,6 +136,13 @@ public struct LiveBreakTracker: Sendable {
         return self.breaks.filter { changed.contains($0.id) }
     }
 
+    /// Forgets the breaks that ended before `time` (seconds since the epoch, on the channel's
+    /// clock): no session still playing joined before them, so no viewer's numbering needs them
+    /// (the poller passes its live edge less the session TTL). Open breaks are kept.
+    public mutating func forget(endedBefore time: ExactDecimal) {
+        self.breaks.removeAll { $0.closing.map { $0.time < time } ?? false }
+    }
+
     private mutating func close(_ id: String, at segment: LiveSegment) {
         guard let index = self.breaks.firstIndex(where: { $0.id == id }) else { return }
         self.breaks[index].closing = LiveBreak.Closing(

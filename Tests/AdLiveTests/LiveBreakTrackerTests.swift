@@ -35,6 +35,22 @@ struct LiveBreakTrackerTests {
         #expect(tracker.breaks[0].replacedDuration == 6)
     }
 
+    @Test("ended breaks are forgotten once they ended before the retention limit; the open one stays")
+    func forget() throws {
+        var tracker = LiveBreakTracker()
+        let markers = [2: ["#EXT-X-CUE-OUT:DURATION=4"], 4: ["#EXT-X-CUE-IN"], 10: ["#EXT-X-CUE-OUT:DURATION=4"]]
+        tracker.observe(try Self.window(0..<6, markers: markers))
+        tracker.observe(try Self.window(6..<12, markers: markers))
+        #expect(tracker.breaks.map(\.id) == ["seq-2", "seq-10"] && tracker.open?.id == "seq-10")
+        let ended = try #require(tracker.breaks.first?.closing?.time)
+        tracker.forget(endedBefore: ended)
+        #expect(tracker.breaks.count == 2, "a break that ended at the limit is kept")
+        tracker.forget(endedBefore: ended + 1)
+        #expect(tracker.breaks.map(\.id) == ["seq-10"], "the open break stays")
+        tracker.forget(endedBefore: ended + 1_000)
+        #expect(tracker.breaks.map(\.id) == ["seq-10"])
+    }
+
     @Test("a CUE-OUT without CUE-IN ends at its duration; without one, at marker_breaks' duration")
     func durationOnly() throws {
         var tracker = LiveBreakTracker(defaultDuration: 4)

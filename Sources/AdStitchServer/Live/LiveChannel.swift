@@ -25,6 +25,8 @@ public final class LiveChannel: Sendable {
     let history: PostgresBreakHistory?
     let logger: Logger
     let stallAfter: Duration?
+    /// How long ended breaks are remembered (the session TTL: no older session still plays); nil: always.
+    let retention: Duration?
     private let state: Mutex<State>
     private let stalledGauge: Gauge
 
@@ -58,6 +60,7 @@ public final class LiveChannel: Sendable {
         defaultDuration: ExactDecimal?,
         logger: Logger,
         stallAfter: Duration? = nil,
+        retention: Duration? = nil,
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         precondition(!renditions.isEmpty, "a live channel polls at least one media playlist")
@@ -67,6 +70,7 @@ public final class LiveChannel: Sendable {
         self.history = history
         self.logger = logger
         self.stallAfter = stallAfter
+        self.retention = retention
         self.state = Mutex(State(tracker: LiveBreakTracker(defaultDuration: defaultDuration)))
         self.stalledGauge = Gauge(label: "adstitch_live_stalled", dimensions: [("channel", key)], factory: metrics)
     }
@@ -132,7 +136,11 @@ public final class LiveChannel: Sendable {
                     state.lastSequence = last
                     state.lastAdvance = ContinuousClock.now
                 }
-                return state.tracker.observe(playlist)
+                let changed = state.tracker.observe(playlist)
+                if let retention = self.retention, let edge = prepared?.segments.last?.end {
+                    state.tracker.forget(endedBefore: edge - ExactDecimal(Int(retention.components.seconds)))
+                }
+                return changed
             }
             if index == 0 {
                 for problem in self.state.withLock({ $0.tracker.problems }) {

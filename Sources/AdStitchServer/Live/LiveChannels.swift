@@ -51,7 +51,8 @@ public final class LiveChannels: Sendable {
                 client: self.client,
                 history: self.history,
                 defaultDuration: live.defaultDuration,
-                logger: self.logger
+                logger: self.logger,
+                retention: self.historyWindow
             )
             channels[key] = channel
             self.added.yield(channel)
