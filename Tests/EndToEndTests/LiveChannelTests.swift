@@ -4,6 +4,7 @@ import AdStitchServer
 import Foundation
 import HLSPlaylist
 import Logging
+import Synchronization
 import Testing
 
 /// A live channel's poller against the live origin (`scripts/live-origin.py` at 4×), with the
@@ -98,6 +99,31 @@ struct LiveChannelTests {
         let before = try #require(channel.window(channel.renditions[0]))
         await channel.poll()
         #expect(channel.window(channel.renditions[0])?.mediaSequence == before.mediaSequence)
+        try await client.shutdown()
+    }
+
+    @Test("a stopped poller's run ends after its current round, without being cancelled")
+    func stop() async throws {
+        let origin = try LiveOriginTests.Origin()
+        defer { origin.process.stop() }
+        let client = OriginClient()
+        let channel = Self.channel(origin, history: nil, client: client)
+        try await origin.waitForSegments(2)
+        let running = Task { await channel.run() }
+        try await Task.sleep(for: .seconds(1))
+        #expect(channel.window(channel.renditions[0]) != nil, "it polled")
+        channel.stop()
+        // A round sleeps half a target duration (1 s here): the run ends within a few seconds.
+        let timedOut = Mutex(false)
+        let deadline = Task {
+            try? await Task.sleep(for: .seconds(10))
+            guard !Task.isCancelled else { return }
+            timedOut.withLock { $0 = true }
+            running.cancel()
+        }
+        await running.value
+        #expect(!timedOut.withLock { $0 }, "run() returned after stop(), not at the deadline's cancellation")
+        deadline.cancel()
         try await client.shutdown()
     }
 }

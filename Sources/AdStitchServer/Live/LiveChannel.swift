@@ -37,6 +37,8 @@ public final class LiveChannel: Sendable {
         var lastSequence: Int?
         var stalled = false
         var targetDuration = 6
+        /// Set by ``stop()``: the poller ends after its current round.
+        var stopped = false
     }
 
     /// A rendition's latest window and the validators to ask for the next.
@@ -88,11 +90,16 @@ public final class LiveChannel: Sendable {
 
     /// Polls until the task is cancelled: a round every half target duration (at least 0.25 s).
     public func run() async {
-        while !Task.isCancelled {
+        while !Task.isCancelled, !self.state.withLock({ $0.stopped }) {
             await self.poll()
             let target = self.state.withLock { $0.targetDuration }
             try? await Task.sleep(for: max(.milliseconds(250), .seconds(target) / 2))
         }
+    }
+
+    /// Ends ``run()`` after its current round (a reloaded campaign's channel has other renditions).
+    public func stop() {
+        self.state.withLock { $0.stopped = true }
     }
 
     /// One round: every rendition fetched, the first one's markers read, the history told.

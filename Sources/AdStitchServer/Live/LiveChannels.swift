@@ -44,7 +44,11 @@ public final class LiveChannels: Sendable {
             }
         }
         return self.channels.withLock { channels in
-            if let existing = channels[key], existing.renditions == renditions { return existing }
+            if let existing = channels[key] {
+                if existing.renditions == renditions { return existing }
+                // The channel's multivariant playlist changed its renditions: a new poller replaces it.
+                existing.stop()
+            }
             let channel = LiveChannel(
                 key: key,
                 renditions: renditions,
