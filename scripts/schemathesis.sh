@@ -64,34 +64,26 @@ fi
     "$root/docs/live-boundary-manifest.schema.json" <<'EOF'
 import json, sys, yaml
 spec = yaml.safe_load(open(sys.argv[1]))
-manifest = json.load(open(sys.argv[2]))
-names = {"time": "BoundaryTime", "id": "BoundaryId", "break": "BoundaryBreak", "ad": "BoundaryAd", "island": "BoundaryIsland",
-         "primary": "BoundaryPrimary"}
-def moved(node):
-    if isinstance(node, dict):
-        return {k: ("#/components/schemas/" + names[v.rsplit("/", 1)[1]] if k == "$ref" and v.startswith("#/$defs/") else moved(v))
-                for k, v in node.items()}
-    return [moved(v) for v in node] if isinstance(node, list) else node
-expected = {"BoundaryManifest": moved({k: v for k, v in manifest.items() if k not in ("$schema", "$id", "$defs")})}
-expected.update({names[k]: moved(v) for k, v in manifest["$defs"].items()})
 schemas = spec["components"]["schemas"]
-drift = [name for name, schema in expected.items() if schemas.get(name) != schema]
-if drift:
-    sys.exit(f"schemathesis.sh: docs/openapi.yaml's {', '.join(drift)} differ from docs/boundary-manifest.schema.json; copy it again")
-lists = json.load(open(sys.argv[3]))
-names = {"asset": "AssetListAsset", "signaling": "AssetListSignaling", "creative": "AssetListCreative"}
-expected = {"AssetList": moved({k: v for k, v in lists.items() if k not in ("$schema", "$id", "$defs")})}
-expected.update({names[k]: moved(v) for k, v in lists["$defs"].items()})
-drift = [name for name, schema in expected.items() if schemas.get(name) != schema]
-if drift:
-    sys.exit(f"schemathesis.sh: docs/openapi.yaml's {', '.join(drift)} differ from docs/asset-list.schema.json; copy it again")
-live = json.load(open(sys.argv[4]))
-names = {"date": "LiveBoundaryDate", "break": "LiveBoundaryBreak", "ad": "LiveBoundaryAd"}
-expected = {"LiveBoundaryManifest": moved({k: v for k, v in live.items() if k not in ("$schema", "$id", "$defs")})}
-expected.update({names[k]: moved(v) for k, v in live["$defs"].items()})
-drift = [name for name, schema in expected.items() if schemas.get(name) != schema]
-if drift:
-    sys.exit(f"schemathesis.sh: docs/openapi.yaml's {', '.join(drift)} differ from docs/live-boundary-manifest.schema.json; copy it again")
+# Each schema file: its top-level name in openapi and where its `$defs` went.
+embedded = [
+    (sys.argv[2], "BoundaryManifest", {"time": "BoundaryTime", "id": "BoundaryId", "break": "BoundaryBreak", "ad": "BoundaryAd",
+                                       "island": "BoundaryIsland", "primary": "BoundaryPrimary"}),
+    (sys.argv[3], "AssetList", {"asset": "AssetListAsset", "signaling": "AssetListSignaling", "creative": "AssetListCreative"}),
+    (sys.argv[4], "LiveBoundaryManifest", {"date": "LiveBoundaryDate", "break": "LiveBoundaryBreak", "ad": "LiveBoundaryAd"}),
+]
+for path, top, names in embedded:
+    def moved(node):
+        if isinstance(node, dict):
+            return {k: ("#/components/schemas/" + names[v.rsplit("/", 1)[1]] if k == "$ref" and v.startswith("#/$defs/") else moved(v))
+                    for k, v in node.items()}
+        return [moved(v) for v in node] if isinstance(node, list) else node
+    schema = json.load(open(path))
+    expected = {top: moved({k: v for k, v in schema.items() if k not in ("$schema", "$id", "$defs")})}
+    expected.update({names[k]: moved(v) for k, v in schema["$defs"].items()})
+    drift = [name for name, value in expected.items() if schemas.get(name) != value]
+    if drift:
+        sys.exit(f"schemathesis.sh: docs/openapi.yaml's {', '.join(drift)} differ from docs/{path.rsplit('/', 1)[1]}; copy it again")
 EOF
 
 # --- the server ----------------------------------------------------------------------------------

@@ -95,4 +95,22 @@ extension Loader {
             restrict: settings.restrict
         )
     }
+
+    /// What live programmes do not support yet, refused at load with the field named.
+    mutating func checkLiveLimits(_ fields: [String: Node], insertion: Insertion) {
+        if insertion != .stitched {
+            self.reader.issue(
+                fields["insertion"],
+                "insertion",
+                "live programmes are stitched (HLS Interstitials for live channels are not supported yet); remove insertion:"
+            )
+        }
+        if let rewrite = fields["rewrite"] {
+            self.reader.issue(
+                rewrite,
+                "rewrite",
+                "rewrite rules do not apply to live programmes yet: the channel's URIs are written as its origin gives them; remove rewrite:"
+            )
+        }
+    }
 }

@@ -269,4 +269,44 @@ extension Loader {
         for adBreak in breaks where self.breakNodes[adBreak.id] == nil { self.breakNodes[adBreak.id] = (program.node, "program.breaks") }
         return (islands, breaks)
     }
+
+    /// A break's (or `marker_breaks`') `duration`, `pools`, `restrict` and `once` (nil: not
+    /// given); `required`: the duration and pools must be given.
+    mutating func breakSettings(
+        _ fields: [String: Node],
+        item: Node,
+        field: String,
+        pools: [String],
+        required: Bool
+    ) -> BreakSettings {
+        let duration = self.reader.decimal(fields["duration"], "\(field).duration", required: required, parent: item)
+        if let duration, duration <= .zero { self.reader.issue(fields["duration"], "\(field).duration", "must be above 0") }
+        if let duration, duration > CampaignLimits.maxBreakDuration {
+            self.reader.issue(
+                fields["duration"],
+                "\(field).duration",
+                "\(duration) s is longer than a break may run (\(CampaignLimits.maxBreakDuration) s); split it into several breaks"
+            )
+        }
+        let breakPools = self.reader.strings(fields["pools"], "\(field).pools")
+        if required, breakPools.isEmpty, fields["pools"] == nil {
+            self.reader.issue(item, "\(field).pools", "is required: the pools that fill this break")
+        }
+        for pool in breakPools where !pools.contains(pool) {
+            self.reader.issue(
+                fields["pools"],
+                "\(field).pools",
+                "names pool \"\(pool)\", which does not exist; pools are \(pools.joined(separator: ", "))"
+            )
+        }
+        var restrict: Restriction = []
+        for value in self.reader.strings(fields["restrict"], "\(field).restrict") {
+            guard let restriction = Restriction(name: value) else {
+                self.reader.issue(fields["restrict"], "\(field).restrict", "\"\(value)\" is not a policy; use skip and/or jump")
+                continue
+            }
+            restrict.insert(restriction)
+        }
+        return BreakSettings(duration: duration, pools: breakPools, restrict: restrict, once: self.reader.bool(fields["once"], "\(field).once"))
+    }
 }

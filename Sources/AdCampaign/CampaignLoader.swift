@@ -230,22 +230,7 @@ struct Loader {
                 self.reader.issue(node, "insertion", "\"\(name)\" is not an insertion mode; use stitched, interstitials or auto")
             }
         }
-        if self.isLive {
-            if insertion != .stitched {
-                self.reader.issue(
-                    fields["insertion"],
-                    "insertion",
-                    "live programmes are stitched (HLS Interstitials for live channels are not supported yet); remove insertion:"
-                )
-            }
-            if let rewrite = fields["rewrite"] {
-                self.reader.issue(
-                    rewrite,
-                    "rewrite",
-                    "rewrite rules do not apply to live programmes yet: the channel's URIs are written as its origin gives them; remove rewrite:"
-                )
-            }
-        }
+        if self.isLive { self.checkLiveLimits(fields, insertion: insertion) }
         guard self.reader.issues.isEmpty, self.assets.issues.isEmpty else { return nil }
         var campaign = Campaign(
             id: id,
@@ -455,46 +440,6 @@ struct Loader {
             )
         }
         return breaks
-    }
-
-    /// A break's (or `marker_breaks`') `duration`, `pools`, `restrict` and `once` (nil: not
-    /// given); `required`: the duration and pools must be given.
-    mutating func breakSettings(
-        _ fields: [String: Node],
-        item: Node,
-        field: String,
-        pools: [String],
-        required: Bool
-    ) -> BreakSettings {
-        let duration = self.reader.decimal(fields["duration"], "\(field).duration", required: required, parent: item)
-        if let duration, duration <= .zero { self.reader.issue(fields["duration"], "\(field).duration", "must be above 0") }
-        if let duration, duration > CampaignLimits.maxBreakDuration {
-            self.reader.issue(
-                fields["duration"],
-                "\(field).duration",
-                "\(duration) s is longer than a break may run (\(CampaignLimits.maxBreakDuration) s); split it into several breaks"
-            )
-        }
-        let breakPools = self.reader.strings(fields["pools"], "\(field).pools")
-        if required, breakPools.isEmpty, fields["pools"] == nil {
-            self.reader.issue(item, "\(field).pools", "is required: the pools that fill this break")
-        }
-        for pool in breakPools where !pools.contains(pool) {
-            self.reader.issue(
-                fields["pools"],
-                "\(field).pools",
-                "names pool \"\(pool)\", which does not exist; pools are \(pools.joined(separator: ", "))"
-            )
-        }
-        var restrict: Restriction = []
-        for value in self.reader.strings(fields["restrict"], "\(field).restrict") {
-            guard let restriction = Restriction(name: value) else {
-                self.reader.issue(fields["restrict"], "\(field).restrict", "\"\(value)\" is not a policy; use skip and/or jump")
-                continue
-            }
-            restrict.insert(restriction)
-        }
-        return BreakSettings(duration: duration, pools: breakPools, restrict: restrict, once: self.reader.bool(fields["once"], "\(field).once"))
     }
 
     /// The `origin:` block: timeouts and the poll in seconds (decimals allowed), limits as whole numbers.

@@ -211,13 +211,7 @@ struct SessionController: Sendable {
         // The bytes are a function of the token and the file, so they are named by them.
         let etag = Response.digest((tokenText + "/" + file).utf8)
         let rendered = try self.render(Self.metricKind(sessionFile)) {
-            let plan: Plan
-            if let verified, verified.load == served.load {
-                plan = verified.plan
-            } else {
-                plan = Self.plan(served, token)
-                self.sessions.put(tokenText, VerifiedSession(token: token, plan: plan, load: served.load))
-            }
+            let plan = self.plan(served, token, tokenText: tokenText, verified: verified)
             return try served.renderer.renderBytes(sessionFile, plan, insertion: token.insertion)
         }
         let cache = sessionFile == .emptySubtitles ? "public, max-age=86400" : "public, max-age=86400, immutable"
@@ -285,13 +279,7 @@ struct SessionController: Sendable {
         }
         let (windows, breaks) = channel.snapshot()
         let text = try self.render(Self.metricKind(file)) { () throws -> [UInt8] in
-            let plan: Plan
-            if let verified, verified.load == served.load {
-                plan = verified.plan
-            } else {
-                plan = Self.plan(served, token)
-                self.sessions.put(tokenText, VerifiedSession(token: token, plan: plan, load: served.load))
-            }
+            let plan = self.plan(served, token, tokenText: tokenText, verified: verified)
             let edge = windows.compactMap { $0?.segments.last?.end }.max() ?? .zero
             let schedule = try LiveSchedule(plan: plan, live: live, layout: served.renderer.layout, breaks: breaks, joined: joined, liveEdge: edge)
             switch file {
@@ -345,6 +333,14 @@ struct SessionController: Sendable {
         } catch let error as StitchError {
             throw Problem(status: .internalServerError, title: "Cannot stitch", detail: error.message)
         }
+    }
+
+    /// The session's plan on this load: the one kept for the token, else planned now and kept.
+    private func plan(_ served: ServedCampaign, _ token: SessionToken, tokenText: String, verified: VerifiedSession?) -> Plan {
+        if let verified, verified.load == served.load { return verified.plan }
+        let plan = Self.plan(served, token)
+        self.sessions.put(tokenText, VerifiedSession(token: token, plan: plan, load: served.load))
+        return plan
     }
 
     static func plan(_ served: ServedCampaign, _ token: SessionToken) -> Plan {

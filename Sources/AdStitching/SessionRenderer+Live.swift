@@ -156,14 +156,11 @@ extension SessionRenderer {
         }
         let numbered = schedule.window(window)
         let campaign = schedule.plan.campaign
+        // The layout's target duration covers every ad and the slate in this rendition.
+        let target = max(self.layout.targetDurations[index], window.targetDuration)
         var version = window.version
-        var target = max(self.layout.targetDurations[index], window.targetDuration)
         for fill in schedule.fills.values {
-            for piece in fill.pieces {
-                let block = try self.layout.block(piece.asset, index)
-                version = max(version, block.version)
-                target = max(target, block.maxRoundedDuration)
-            }
+            for piece in fill.pieces { version = max(version, try self.layout.block(piece.asset, index).version) }
         }
         var output: [UInt8] = []
         output.reserveCapacity(256 + numbered.entries.count * 160)

@@ -47,14 +47,7 @@ public enum TwoHourCampaign {
               - { id: preroll, before: act-1, duration: 30, pools: [all] }
               - { id: mid-1, after: act-1, duration: 60, pools: [all] }
               - { id: mid-2, after: act-2, duration: 60, pools: [all] }
-            slate: { playlist: slate/master.m3u8 }
-            pools:
-              all:
-                - { id: alpha, playlist: ads/alpha/master.m3u8, weight: 2 }
-                - { id: bravo, playlist: ads/bravo/master.m3u8 }
-                - { id: charlie, playlist: ads/charlie/master.m3u8 }
-                - { id: delta, playlist: ads/delta/master.m3u8 }
-                - { id: echo, playlist: ads/echo/master.m3u8 }
+            \(Self.adsAndSlate)
             rules:
               - { name: uk, when: { attributes: { locale: '^en-GB$' } }, then: { boost: { bravo: 2 } } }
             startup:
@@ -85,6 +78,13 @@ public enum TwoHourCampaign {
         try! Data(master.utf8).write(to: directory.appendingPathComponent("master.m3u8"))
     }
 
+    /// The slate and the pool of five ads both campaigns fill their breaks from (flow style, one line).
+    static let adsAndSlate =
+        "slate: { playlist: slate/master.m3u8 }\npools: { all: [ "
+        + "{ id: alpha, playlist: ads/alpha/master.m3u8, weight: 2 }, { id: bravo, playlist: ads/bravo/master.m3u8 }, "
+        + "{ id: charlie, playlist: ads/charlie/master.m3u8 }, { id: delta, playlist: ads/delta/master.m3u8 }, "
+        + "{ id: echo, playlist: ads/echo/master.m3u8 } ] }"
+
     /// A live campaign over the same ads and slate (issue 14): a channel of the same six
     /// variants on `https://origin.bench/` (served by ``liveWindow(variant:last:)`` through a
     /// remote fetch), a 60 s break every 20 six-second segments.
@@ -93,14 +93,7 @@ public enum TwoHourCampaign {
         id: live
         program: { live: "https://origin.bench/master.m3u8" }
         marker_breaks: { duration: 60, pools: [all] }
-        slate: { playlist: slate/master.m3u8 }
-        pools:
-          all:
-            - { id: alpha, playlist: ads/alpha/master.m3u8, weight: 2 }
-            - { id: bravo, playlist: ads/bravo/master.m3u8 }
-            - { id: charlie, playlist: ads/charlie/master.m3u8 }
-            - { id: delta, playlist: ads/delta/master.m3u8 }
-            - { id: echo, playlist: ads/echo/master.m3u8 }
+        \(Self.adsAndSlate)
         markers: [daterange]
         """
 
