@@ -21,7 +21,7 @@ FORMATTED = Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources Benchmar
 
 test: deps lint hlsjs
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) scripts/swift-test.sh
 	scripts/schemathesis.sh
 
 # The code follows .swift-format (hummingbird's: 4 spaces, lines up to 150); `make format` applies it.
