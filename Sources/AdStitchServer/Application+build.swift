@@ -38,6 +38,10 @@ public struct ServerConfiguration: Sendable {
     /// `postgres://user@host:port/db`), shared by the replicas; nil: each replica knows only the
     /// breaks it saw (docs/design-decisions.md "Live").
     public var database: String?
+    /// Whether viewers' session files are answered in the connection's pipeline, past the
+    /// router (``SessionFileResponder``; byte for byte the router's answer, faster). Off while
+    /// requests are logged at debug level, so the access log keeps every request.
+    public var directAnswers = true
 
     public init(campaigns: URL, host: String = "127.0.0.1", port: Int = 8080, policy: SessionPolicy) {
         self.campaigns = campaigns
@@ -81,8 +85,17 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         try? await origin.shutdown()
         throw error
     }
-    let router = buildRouter(store: store, policy: configuration.policy, responseCacheBytes: configuration.responseCacheBytes)
+    let sessions = SessionController(store: store, policy: configuration.policy, cacheBytes: configuration.responseCacheBytes)
+    let router = buildRouter(store: store, policy: configuration.policy, sessions: sessions)
     let headerTimeout = TimeAmount(configuration.headerTimeout)
+    let serverName = "AdStitch"
+    let dates = HTTPDateCache()
+    let sessionFiles: (@Sendable () -> SessionFileResponder)?
+    if configuration.directAnswers, logger.logLevel > .debug {
+        sessionFiles = { @Sendable in SessionFileResponder(sessions: sessions, serverName: serverName, dates: dates) }
+    } else {
+        sessionFiles = nil
+    }
     var app = Application(
         router: router,
         server: HTTPServerBuilder { responder in
@@ -93,12 +106,13 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
                         additionalChannelHandlers: [RequestHeadTimeoutHandler(timeout: headerTimeout)],
                         idleTimeout: TimeAmount(configuration.idleTimeout)
                     )
-                )
+                ),
+                sessionFiles: sessionFiles
             )
         },
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
-            serverName: "AdStitch",
+            serverName: serverName,
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)
         ),
         logger: logger
@@ -152,6 +166,11 @@ public func buildRouter(
     policy: SessionPolicy,
     responseCacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes
 ) -> Router<BasicRequestContext> {
+    buildRouter(store: store, policy: policy, sessions: SessionController(store: store, policy: policy, cacheBytes: responseCacheBytes))
+}
+
+/// The routes, with the session controller the server's ``SessionFileResponder`` shares.
+func buildRouter(store: CampaignStore, policy: SessionPolicy, sessions: SessionController) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     // One structured line per request at debug level (`serve --log-level debug`): a replica
     // behind a load balancer or CDN has its access log there, and writing a line per request
@@ -179,7 +198,6 @@ public func buildRouter(
         )
     }
     CatalogueController(store: store).register(on: router)
-    let sessions = SessionController(store: store, policy: policy, cacheBytes: responseCacheBytes)
     sessions.register(on: router)
     if policy.preview {
         PreviewController(store: store, sessions: sessions).register(on: router)

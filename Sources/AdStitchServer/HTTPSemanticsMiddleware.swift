@@ -22,20 +22,26 @@ struct HTTPSemanticsMiddleware: RouterMiddleware {
                 ]
             )
         }
-        var response = try await next(request, context)
+        return try Self.finish(await next(request, context), method: request.method, ifNoneMatch: request.headers[.ifNoneMatch]).response
+    }
+
+    /// What the middleware does to every answer on its way out, in one place for the router and
+    /// for ``SessionFileResponder``'s direct answers: the CORS headers, `304 Not Modified` (its
+    /// headers without Content-Length) when an If-None-Match matches the ETag of a 200, and no
+    /// body for HEAD. `sendsBody`: whether the response's body goes out with it.
+    static func finish(_ response: Response, method: HTTPRequest.Method, ifNoneMatch: String?) -> (response: Response, sendsBody: Bool) {
+        var response = response
         response.headers[.accessControlAllowOrigin] = "*"
         response.headers[.accessControlExposeHeaders] = "Content-Length, Content-Range, ETag, AdStitch-Ignored-Attributes"
-        if let etag = response.headers[.eTag], response.status == .ok, let condition = request.headers[.ifNoneMatch],
-            Self.matches(condition, etag: etag)
-        {
+        if let etag = response.headers[.eTag], response.status == .ok, let ifNoneMatch, Self.matches(ifNoneMatch, etag: etag) {
             var headers = response.headers
             headers[.contentLength] = nil
-            return Response(status: .notModified, headers: headers)
+            return (Response(status: .notModified, headers: headers), false)
         }
-        if request.method == .head {
-            return Response(status: response.status, headers: response.headers)
+        if method == .head {
+            return (Response(status: response.status, headers: response.headers), false)
         }
-        return response
+        return (response, true)
     }
 }
 
@@ -70,7 +76,7 @@ extension Response {
             count: text.utf8.count,
             contentType: contentType,
             cache: cache,
-            for: request,
+            acceptsGzip: request.map { Self.acceptsGzip($0.headers[.acceptEncoding]) } ?? false,
             etag: etag ?? Self.digest(text.utf8),
             plain: { ByteBuffer(string: text) },
             gzip: { Self.compressed(ByteBuffer(string: text)) }
@@ -84,14 +90,14 @@ extension Response {
         _ body: StitchedBody,
         contentType: String,
         cache: String,
-        for request: Request,
+        gzip acceptsGzip: Bool,
         etag: String
     ) -> (HTTPFields, ByteBuffer) {
         Self.taggedParts(
             count: file.count,
             contentType: contentType,
             cache: cache,
-            for: request,
+            acceptsGzip: acceptsGzip,
             etag: etag,
             plain: { StitchedBody.plain(file) },
             gzip: {
@@ -107,14 +113,14 @@ extension Response {
         count: Int,
         contentType: String,
         cache: String,
-        for request: Request?,
+        acceptsGzip: Bool,
         etag: String,
         plain: () -> ByteBuffer,
         gzip: () -> ByteBuffer?
     ) -> (HTTPFields, ByteBuffer) {
         var headers: HTTPFields = [.contentType: contentType, .cacheControl: cache, .vary: "Accept-Encoding"]
         let body: ByteBuffer
-        if let request, count >= 1024, Self.acceptsGzip(request.headers[.acceptEncoding]), let compressed = gzip() {
+        if acceptsGzip, count >= 1024, let compressed = gzip() {
             body = compressed
             headers[.contentEncoding] = "gzip"
             headers[.eTag] = "\"\(etag)-gz\""

@@ -7,15 +7,23 @@ import NIOHTTPTypesHTTP1
 /// Hummingbird's HTTP/1 child channel, plus one rule it leaves out: an HTTP/1.0 request without
 /// `Connection: keep-alive` ends its connection after the answer (RFC 9112 §9.3). The request
 /// types past the codec carry no version, so the rule is applied before it, as a
-/// `Connection: close` header Hummingbird honours.
+/// `Connection: close` header Hummingbird honours. With `sessionFiles`, a
+/// ``SessionFileResponder`` answers viewers' session files last in the pipeline, before the
+/// async channel Hummingbird reads the other requests from.
 struct KeepAliveRespectingHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let base: HTTP1Channel
+    var sessionFiles: (@Sendable () -> SessionFileResponder)? = nil
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         self.base.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let codec = try channel.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
-            try channel.pipeline.syncOperations.addHandler(HTTP10ConnectionCloseHandler(), position: .before(codec.handler))
+            let pipeline = channel.pipeline.syncOperations
+            let codec = try pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self)
+            try pipeline.addHandler(HTTP10ConnectionCloseHandler(), position: .before(codec.handler))
+            if let sessionFiles = self.sessionFiles {
+                let state = try pipeline.context(handlerType: HTTPConnectionStateHandler.self)
+                try pipeline.addHandler(sessionFiles(), position: .after(state.handler))
+            }
             return value
         }
     }

@@ -19,13 +19,15 @@ struct Problem: HTTPResponseError {
     }
 
     var response: Response {
+        let (headers, body) = self.parts
+        return Response(status: self.status, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// The headers and body of ``response``.
+    var parts: (HTTPFields, ByteBuffer) {
         let body: [String: Any] = ["type": "about:blank", "title": self.title, "status": Int(self.status.code), "detail": self.detail]
         let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
-        return Response(
-            status: self.status,
-            headers: [.contentType: "application/problem+json", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
-        )
+        return ([.contentType: "application/problem+json", .cacheControl: "no-store"], ByteBuffer(bytes: data))
     }
 }
 

@@ -25,7 +25,9 @@ import Synchronization
 /// - `adstitch_pattern_limit_hits_total` — rule pattern matches PCRE2's match limits stopped
 ///   (counted as no match; process-wide, caught up when scraped);
 /// - `adstitch_response_cache_requests_total{result}` — token-scoped answers served from the
-///   response cache (`hit`) or stitched (`miss`).
+///   response cache (`hit`) or stitched (`miss`);
+/// - `adstitch_http_direct_answers_total` — viewers' session files answered in the connection's
+///   pipeline without the router (``SessionFileResponder``; counted in the request families too).
 public struct ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     public let factory: PrometheusMetricsFactory
@@ -36,6 +38,7 @@ public struct ServerMetrics: Sendable {
     private let stitchTimers = MetricHandles<String, CoreMetrics.Timer>()
     private let cacheHits: CoreMetrics.Counter
     private let cacheMisses: CoreMetrics.Counter
+    private let directAnswers: CoreMetrics.Counter
 
     /// Stitching takes tens of microseconds; requests well under a millisecond on loopback.
     static let stitchBuckets: [Duration] = [
@@ -57,6 +60,7 @@ public struct ServerMetrics: Sendable {
         self.factory = factory
         self.cacheHits = Counter(label: "adstitch_response_cache_requests_total", dimensions: [("result", "hit")], factory: factory)
         self.cacheMisses = Counter(label: "adstitch_response_cache_requests_total", dimensions: [("result", "miss")], factory: factory)
+        self.directAnswers = Counter(label: "adstitch_http_direct_answers_total", factory: factory)
     }
 
     func request(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration) {
@@ -88,6 +92,10 @@ public struct ServerMetrics: Sendable {
 
     func responseCache(hit: Bool) {
         (hit ? self.cacheHits : self.cacheMisses).increment()
+    }
+
+    func answeredDirectly() {
+        self.directAnswers.increment()
     }
 
     func campaigns(loaded: Int, failing: Int) {

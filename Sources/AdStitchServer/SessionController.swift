@@ -155,24 +155,56 @@ struct SessionController: Sendable {
     /// `GET /v1/campaigns/{id}/sessions/{token}/{rendition}.m3u8 | boundaries.json | empty.vtt`
     /// (and the preview's `/preview/{id}/sessions/…`, whose tokens play nowhere else).
     func sessionFile(_ request: Request, _ context: BasicRequestContext, scope: SessionToken.Scope) throws -> Response {
-        let id = try context.parameters.require("id")
-        let tokenText = try context.parameters.require("token")
-        let file = try context.parameters.require("file")
+        let asked = SessionFileRequest(
+            campaign: try context.parameters.require("id"),
+            token: try context.parameters.require("token"),
+            file: try context.parameters.require("file"),
+            gzip: Response.acceptsGzip(request.headers[.acceptEncoding]),
+            scope: scope
+        )
+        switch try self.answer(asked) {
+        case .complete(let headers, let body):
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+        case .assetList(let file, let served, let token, let verified):
+            return try self.assetList(file, served, token, tokenText: asked.token, verified: verified, for: request)
+        case .live(let file, let served, let token, let joined, let verified):
+            return try self.liveFile(file, served, token, joined: joined, tokenText: asked.token, verified: verified, for: request)
+        }
+    }
+
+    /// A session file request, by the parts of its path that name the bytes.
+    struct SessionFileRequest {
+        var campaign: String
+        var token: String
+        var file: String
+        /// Whether the request accepts gzip (its `Accept-Encoding`).
+        var gzip: Bool
+        var scope: SessionToken.Scope
+    }
+
+    /// What a session file request gets: the whole answer of a stitched file (kept, or planned,
+    /// rendered and kept now), or the checked token of a file the request itself shapes (an
+    /// asset list names the request's host; a live file moves with the channel).
+    enum SessionFileAnswer {
+        case complete(HTTPFields, ByteBuffer)
+        case assetList(SessionFile, ServedCampaign, SessionToken, VerifiedSession?)
+        case live(SessionFile, ServedCampaign, SessionToken, joined: Int, VerifiedSession?)
+    }
+
+    /// The answer to a session file request, or the problem that says why there is none. Only
+    /// ``Problem``s are thrown. The router's route and the direct answers of
+    /// ``SessionFileResponder`` both come here, so they answer alike.
+    func answer(_ asked: SessionFileRequest) throws(Problem) -> SessionFileAnswer {
+        let (id, tokenText, file, scope) = (asked.campaign, asked.token, asked.file, asked.scope)
         let now = self.policy.nowSeconds
         // Only answers to tokens that passed the checks below are cached, under their campaign,
         // token, file and scope: a hit needs no second look at the signature — but the token may
         // have expired since.
-        let key = ResponseCache.Key(
-            campaign: id,
-            token: tokenText,
-            file: file,
-            gzip: Response.acceptsGzip(request.headers[.acceptEncoding]),
-            scope: scope
-        )
+        let key = ResponseCache.Key(campaign: id, token: tokenText, file: file, gzip: asked.gzip, scope: scope)
         if let cached = self.cache.get(key) {
             try Self.checkExpiry(cached.expires, now: now, campaign: id)
             self.store.metrics.responseCache(hit: true)
-            return Response(status: .ok, headers: cached.headers, body: ResponseBody(byteBuffer: cached.body))
+            return .complete(cached.headers, cached.body)
         }
         // Only tokens whose signature was checked are kept, by their text: a hit needs no second check.
         let verified = self.sessions.get(tokenText)
@@ -203,10 +235,10 @@ struct SessionController: Sendable {
             )
         }
         if case .assetList = sessionFile {
-            return try self.assetList(sessionFile, served, token, tokenText: tokenText, verified: verified, for: request)
+            return .assetList(sessionFile, served, token, verified)
         }
         if let joined = token.liveJoin, sessionFile != .emptySubtitles {
-            return try self.liveFile(sessionFile, served, token, joined: joined, tokenText: tokenText, verified: verified, for: request)
+            return .live(sessionFile, served, token, joined: joined, verified)
         }
         // The bytes are a function of the token and the file, so they are named by them.
         let etag = Response.digest((tokenText + "/" + file).utf8)
@@ -221,11 +253,11 @@ struct SessionController: Sendable {
             served.body,
             contentType: sessionFile.contentType,
             cache: cache,
-            for: request,
+            gzip: asked.gzip,
             etag: etag
         )
         self.cache.put(key, headers: headers, body: body, expires: token.expires)
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+        return .complete(headers, body)
     }
 
     /// The `kind` label of `adstitch_stitch_duration_seconds` for a file.
@@ -327,11 +359,15 @@ struct SessionController: Sendable {
     }
 
     /// Runs a plan and render, timed under `kind`; a stitch error is a 500 that says why.
-    private func render<Output>(_ kind: String, _ body: () throws -> Output) throws -> Output {
+    private func render<Output>(_ kind: String, _ body: () throws -> Output) throws(Problem) -> Output {
         do {
             return try self.store.metrics.stitch(kind, body)
         } catch let error as StitchError {
             throw Problem(status: .internalServerError, title: "Cannot stitch", detail: error.message)
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw Problem(status: .internalServerError, title: "Cannot stitch", detail: "\(error)")
         }
     }
 

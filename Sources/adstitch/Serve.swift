@@ -75,7 +75,7 @@ struct Serve: AsyncParsableCommand {
     )
     var database: String?
 
-    @Option(help: "Log level: trace, debug (a line per request), info, notice, warning, error or critical.")
+    @Option(help: "Log level: trace, debug (a line per request, every request through the router), info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
     func validate() throws {

@@ -1,0 +1,179 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOHTTPTypes
+import Synchronization
+
+/// Answers a viewer's session files (`GET /v1/campaigns/{id}/sessions/{token}/{file}`: media
+/// playlists, boundary manifests) in the connection's channel pipeline, on its event loop, without
+/// the router: the request a service exists for, and most of the requests it gets, skips the
+/// async channel, the task switches, the router and the middleware chain (docs/performance.md,
+/// issue 10). The answer is the router's to the byte: the same ``SessionController/answer(_:)``,
+/// the same ``HTTPSemanticsMiddleware/finish(_:method:ifNoneMatch:)``, the same metrics, then the
+/// `Date` and `Server` headers the application adds.
+///
+/// Everything else goes on to Hummingbird untouched: other routes and methods, paths it would
+/// read differently (percent-escapes, dot segments, a query is fine), requests with a body, the
+/// files a request shapes (interstitial asset lists name its host; live playlists), and — so
+/// answers keep the order of pipelined requests (RFC 9112 §9.3.2) — every request that arrives
+/// while one passed on is still being answered.
+///
+/// It sits last in the pipeline before the async channel, after Hummingbird's connection state
+/// handler (idle timeout, graceful shutdown) and the request head timeout, which see its requests
+/// and answers like any other.
+final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    let sessions: SessionController
+    let serverName: String?
+    let dates: HTTPDateCache
+
+    /// Requests passed on whose answers have not ended yet.
+    private var passedOn = 0
+    /// The request being answered here: its head has arrived, its end not yet.
+    private var answering: (head: HTTPRequest, asked: SessionController.SessionFileRequest)?
+
+    /// `Server` as the application sends it; `dates` shared by a server's connections.
+    init(sessions: SessionController, serverName: String?, dates: HTTPDateCache) {
+        self.sessions = sessions
+        self.serverName = serverName
+        self.dates = dates
+    }
+
+    /// The route's pattern, as the router labels its metrics.
+    static let route = "/v1/campaigns/{id}/sessions/{token}/{file}"
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch self.unwrapInboundIn(data) {
+        case .head(let head):
+            if self.passedOn == 0, let asked = Self.sessionFileRequest(head) {
+                self.answering = (head, asked)
+                return
+            }
+            self.passedOn += 1
+            context.fireChannelRead(data)
+        case .body:
+            // A request with a body is passed on at its head (``sessionFileRequest(_:)``).
+            if self.answering == nil { context.fireChannelRead(data) }
+        case .end:
+            guard let (head, asked) = self.answering else { return context.fireChannelRead(data) }
+            self.answering = nil
+            self.answer(head, asked, context: context)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = self.unwrapOutboundIn(data) { self.passedOn = max(0, self.passedOn - 1) }
+        context.write(data, promise: promise)
+    }
+
+    private func answer(_ head: HTTPRequest, _ asked: SessionController.SessionFileRequest, context: ChannelHandlerContext) {
+        let start = ContinuousClock.now
+        var response: Response
+        var body: ByteBuffer
+        do {
+            switch try self.sessions.answer(asked) {
+            case .complete(let headers, let buffer):
+                (response, body) = (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer)), buffer)
+            case .assetList, .live:
+                // Shaped by the request: the router's (the checks above are repeated there; no metric was counted).
+                self.passedOn += 1
+                context.fireChannelRead(self.wrapInboundOut(.head(head)))
+                context.fireChannelRead(self.wrapInboundOut(.end(nil)))
+                return
+            }
+        } catch {
+            let (headers, buffer) = error.parts
+            (response, body) = (Response(status: error.status, headers: headers, body: ResponseBody(byteBuffer: buffer)), buffer)
+        }
+        let (finished, sendsBody) = HTTPSemanticsMiddleware.finish(response, method: head.method, ifNoneMatch: head.headerFields[.ifNoneMatch])
+        response = finished
+        self.sessions.store.metrics.request(route: Self.route, method: head.method, status: response.status, duration: ContinuousClock.now - start)
+        self.sessions.store.metrics.answeredDirectly()
+        response.headers[.date] = self.dates.current
+        if let serverName = self.serverName { response.headers[.server] = serverName }
+
+        context.write(self.wrapOutboundOut(.head(response.head)), promise: nil)
+        if sendsBody { context.write(self.wrapOutboundOut(.body(body)), promise: nil) }
+        // As Hummingbird does: a request that says `Connection: close` (or an HTTP/1.0 one
+        // without keep-alive: ``HTTP10ConnectionCloseHandler``) ends the connection after its answer.
+        guard head.headerFields[.connection] == "close" else {
+            return context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
+        }
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
+    }
+
+    /// The session file a request asks for, when it is one this handler answers: `GET` of
+    /// `/v1/campaigns/{id}/sessions/{token}/{file}` whose segments are plain (unreserved
+    /// characters only, no dot segments: read the same by any router), without a body (no
+    /// `Transfer-Encoding`, no `Content-Length` but 0).
+    static func sessionFileRequest(_ head: HTTPRequest) -> SessionController.SessionFileRequest? {
+        guard head.method == .get, let target = head.path, !head.headerFields.contains(.transferEncoding),
+            head.headerFields[.contentLength].map({ $0 == "0" }) ?? true
+        else { return nil }
+        let path = target.utf8.prefix { $0 != UInt8(ascii: "?") }
+        let segments = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard segments.count == 7, segments[0].isEmpty, segments[1].elementsEqual("v1".utf8), segments[2].elementsEqual("campaigns".utf8),
+            segments[4].elementsEqual("sessions".utf8)
+        else { return nil }
+        let (id, token, file) = (segments[3], segments[5], segments[6])
+        for segment in [id, token, file] {
+            guard !segment.isEmpty, !segment.elementsEqual(".".utf8), !segment.elementsEqual("..".utf8), segment.allSatisfy(Self.isUnreserved)
+            else { return nil }
+        }
+        return SessionController.SessionFileRequest(
+            campaign: String(Substring(id)),
+            token: String(Substring(token)),
+            file: String(Substring(file)),
+            gzip: Response.acceptsGzip(head.headerFields[.acceptEncoding]),
+            scope: .viewer
+        )
+    }
+
+    /// RFC 3986 §2.3: ALPHA, DIGIT, `-`, `.`, `_`, `~`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+}
+
+@available(*, unavailable)
+extension SessionFileResponder: Sendable {}
+
+/// The `Date` header's value (RFC 9110 §5.6.7 IMF-fixdate), formatted once a second.
+final class HTTPDateCache: Sendable {
+    private let cached = Mutex<(second: Int, text: String)>((-1, ""))
+
+    var current: String {
+        let now = time(nil)
+        return self.cached.withLock { cached in
+            if cached.second != now {
+                cached = (now, Self.format(now))
+            }
+            return cached.text
+        }
+    }
+
+    /// `Sun, 06 Nov 1994 08:49:37 GMT` for `seconds` since 1970.
+    static func format(_ seconds: Int) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
+}
