@@ -11,7 +11,7 @@ if [ "$status" -ne 0 ]; then
     echo
     echo "swift-test.sh: swift test exited $status; the failures (each with the lines that follow it):"
     # An issue's message may span lines: keep those up to the next test event (✔ ✘ ◇ or a summary; its ↳ lines are kept).
-    awk '/recorded an issue|error:|Fatal error|fatalError|Crash/ { show = 1; print; next }
+    awk '/recorded an issue|Fatal error|Crash/ { show = 1; print; next }
          /^(✔|✘|◇|􀟈|Test Suite|Executed)/ { show = 0 }
          show { print }' "$log" | head -200
     grep -E '^✘ (Test|Suite) ' "$log" | head -40
