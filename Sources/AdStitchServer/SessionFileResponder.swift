@@ -17,7 +17,7 @@ import Synchronization
 /// read differently (percent-escapes, dot segments, a query is fine), requests with a body, the
 /// files a request shapes (interstitial asset lists name its host; live playlists), and — so
 /// answers keep the order of pipelined requests (RFC 9112 §9.3.2) — every request that arrives
-/// while one passed on is still being answered.
+/// while one passed on is still being answered, or while the client does not read its answers.
 ///
 /// It sits last in the pipeline before the async channel, after Hummingbird's connection state
 /// handler (idle timeout, graceful shutdown) and the request head timeout, which see its requests
@@ -50,7 +50,10 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch self.unwrapInboundIn(data) {
         case .head(let head):
-            if self.passedOn == 0, let asked = Self.sessionFileRequest(head) {
+            // While the client is not reading (the channel is not writable), requests go to
+            // Hummingbird, whose writer waits for it and whose reader stops reading: a client
+            // that pipelines requests and reads nothing cannot make the server buffer answers.
+            if self.passedOn == 0, context.channel.isWritable, let asked = Self.sessionFileRequest(head) {
                 self.answering = (head, asked)
                 return
             }

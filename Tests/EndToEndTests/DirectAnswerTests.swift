@@ -225,4 +225,43 @@ struct DirectAnswerTests {
             #expect(answers[6].head.hasPrefix("HTTP/1.1 404"))
         }
     }
+
+    @Test("a client that pipelines thousands of requests and reads nothing does not make the server buffer their answers")
+    func pipeliningWithoutReadingIsBounded() throws {
+        // No response cache, so each answer is a buffer of its own (cached ones share theirs).
+        let server = try Server(campaigns: Repository.root.appendingPathComponent("Campaigns"), extra: ["--response-cache-mib", "0"])
+        defer { kill(server.process.pid, SIGKILL) }
+        let master = try server.get("/v1/campaigns/evening-news/master.m3u8?session=unread")
+        let playlist =
+            "/v1/campaigns/evening-news/"
+            + (try #require(master.body.split(separator: "\n").first { $0.hasPrefix("sessions/") && $0.hasSuffix(".m3u8") }))
+        let size = try server.get(playlist).body.utf8.count
+        func residentMiB() throws -> Int {
+            let status = try String(contentsOfFile: "/proc/\(server.process.pid)/status", encoding: .utf8)
+            let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+            return (Int(line.split(separator: " ")[1]) ?? 0) / 1024
+        }
+        let before = try residentMiB()
+        // 20,000 requests (~70 MB of answers), sent for three seconds as far as the server takes them.
+        let socket = try LoopbackHTTP.connect(port: server.port)
+        defer { close(socket) }
+        _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
+        let bytes = Array(String(repeating: "GET \(playlist) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", count: 20_000).utf8)
+        var sent = 0
+        let deadline = Date().addingTimeInterval(3)
+        while sent < bytes.count, Date() < deadline {
+            let written = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written > 0 { sent += written } else { usleep(10_000) }
+        }
+        // While the server works through what it took (seconds for a debug build).
+        var grown = 0
+        for _ in 0..<32 {
+            usleep(250_000)
+            grown = max(grown, try residentMiB() - before)
+        }
+        // Unbounded, every request taken would be an answer in memory: sent / request × size.
+        let requestBytes = bytes.count / 20_000
+        #expect(grown < 32, "the server grew by \(grown) MiB holding answers to \(sent / requestBytes) requests of \(size) bytes each")
+        #expect(server.healthy())
+    }
 }
