@@ -28,21 +28,8 @@ struct DirectAnswerTests {
         // A server that does not close when it should fails the test, not hangs it.
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let bytes = Array((head + "\r\n").utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let written = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
-            guard written > 0 else { throw WebDriver.Failure(description: "send failed") }
-            sent += written
-        }
-        var response = Data()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = recv(socket, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            response.append(contentsOf: buffer[0..<count])
-        }
-        return Self.withoutDate(response)
+        try LoopbackHTTP.send(Array((head + "\r\n").utf8), on: socket)
+        return Self.withoutDate(LoopbackHTTP.receive(on: socket))
     }
 
     /// `response` with every `date:` header line's value blanked (the clock moves between servers).

@@ -139,36 +139,46 @@ enum LoopbackHTTP {
         return socket
     }
 
-    /// One request on a new connection: the status code, the response head and the body.
-    static func exchange(_ method: String, port: Int, path: String, body: Data = Data()) throws -> (status: Int, head: String, body: Data) {
-        let socket = try self.connect(port: port)
-        defer { close(socket) }
-        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        request += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
-        let bytes = Array(request.utf8) + Array(body)
+    /// Sends all of `bytes` on `socket`.
+    static func send(_ bytes: [UInt8], on socket: Int32) throws {
         var sent = 0
         while sent < bytes.count {
-            let written = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+            let written = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, 0) }
             guard written > 0 else { throw WebDriver.Failure(description: "send failed") }
             sent += written
         }
-        // Read until the peer closes, or the Content-Length body is complete (chromedriver may keep
-        // the connection open).
+    }
+
+    /// What `socket` receives until the peer closes it (or a receive fails or times out), or
+    /// until `complete` says what came is whole.
+    static func receive(on socket: Int32, until complete: (Data) -> Bool = { _ in false }) -> Data {
         var response = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = recv(socket, &buffer, buffer.count, 0)
             if count <= 0 { break }
             response.append(contentsOf: buffer[0..<count])
-            if let separator = response.range(of: Data("\r\n\r\n".utf8)) {
-                let head = String(decoding: response[..<separator.lowerBound], as: UTF8.self).lowercased()
-                if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
-                    let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)),
-                    response.count - separator.upperBound >= length
-                {
-                    break
-                }
-            }
+            if complete(response) { break }
+        }
+        return response
+    }
+
+    /// One request on a new connection: the status code, the response head and the body.
+    static func exchange(_ method: String, port: Int, path: String, body: Data = Data()) throws -> (status: Int, head: String, body: Data) {
+        let socket = try self.connect(port: port)
+        defer { close(socket) }
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        request += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+        try self.send(Array(request.utf8) + Array(body), on: socket)
+        // Read until the peer closes, or the Content-Length body is complete (chromedriver may keep
+        // the connection open).
+        let response = self.receive(on: socket) { response in
+            guard let separator = response.range(of: Data("\r\n\r\n".utf8)) else { return false }
+            let head = String(decoding: response[..<separator.lowerBound], as: UTF8.self).lowercased()
+            guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+                let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+            else { return false }
+            return response.count - separator.upperBound >= length
         }
         guard let separator = response.range(of: Data("\r\n\r\n".utf8)) else { throw WebDriver.Failure(description: "no HTTP response") }
         let head = String(decoding: response[..<separator.lowerBound], as: UTF8.self)
