@@ -23,6 +23,8 @@ sliding window need not wait minutes). Faults, for the poller's tests:
 
   /_/stall/SECONDS          the window stops advancing for SECONDS (wall clock) from now
   /_/fail/SECONDS           every playlist answers 503 for SECONDS from now
+                            (0 ends the fault now: tests hold a long fault and end it
+                            themselves, so a busy machine's delays cannot outlast it)
 
 Paths: /master.m3u8, /<variant>/index.m3u8 (the source's variant folders), the source's
 segments (/<variant>/seg_….ts) as files.

@@ -13,7 +13,7 @@ struct BreakHistoryTests {
 
     /// Runs `body` with a history on a fresh server, its pool running.
     static func withHistory(_ body: @Sendable (PostgresBreakHistory, PostgresServer) async throws -> Void) async throws {
-        let server = try PostgresServer()
+        let server = try await PostgresServer()
         let history = try #require(PostgresBreakHistory(url: server.url, logger: Self.logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await history.run() }

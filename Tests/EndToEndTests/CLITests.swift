@@ -12,11 +12,11 @@ struct CLITests {
         return directory.appendingPathComponent("adstitch").path
     }
 
-    func adstitch(_ arguments: String...) throws -> Tool.Result {
+    func adstitch(_ arguments: String...) async throws -> Tool.Result {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else { throw Tool.Missing(name: "\(Self.binary) (run swift build)") }
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
-        let status = Spawn.wait(try Spawn.start(Self.binary, arguments, output: log), timeout: 60)
+        let status = await Spawn.wait(try Spawn.start(Self.binary, arguments, output: log), timeout: 60)
         return Tool.Result(status: status, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 
@@ -27,55 +27,55 @@ struct CLITests {
     }
 
     @Test("fmt prints the canonical playlist: LF, no blank lines, a final newline, lines otherwise untouched")
-    func fmtCanonicalises() throws {
+    func fmtCanonicalises() async throws {
         let file = try self.temporary(
             "a.m3u8",
             "#EXTM3U\r\n#EXT-X-TARGETDURATION:10\r\n\r\n#EXTINF:10.010010,Title, with comma\r\nseg.ts\r\n#EXT-X-ENDLIST"
         )
-        let result = try self.adstitch("fmt", file.path)
+        let result = try await self.adstitch("fmt", file.path)
         #expect(result.status == 0)
         #expect(result.output == "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.010010,Title, with comma\nseg.ts\n#EXT-X-ENDLIST\n")
     }
 
     @Test("fmt on bad input exits 1 with the file, line and reason")
-    func fmtReportsErrors() throws {
+    func fmtReportsErrors() async throws {
         let file = try self.temporary("bad.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:ten,\nseg.ts\n")
-        let result = try self.adstitch("fmt", file.path)
+        let result = try await self.adstitch("fmt", file.path)
         #expect(result.status == 1)
         #expect(result.output.contains("\(file.path):3: error:"), "\(result.output)")
     }
 
     @Test("validate prints file:line: error for a playlist and exits 1")
-    func validatePlaylist() throws {
+    func validatePlaylist() async throws {
         let file = try self.temporary(
             "v.m3u8",
             "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXT-X-BYTERANGE:100\n#EXTINF:10,\nseg.ts\n#EXT-X-ENDLIST\n"
         )
-        let result = try self.adstitch("validate", file.path)
+        let result = try await self.adstitch("validate", file.path)
         #expect(result.status == 1)
         #expect(result.output.contains("\(file.path):2: error:") && result.output.contains("[version]"), "\(result.output)")
         #expect(result.output.contains("\(file.path):4: error:") && result.output.contains("[byterange-offset]"), "\(result.output)")
     }
 
     @Test("validate and stitch read a campaign whose playlists are on an http origin; a missing one is file:line:column, URL and status")
-    func remoteCampaign() throws {
-        let server = try StaticServer(root: Repository.root.appendingPathComponent("Campaigns/evening-news"))
+    func remoteCampaign() async throws {
+        let server = try await StaticServer(root: Repository.root.appendingPathComponent("Campaigns/evening-news"))
         let base = server.base.absoluteString
         let yaml = try String(contentsOf: Repository.campaign("evening-news"), encoding: .utf8)
             .replacingOccurrences(of: "playlist: media/", with: "playlist: \(base)media/")
         let campaign = try self.temporary("remote.yaml", yaml)
-        let valid = try self.adstitch("validate", campaign.path)
+        let valid = try await self.adstitch("validate", campaign.path)
         #expect(valid.status == 0, "\(valid.output)")
         #expect(valid.output.contains("campaign evening-news is valid"), "\(valid.output)")
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("cli-remote-\(UUID().uuidString.prefix(6))")
         defer { try? FileManager.default.removeItem(at: out) }
-        let stitched = try self.adstitch("stitch", campaign.path, "--out", out.path, "--session", "remote-1")
+        let stitched = try await self.adstitch("stitch", campaign.path, "--out", out.path, "--session", "remote-1")
         #expect(stitched.status == 0, "\(stitched.output)")
         let playlist = try String(contentsOf: out.appendingPathComponent("v0.m3u8"), encoding: .utf8)
         #expect(playlist.split(separator: "\n").filter { !$0.hasPrefix("#") }.allSatisfy { $0.hasPrefix(base + "media/") })
 
         let broken = try self.temporary("broken-remote.yaml", yaml.replacingOccurrences(of: "media/slate/master.m3u8", with: "media/slate/gone.m3u8"))
-        let refused = try self.adstitch("validate", broken.path)
+        let refused = try await self.adstitch("validate", broken.path)
         #expect(refused.status == 1)
         #expect(refused.output.contains("\(broken.path):15:"), "\(refused.output)")
         #expect(refused.output.contains("\(base)media/slate/gone.m3u8 answered HTTP 404"), "\(refused.output)")
@@ -85,10 +85,10 @@ struct CLITests {
             "slow-remote.yaml",
             yaml.replacingOccurrences(of: base + "media/slate/", with: base + "_/slow/1500/media/slate/")
         )
-        let hasty = try self.adstitch("validate", "--origin-timeout", "0.5", "--origin-attempts", "1", slow.path)
+        let hasty = try await self.adstitch("validate", "--origin-timeout", "0.5", "--origin-attempts", "1", slow.path)
         #expect(hasty.status == 1)
         #expect(hasty.output.contains("\(slow.path):15:") && hasty.output.contains("did not answer in time"), "\(hasty.output)")
-        #expect(try self.adstitch("validate", slow.path).status == 0, "the default timeout (5 s) waits for it")
+        #expect(try await self.adstitch("validate", slow.path).status == 0, "the default timeout (5 s) waits for it")
 
         // stitch and preview with a rewrite rule for the ads: the stitched ads on the CDN, and
         // the preview naming the rule for each ad and none for the islands.
@@ -97,12 +97,12 @@ struct CLITests {
             yaml + "\nrewrite:\n  - { name: ad-cdn, applies_to: [ads], match: '/media/ads/(.*)$', replace: 'https://ads.cdn.test/$1?s={session}' }\n"
         )
         let cdnOut = out.appendingPathComponent("cdn")
-        #expect(try self.adstitch("stitch", rewritten.path, "--out", cdnOut.path, "--session", "remote 2").status == 0)
+        #expect(try await self.adstitch("stitch", rewritten.path, "--out", cdnOut.path, "--session", "remote 2").status == 0)
         let cdnPlaylist = try String(contentsOf: cdnOut.appendingPathComponent("v0.m3u8"), encoding: .utf8)
         let segments = cdnPlaylist.split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(segments.contains { $0.hasPrefix("https://ads.cdn.test/") && $0.hasSuffix("?s=remote%202") }, "\(segments)")
         #expect(segments.contains { $0.hasPrefix(base + "media/program/") })
-        let preview = try self.adstitch("preview", rewritten.path, "--session", "remote 2")
+        let preview = try await self.adstitch("preview", rewritten.path, "--session", "remote 2")
         #expect(preview.status == 0, "\(preview.output)")
         #expect(preview.output.contains("Rewrites in force: ad-cdn"), "\(preview.output)")
         #expect(preview.output.contains("island act-1  URIs as they are"), "\(preview.output)")
@@ -113,8 +113,8 @@ struct CLITests {
     }
 
     @Test("validate accepts the demo campaigns and refuses a broken one with file:line:column")
-    func validateCampaigns() throws {
-        let good = try self.adstitch("validate", Repository.campaign("evening-news").path, Repository.campaign("feature-fmp4").path)
+    func validateCampaigns() async throws {
+        let good = try await self.adstitch("validate", Repository.campaign("evening-news").path, Repository.campaign("feature-fmp4").path)
         #expect(good.status == 0, "\(good.output)")
         #expect(good.output.contains("campaign evening-news is valid") && good.output.contains("campaign feature-fmp4 is valid"))
         // The demo with a break after an island that does not exist, its media by absolute path.
@@ -124,7 +124,7 @@ struct CLITests {
             .replacingOccurrences(of: "playlist: media/", with: "playlist: \(folder)/media/")
         let broken = try self.temporary("broken.yaml", yaml)
         defer { try? FileManager.default.removeItem(at: broken) }
-        let result = try self.adstitch("validate", broken.path)
+        let result = try await self.adstitch("validate", broken.path)
         #expect(result.status == 1)
         let line = yaml.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("act-9") }.map { $0 + 1 } ?? 0
         #expect(result.output.contains("\(broken.path):\(line):"), "\(result.output)")
@@ -132,10 +132,10 @@ struct CLITests {
     }
 
     @Test("stitch writes the master, one playlist per rendition and the boundary manifest, with URIs that resolve")
-    func stitchWritesASession() throws {
+    func stitchWritesASession() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("cli-session-\(UUID().uuidString.prefix(6))")
         defer { try? FileManager.default.removeItem(at: out) }
-        let result = try self.adstitch(
+        let result = try await self.adstitch(
             "stitch",
             Repository.campaign("feature-fmp4").path,
             "--out",
@@ -163,14 +163,23 @@ struct CLITests {
     }
 
     @Test("preview shows the same plan as text and JSON: every break, ad and exclusion")
-    func previewExplains() throws {
+    func previewExplains() async throws {
         let arguments = [
             "preview", Repository.campaign("evening-news").path, "--session", "s-1", "--at", "2026-11-27T19:30:00+01:00", "--set", "locale=es-ES",
         ]
-        let text = try self.adstitch(arguments[0], arguments[1], arguments[2], arguments[3], arguments[4], arguments[5], arguments[6], arguments[7])
+        let text = try await self.adstitch(
+            arguments[0],
+            arguments[1],
+            arguments[2],
+            arguments[3],
+            arguments[4],
+            arguments[5],
+            arguments[6],
+            arguments[7]
+        )
         #expect(text.status == 0)
         #expect(text.output.contains("excluded by rule \"spanish-speakers\""), "\(text.output)")
-        let json = try self.adstitch(
+        let json = try await self.adstitch(
             arguments[0],
             arguments[1],
             arguments[2],
@@ -195,11 +204,11 @@ struct CLITests {
     }
 
     @Test("preview of the single-asset demo: the CLI and the server's report.json give the same plan, cuts included")
-    func previewAgreesWithTheServer() throws {
+    func previewAgreesWithTheServer() async throws {
         let at = "2026-11-25T12:00:00Z"
-        let cli = try self.adstitch("preview", Repository.campaign("single-asset").path, "--session", "p-1", "--at", at, "--format", "json")
+        let cli = try await self.adstitch("preview", Repository.campaign("single-asset").path, "--session", "p-1", "--at", at, "--format", "json")
         #expect(cli.status == 0, "\(cli.output)")
-        let server = try RealClients.HardeningEndToEndTests.Server(campaigns: Repository.root.appendingPathComponent("Campaigns"))
+        let server = try await RealClients.HardeningEndToEndTests.Server(campaigns: Repository.root.appendingPathComponent("Campaigns"))
         defer { kill(server.process.pid, SIGKILL) }
         let served = try server.get("/preview/single-asset/report.json?session=p-1&at=\(at)")
         #expect(served.status == 200, "\(served.body)")
@@ -212,8 +221,8 @@ struct CLITests {
     }
 
     @Test("bad flags get a usage error, not a crash")
-    func badFlags() throws {
-        let result = try self.adstitch("preview", Repository.campaign("evening-news").path, "--at", "yesterday")
+    func badFlags() async throws {
+        let result = try await self.adstitch("preview", Repository.campaign("evening-news").path, "--at", "yesterday")
         #expect(result.status != 0)
         #expect(result.output.contains("ISO 8601"), "\(result.output)")
     }

@@ -9,11 +9,11 @@ struct DirectAnswerTests {
     typealias Server = RealClients.HardeningEndToEndTests.Server
 
     /// The demo campaigns, served both ways (same secret: one's tokens play on the other).
-    static func servers() throws -> (direct: Server, routed: Server) {
+    static func servers() async throws -> (direct: Server, routed: Server) {
         let campaigns = Repository.root.appendingPathComponent("Campaigns")
-        let direct = try Server(campaigns: campaigns)
+        let direct = try await Server(campaigns: campaigns)
         do {
-            return (direct, try Server(campaigns: campaigns, extra: ["--log-level", "debug"]))
+            return (direct, try await Server(campaigns: campaigns, extra: ["--log-level", "debug"]))
         } catch {
             kill(direct.process.pid, SIGKILL)
             throw error
@@ -70,8 +70,8 @@ struct DirectAnswerTests {
     @Test(
         "every session file of the demos — plain, gzip, cached, 304, HTTP/1.0, errors — is the router's answer byte for byte, counted alike"
     )
-    func sameBytesAsTheRouter() throws {
-        let (direct, routed) = try Self.servers()
+    func sameBytesAsTheRouter() async throws {
+        let (direct, routed) = try await Self.servers()
         defer {
             kill(direct.process.pid, SIGKILL)
             kill(routed.process.pid, SIGKILL)
@@ -175,8 +175,8 @@ struct DirectAnswerTests {
     }
 
     @Test("pipelined requests are answered in order when the router's and direct answers interleave")
-    func pipelinedAnswersKeepTheirOrder() throws {
-        let (direct, routed) = try Self.servers()
+    func pipelinedAnswersKeepTheirOrder() async throws {
+        let (direct, routed) = try await Self.servers()
         defer {
             kill(direct.process.pid, SIGKILL)
             kill(routed.process.pid, SIGKILL)
@@ -214,9 +214,9 @@ struct DirectAnswerTests {
     }
 
     @Test("a client that pipelines thousands of requests and reads nothing does not make the server buffer their answers")
-    func pipeliningWithoutReadingIsBounded() throws {
+    func pipeliningWithoutReadingIsBounded() async throws {
         // No response cache, so each answer is a buffer of its own (cached ones share theirs).
-        let server = try Server(campaigns: Repository.root.appendingPathComponent("Campaigns"), extra: ["--response-cache-mib", "0"])
+        let server = try await Server(campaigns: Repository.root.appendingPathComponent("Campaigns"), extra: ["--response-cache-mib", "0"])
         defer { kill(server.process.pid, SIGKILL) }
         let master = try server.get("/v1/campaigns/evening-news/master.m3u8?session=unread")
         let playlist =
@@ -238,12 +238,12 @@ struct DirectAnswerTests {
         let deadline = Date().addingTimeInterval(3)
         while sent < bytes.count, Date() < deadline {
             let written = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written > 0 { sent += written } else { usleep(10_000) }
+            if written > 0 { sent += written } else { try await Task.sleep(for: .milliseconds(10)) }
         }
         // While the server works through what it took (seconds for a debug build).
         var grown = 0
         for _ in 0..<32 {
-            usleep(250_000)
+            try await Task.sleep(for: .milliseconds(250))
             grown = max(grown, try residentMiB() - before)
         }
         // Unbounded, every request taken would be an answer in memory: sent / request × size.

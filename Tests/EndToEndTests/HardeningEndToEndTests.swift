@@ -28,8 +28,8 @@ extension RealClients {
             let process: BackgroundProcess
             let port: Int
 
-            init(campaigns: URL, extra: [String] = []) throws {
-                (self.process, self.port) = try BackgroundProcess.server(CLITests.binary, ports: 50_000..<60_000, marker: "Server started") {
+            init(campaigns: URL, extra: [String] = []) async throws {
+                (self.process, self.port) = try await BackgroundProcess.server(CLITests.binary, ports: 50_000..<60_000, marker: "Server started") {
                     ["serve", "--campaigns", campaigns.path, "--port", "\($0)", "--secret", "hardening"] + extra
                 }
             }
@@ -43,10 +43,10 @@ extension RealClients {
         }
 
         @Test("crash and freeze inputs: a huge bandwidth, a 10^19 s break, a FRAME-RATE of 10^-13 hot-reloaded, a signed absurd decision time")
-        func survivesWhatUsedToKillIt() throws {
+        func survivesWhatUsedToKillIt() async throws {
             let folder = try Self.folder()
             defer { try? FileManager.default.removeItem(at: folder) }
-            let server = try Server(campaigns: folder)
+            let server = try await Server(campaigns: folder)
             defer { kill(server.process.pid, SIGKILL) }
 
             // 1. Any viewer, on the demo's bandwidth_hint startup entry.
@@ -76,7 +76,7 @@ extension RealClients {
             try Data(text.replacingOccurrences(of: "FRAME-RATE=25.000", with: "FRAME-RATE=0.0000000000001").utf8).write(to: master)
             var reported = false
             for _ in 0..<30 where !reported {
-                Thread.sleep(forTimeInterval: 0.5)
+                try await Task.sleep(for: .milliseconds(500))
                 reported = (try? server.get("/v1/campaigns").body.contains("FRAME-RATE=0.0000000000001 is out of range")) == true
             }
             #expect(reported, "the reload reports the FRAME-RATE")
@@ -86,7 +86,7 @@ extension RealClients {
         }
 
         @Test("validate and stitch refuse what used to trap them, with the file and line")
-        func commandLineSurvives() throws {
+        func commandLineSurvives() async throws {
             let folder = try Self.folder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let master = folder.appendingPathComponent("news/media/program/act-1/master.m3u8")
@@ -94,7 +94,7 @@ extension RealClients {
             try Data(text.replacingOccurrences(of: "FRAME-RATE=25.000", with: "FRAME-RATE=0.0000000000001").utf8).write(to: master)
             let campaign = folder.appendingPathComponent("news/campaign.yaml").path
             for arguments in [["validate", campaign], ["stitch", campaign, "--out", folder.appendingPathComponent("out").path]] {
-                let result = try Tool.run(CLITests.binary, arguments)
+                let result = try await Tool.run(CLITests.binary, arguments)
                 #expect(result.status == 1, "\(arguments[0]) exits 1, not a trap: \(result.output)")
                 #expect(result.output.contains("act-1/master.m3u8:"), "\(result.output)")
                 #expect(result.output.contains("FRAME-RATE=0.0000000000001 is out of range"))
@@ -120,10 +120,10 @@ extension RealClients {
         }
 
         @Test("connections: HTTP/1.0 without keep-alive is closed after its answer; a trickled request head is closed at --header-timeout")
-        func connectionsAreClosed() throws {
+        func connectionsAreClosed() async throws {
             let folder = try Self.folder()
             defer { try? FileManager.default.removeItem(at: folder) }
-            let server = try Server(campaigns: folder, extra: ["--header-timeout", "1", "--idle-timeout", "4"])
+            let server = try await Server(campaigns: folder, extra: ["--header-timeout", "1", "--idle-timeout", "4"])
             defer { kill(server.process.pid, SIGKILL) }
             // RFC 9112 §9.3: an HTTP/1.0 request without keep-alive ends its connection — at once,
             // not when the idle timeout (4 s) would.

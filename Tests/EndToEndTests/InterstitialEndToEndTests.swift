@@ -26,12 +26,12 @@ extension RealClients {
         static func decimal(_ value: Any?) -> ExactDecimal? { (value as? NSNumber).flatMap { ExactDecimal($0.stringValue) } }
 
         @Test("GStreamer decodes every frame of an interstitial session's primary content (it ignores interstitials)")
-        func gstreamerPlaysThePrimary() throws {
-            let server = try Server()
+        func gstreamerPlaysThePrimary() async throws {
+            let server = try await Server()
             defer { server.process.stop() }
             let (prefix, manifest, _) = try Self.session(server, campaign: "evening-news", query: "session=primary-1")
             let primary = try #require(Self.decimal(manifest["primaryDuration"]))
-            let decoded = try Decoded(
+            let decoded = try await Decoded(
                 try #require(URL(string: "http://127.0.0.1:\(server.port)\(prefix)v1.m3u8")),
                 scratch: FileManager.default.temporaryDirectory
             )
@@ -39,15 +39,15 @@ extension RealClients {
         }
 
         @Test("ffmpeg reads an interstitial session's primary content to the end, and ffprobe reports the primary's duration")
-        func ffmpegPlaysThePrimary() throws {
-            let server = try Server()
+        func ffmpegPlaysThePrimary() async throws {
+            let server = try await Server()
             defer { server.process.stop() }
             let (prefix, manifest, _) = try Self.session(server, campaign: "single-asset", query: "session=primary-2")
             let primary = try #require(Self.decimal(manifest["primaryDuration"]))
             let url = "http://127.0.0.1:\(server.port)\(prefix)v0.m3u8"
-            let decode = try Tool.run("ffmpeg", ["-v", "error", "-nostdin", "-i", url, "-f", "null", "-"])
+            let decode = try await Tool.run("ffmpeg", ["-v", "error", "-nostdin", "-i", url, "-f", "null", "-"])
             #expect(decode.status == 0 && decode.output.isEmpty, "\(decode.output)")
-            let probe = try Tool.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "default=nw=1:nk=1", url])
+            let probe = try await Tool.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "default=nw=1:nk=1", url])
             let reported = ExactDecimal(probe.output.trimmingCharacters(in: .whitespacesAndNewlines))
             #expect(reported == primary, "ffprobe: \(probe.output), primary: \(primary)")
         }
@@ -104,7 +104,7 @@ extension RealClients {
                 </script></body></html>
                 """
             try Data(page.utf8).write(to: folder.appendingPathComponent("page.html"))
-            let pages = try StaticServer(root: folder)
+            let pages = try await StaticServer(root: folder)
             defer { pages.process.stop() }
 
             let browser = try await WebDriver()
@@ -155,7 +155,7 @@ extension RealClients {
         /// asset of each list started.
         @Test("hls.js plays an interstitial session: pre-roll, a restricted mid-roll a seek cannot skip, post-roll")
         func hlsJsPlaysInterstitials() async throws {
-            let server = try Server()
+            let server = try await Server()
             defer { server.process.stop() }
             let (prefix, manifest, master) = try Self.session(server, campaign: "evening-news", query: "session=hlsjs-1&player=hls.js")
             let breaks = try #require(manifest["breaks"] as? [[String: Any]])
@@ -189,7 +189,7 @@ extension RealClients {
         /// its end.
         @Test("hls.js plays the one-asset demo's replacements and insertion as interstitials, resuming past each replaced stretch")
         func hlsJsPlaysReplacements() async throws {
-            let server = try Server()
+            let server = try await Server()
             defer { server.process.stop() }
             let (prefix, manifest, master) = try Self.session(server, campaign: "single-asset", query: "session=hlsjs-2&player=hls.js")
             let log = try await Self.playWithHlsJs(server, campaign: "single-asset", master: master)
@@ -217,7 +217,7 @@ extension RealClients {
         /// Content-Security-Policy (hls.js's worker, MSE), with no console error.
         @Test("the preview's interstitial player (hls.js) plays every break of the plan, with no console error")
         func previewPlaysInterstitials() async throws {
-            let server = try HardeningEndToEndTests.Server(
+            let server = try await HardeningEndToEndTests.Server(
                 campaigns: Repository.root.appendingPathComponent("Campaigns"),
                 extra: ["--hls-js", try HlsJs.file().path]
             )

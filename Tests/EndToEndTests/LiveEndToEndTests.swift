@@ -62,10 +62,10 @@ extension RealClients {
 
         @Test("three minutes across breaks: GStreamer, ffmpeg and Chromium play; two replicas agree on every number and ad")
         func threeMinutes() async throws {
-            let database = try PostgresServer()
+            let database = try await PostgresServer()
             let epoch = Int(Date().timeIntervalSince1970) + 1
             let script = Repository.root.appendingPathComponent("scripts/live-origin.py").path
-            let (origin, originPort) = try BackgroundProcess.server("python3", ports: 40_000..<50_000, marker: "Serving HTTP") {
+            let (origin, originPort) = try await BackgroundProcess.server("python3", ports: 40_000..<50_000, marker: "Serving HTTP") {
                 [
                     "-u", script, "--epoch", "\(epoch)", "--window", "10", "--first-break", "\(Self.firstBreak)",
                     "--break-every", "\(Self.breakEvery)", "--break-length", "\(Self.breakLength)", "--port", "\($0)",
@@ -74,7 +74,7 @@ extension RealClients {
             defer { origin.stop() }
             let folder = try Self.folder(origin: originPort)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let first = try HardeningEndToEndTests.Server(campaigns: folder, extra: ["--database", database.url])
+            let first = try await HardeningEndToEndTests.Server(campaigns: folder, extra: ["--database", database.url])
             defer { kill(first.process.pid, SIGKILL) }
 
             // A session for each client and one for the checker, once the channel has a window.
@@ -166,7 +166,7 @@ extension RealClients {
             while Date().timeIntervalSince(started) < Double(seconds) {
                 if second == nil, Date().timeIntervalSince(started) > 55 {
                     // The first break (segments 6–10, 11.5–21 s) has left the window (10 segments) by now.
-                    second = try HardeningEndToEndTests.Server(campaigns: folder, extra: ["--database", database.url])
+                    second = try await HardeningEndToEndTests.Server(campaigns: folder, extra: ["--database", database.url])
                 }
                 polls += 1
                 if polls == 100 { problems += try Self.checkPreview(first, knownBreaks: Set(seen.values.flatMap(\.ads.keys))) }
@@ -197,7 +197,7 @@ extension RealClients {
             // Still playing when stopped: it neither failed nor took the live session for ended.
             let gstreamerPlaying = !gstreamer.hasExited
             gstreamer.stop()
-            let ffmpegStatus = Spawn.wait(ffmpeg.pid, timeout: 60)
+            let ffmpegStatus = await Spawn.wait(ffmpeg.pid, timeout: 60)
 
             #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
             let v0 = try #require(seen.values.first)

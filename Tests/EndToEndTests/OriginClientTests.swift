@@ -10,12 +10,12 @@ struct OriginClientTests {
     static let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\ns0.ts\n#EXT-X-ENDLIST\n"
 
     /// An origin over a folder holding `show/master.m3u8` and a 2 KB `big.m3u8`.
-    static func origin() throws -> (StaticServer, URL) {
+    static func origin() async throws -> (StaticServer, URL) {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("origin-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("show"), withIntermediateDirectories: true)
         try Data(Self.playlist.utf8).write(to: root.appendingPathComponent("show/master.m3u8"))
         try Data(String(repeating: "#EXT-X-DISCONTINUITY\n", count: 100).utf8).write(to: root.appendingPathComponent("big.m3u8"))
-        return (try StaticServer(root: root), root)
+        return (try await StaticServer(root: root), root)
     }
 
     static func withClient(_ settings: OriginSettings = OriginSettings(), _ body: (OriginClient) async throws -> Void) async throws {
@@ -31,7 +31,7 @@ struct OriginClientTests {
 
     @Test("a playlist comes back with its bytes, its final URL after redirects, its validators; then 304 is .notModified")
     func fetches() async throws {
-        let (origin, root) = try Self.origin()
+        let (origin, root) = try await Self.origin()
         defer { try? FileManager.default.removeItem(at: root) }
         try await Self.withClient { client in
             guard case .fetched(let fetched) = try await client.fetch(origin.url("_/redirect/3/show/master.m3u8")) else {
@@ -52,7 +52,7 @@ struct OriginClientTests {
 
     @Test("it says who it is")
     func userAgent() async throws {
-        let (origin, root) = try Self.origin()
+        let (origin, root) = try await Self.origin()
         defer { try? FileManager.default.removeItem(at: root) }
         try await Self.withClient { client in
             guard case .fetched(let fetched) = try await client.fetch(origin.url("_/agent")) else {
@@ -65,7 +65,7 @@ struct OriginClientTests {
 
     @Test("a 4xx fails at once, naming the URL and status; a 5xx is tried three times; 500 then 200 succeeds")
     func statuses() async throws {
-        let (origin, root) = try Self.origin()
+        let (origin, root) = try await Self.origin()
         defer { try? FileManager.default.removeItem(at: root) }
         var settings = OriginSettings()
         settings.backoff = .milliseconds(10)
@@ -91,7 +91,7 @@ struct OriginClientTests {
 
     @Test("a slow origin times out; a truncated body, a large playlist and a redirect loop are refused; a refused connection is tried again")
     func limits() async throws {
-        let (origin, root) = try Self.origin()
+        let (origin, root) = try await Self.origin()
         defer { try? FileManager.default.removeItem(at: root) }
         var settings = OriginSettings()
         settings.attempts = 1

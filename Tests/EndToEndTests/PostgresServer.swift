@@ -11,7 +11,7 @@ final class PostgresServer: Sendable {
 
     var url: String { "postgres://adstitch@127.0.0.1:\(self.port)/postgres" }
 
-    init() throws {
+    init() async throws {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         guard let version = versions.compactMap({ Int($0) }).max() else {
             throw Tool.Missing(name: "PostgreSQL (Debian's postgresql package: make test installs it)")
@@ -27,11 +27,11 @@ final class PostgresServer: Sendable {
                 : ("\(bin)/\(program)", arguments)
         }
         if asRoot {
-            let owned = try Tool.run("chown", ["-R", "postgres:postgres", self.folder.path])
+            let owned = try await Tool.run("chown", ["-R", "postgres:postgres", self.folder.path])
             guard owned.status == 0 else { throw Tool.Missing(name: "a folder the postgres user owns: \(owned.output)") }
         }
         let (initdb, initArguments) = command("initdb", ["-D", data.path, "-A", "trust", "-U", "adstitch", "--no-sync", "-E", "UTF8"])
-        let created = try Tool.run(initdb, initArguments)
+        let created = try await Tool.run(initdb, initArguments)
         guard created.status == 0 else { throw Tool.Missing(name: "a PostgreSQL cluster (initdb: \(created.output.suffix(400)))") }
         self.port = Int.random(in: 30_000..<40_000)
         let (postgres, arguments) = command(
@@ -39,7 +39,7 @@ final class PostgresServer: Sendable {
             ["-D", data.path, "-p", "\(self.port)", "-k", self.folder.path, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]
         )
         self.process = try BackgroundProcess(postgres, arguments)
-        guard self.process.waitForLine(containing: "ready to accept connections", timeout: 30) != nil else {
+        guard await self.process.waitForLine(containing: "ready to accept connections", timeout: 30) != nil else {
             let log = (try? String(contentsOf: self.process.log, encoding: .utf8)) ?? ""
             throw Tool.Missing(name: "PostgreSQL on port \(self.port): \(log.suffix(400))")
         }

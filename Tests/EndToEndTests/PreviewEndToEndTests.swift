@@ -22,15 +22,15 @@ extension RealClients {
                 ("feature-fmp4", ["locale": "es", "bandwidth": "900000"]),
             ]
         )
-        func cliAndPageAgree(campaign: String, attributes: [String: String]) throws {
-            let server = try ServerEndToEndTests.Server()
+        func cliAndPageAgree(campaign: String, attributes: [String: String]) async throws {
+            let server = try await ServerEndToEndTests.Server()
             var arguments = ["preview", Repository.campaign(campaign).path, "--format", "json", "--session", "same-1", "--at", Self.at]
             var query = "session=same-1&at=\(Self.at)"
             for key in attributes.keys.sorted() {
                 arguments += ["--set", "\(key)=\(attributes[key] ?? "")"]
                 query += "&\(key)=\(attributes[key] ?? "")"
             }
-            let cli = try Tool.run(CLITests.binary, arguments)
+            let cli = try await Tool.run(CLITests.binary, arguments)
             #expect(cli.status == 0)
             let page = try server.get("/preview/\(campaign)?\(query)")
             let open = "<script type=\"application/json\" id=\"plan-report\">"
@@ -43,7 +43,7 @@ extension RealClients {
 
         @Test("Chromium: the page shows every break and ad, the highlight follows playback, restricted breaks snap back, no console errors")
         func browserFollowsTheManifest() async throws {
-            let server = try ServerEndToEndTests.Server()
+            let server = try await ServerEndToEndTests.Server()
             let query = "session=browser-1&at=\(Self.at)&locale=en-GB"
             let report = try Self.json(try server.get("/preview/evening-news/report.json?\(query)"))
             let timeline = try #require(report["timeline"] as? [[String: Any]])

@@ -22,11 +22,11 @@ extension RealClients {
         /// GStreamer's hlsdemux decodes every frame of every rendition: exactly duration × 25 video
         /// frames, and audio at least as long as the video (AAC priming adds a frame per piece).
         @Test("GStreamer decodes every frame of every rendition of the TS demos", arguments: ["evening-news", "single-asset"])
-        func gstreamerDecodesTheTSDemo(_ campaign: String) throws {
-            let session = try ServedSessionFolder(campaign: campaign, context: Self.context)
+        func gstreamerDecodesTheTSDemo(_ campaign: String) async throws {
+            let session = try await ServedSessionFolder(campaign: campaign, context: Self.context)
             let expectedFrames = Self.frames(session.manifest.duration, fps: 25)
             for rendition in session.renditions {
-                let decoded = try Decoded(session.url(rendition), scratch: session.root)
+                let decoded = try await Decoded(session.url(rendition), scratch: session.root)
                 #expect(decoded.videoFrames == expectedFrames, "\(rendition.id): \(decoded.videoFrames) frames, expected \(expectedFrames)")
                 let audio = decoded.audioSeconds
                 let video = session.manifest.duration.doubleValue
@@ -41,17 +41,17 @@ extension RealClients {
         /// audio (bravo has English only: the Spanish rendition plays its DEFAULT), subtitles and
         /// I-frames filled where ads lack them.
         @Test("GStreamer decodes every frame of the fMP4 demo's video and audio renditions")
-        func gstreamerDecodesTheFMP4Demo() throws {
-            let session = try ServedSessionFolder(campaign: "feature-fmp4", context: Self.context)
+        func gstreamerDecodesTheFMP4Demo() async throws {
+            let session = try await ServedSessionFolder(campaign: "feature-fmp4", context: Self.context)
             let duration = session.manifest.duration
             var checked = 0
             for rendition in session.renditions {
                 switch rendition.kind {
                 case .video:
-                    let decoded = try Decoded(session.url(rendition), scratch: session.root, audio: false)
+                    let decoded = try await Decoded(session.url(rendition), scratch: session.root, audio: false)
                     #expect(decoded.videoFrames == Self.frames(duration, fps: 25), "\(rendition.id): \(decoded.videoFrames) frames for \(duration) s")
                 case .audio:
-                    let decoded = try Decoded(session.url(rendition), scratch: session.root, video: false)
+                    let decoded = try await Decoded(session.url(rendition), scratch: session.root, video: false)
                     #expect(
                         abs(decoded.audioSeconds - duration.doubleValue) < 0.05,
                         "\(rendition.id): \(decoded.audioSeconds) s of audio for \(duration) s"
@@ -65,9 +65,9 @@ extension RealClients {
         }
 
         @Test("ffprobe reports the boundary manifest's duration for the stitched master", arguments: ["evening-news", "single-asset"])
-        func ffprobeAgreesWithTheManifest(_ campaign: String) throws {
-            let session = try ServedSessionFolder(campaign: campaign, context: Self.context)
-            let result = try Tool.run(
+        func ffprobeAgreesWithTheManifest(_ campaign: String) async throws {
+            let session = try await ServedSessionFolder(campaign: campaign, context: Self.context)
+            let result = try await Tool.run(
                 "ffprobe",
                 ["-v", "error", "-show_entries", "format=duration", "-of", "default=nw=1:nk=1", session.masterURL.absoluteString]
             )
@@ -79,7 +79,7 @@ extension RealClients {
         /// Chromium plays HLS natively; it must reach `ended` with no media error and no console error.
         @Test("headless Chromium plays the TS demo session to the end", arguments: ["evening-news", "single-asset"])
         func chromiumPlaysTheTSDemo(_ campaign: String) async throws {
-            let session = try ServedSessionFolder(campaign: campaign, context: Self.context)
+            let session = try await ServedSessionFolder(campaign: campaign, context: Self.context)
             let page = try session.writePlayerPage()
             let browser = try await WebDriver()
             do {
@@ -98,7 +98,7 @@ extension RealClients {
             arguments: ["evening-news", "feature-fmp4", "single-asset"]
         )
         func hlsJsPlaysTheDemos(_ campaign: String) async throws {
-            let session = try ServedSessionFolder(campaign: campaign, context: Self.context)
+            let session = try await ServedSessionFolder(campaign: campaign, context: Self.context)
             let page = try session.writeHlsJsPage()
             let browser = try await WebDriver()
             do {
@@ -139,7 +139,7 @@ struct Decoded {
     var videoFrames: Int
     var audioSeconds: Double
 
-    init(_ url: URL, scratch: URL, video wantsVideo: Bool = true, audio wantsAudio: Bool = true) throws {
+    init(_ url: URL, scratch: URL, video wantsVideo: Bool = true, audio wantsAudio: Bool = true) async throws {
         let video = scratch.appendingPathComponent("decoded-\(UUID().uuidString.prefix(6)).gray")
         let audio = scratch.appendingPathComponent("decoded-\(UUID().uuidString.prefix(6)).pcm")
         // Unbounded queues: with bounded ones a branch that runs ahead can fill its queue and block
@@ -163,8 +163,8 @@ struct Decoded {
         }
         // A decode of these sessions takes a second or two; one that stalls is run again once
         // before it counts as a failure (GStreamer's HLS demuxer hung once under CI load).
-        var result = try Tool.run("gst-launch-1.0", pipeline, timeout: 60)
-        if result.status != 0 { result = try Tool.run("gst-launch-1.0", pipeline, timeout: 60) }
+        var result = try await Tool.run("gst-launch-1.0", pipeline, timeout: 60)
+        if result.status != 0 { result = try await Tool.run("gst-launch-1.0", pipeline, timeout: 60) }
         guard result.status == 0 else { throw Tool.Missing(name: "a successful GStreamer decode of \(url): \(result.output)") }
         let size = { (file: URL) in ((try? FileManager.default.attributesOfItem(atPath: file.path)[.size]) as? Int) ?? 0 }
         self.videoFrames = size(video) / (64 * 36)

@@ -31,7 +31,7 @@ struct RemoteCampaignTests {
 
     @Test("the demo loads from the origin; segments and keys stay on it; the revision follows the bytes; a 404 names line, URL and status")
     func remoteDemo() async throws {
-        let origin = try StaticServer(root: Self.demo)
+        let origin = try await StaticServer(root: Self.demo)
         let base = origin.base.absoluteString
         let client = OriginClient()
         defer { Task { try? await client.shutdown() } }
@@ -83,7 +83,7 @@ struct RemoteCampaignTests {
 
     @Test("the campaign's origin: block sets the timeout: a slow origin is an error at the campaign's line; bad values are refused")
     func originBlock() async throws {
-        let origin = try StaticServer(root: Self.demo)
+        let origin = try await StaticServer(root: Self.demo)
         let base = origin.base.absoluteString
         let client = OriginClient()
         defer { Task { try? await client.shutdown() } }

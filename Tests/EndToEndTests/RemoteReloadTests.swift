@@ -60,7 +60,7 @@ struct RemoteReloadTests {
     func polls() async throws {
         let root = try Self.originFolder()
         defer { try? FileManager.default.removeItem(at: root) }
-        let origin = try StaticServer(root: root)
+        let origin = try await StaticServer(root: root)
         let folder = try Self.campaigns(base: origin.base.absoluteString)
         defer { try? FileManager.default.removeItem(at: folder) }
         let metrics = ServerMetrics()
@@ -106,7 +106,7 @@ struct RemoteReloadTests {
     func recovers() async throws {
         let root = try Self.originFolder()
         defer { try? FileManager.default.removeItem(at: root) }
-        let origin = try StaticServer(root: root)
+        let origin = try await StaticServer(root: root)
         // The slate answers 500 once, then its playlist.
         let folder = try Self.campaigns(base: origin.base.absoluteString)
         defer { try? FileManager.default.removeItem(at: folder) }

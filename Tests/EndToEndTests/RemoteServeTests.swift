@@ -43,12 +43,12 @@ extension RealClients {
         }
 
         @Test("GStreamer decodes every frame of a served session whose segments and keys come straight from the origin")
-        func gstreamerDecodesFromTheOrigin() throws {
-            let origin = try StaticServer(root: Repository.root.appendingPathComponent("Campaigns/evening-news"))
+        func gstreamerDecodesFromTheOrigin() async throws {
+            let origin = try await StaticServer(root: Repository.root.appendingPathComponent("Campaigns/evening-news"))
             let base = origin.base.absoluteString
             let folder = try Self.campaigns(origin: origin)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let server = try HardeningEndToEndTests.Server(campaigns: folder)
+            let server = try await HardeningEndToEndTests.Server(campaigns: folder)
             defer { kill(server.process.pid, SIGKILL) }
 
             let (playlists, duration) = try Self.session(server, query: "session=remote-1&locale=es-ES")
@@ -61,7 +61,7 @@ extension RealClients {
                 let keys = playlist.body.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-KEY:METHOD=AES-128") }
                 #expect(!keys.isEmpty && keys.allSatisfy { $0.contains("URI=\"\(base)media/") })
                 let scratch = FileManager.default.temporaryDirectory
-                let decoded = try Decoded(URL(string: "http://127.0.0.1:\(server.port)\(path)")!, scratch: scratch)
+                let decoded = try await Decoded(URL(string: "http://127.0.0.1:\(server.port)\(path)")!, scratch: scratch)
                 #expect(decoded.videoFrames == RealClientTests.frames(duration, fps: 25), "\(path): \(decoded.videoFrames) frames for \(duration) s")
             }
             #expect(try origin.hits().keys.contains { $0.hasSuffix(".ts") }, "the segments came from the origin")
@@ -73,7 +73,7 @@ extension RealClients {
 
         @Test("headless Chromium plays a TS session to the end through a CDN-prefix rewrite; segments come from the CDN, keys from the origin")
         func chromiumPlaysThroughTheCDN() async throws {
-            let origin = try StaticServer(root: Repository.root.appendingPathComponent("Campaigns/evening-news"))
+            let origin = try await StaticServer(root: Repository.root.appendingPathComponent("Campaigns/evening-news"))
             // The CDN: another server over the same media, and the player's page.
             let cdnRoot = FileManager.default.temporaryDirectory.appendingPathComponent("cdn-\(UUID().uuidString.prefix(8))")
             defer { try? FileManager.default.removeItem(at: cdnRoot) }
@@ -82,7 +82,7 @@ extension RealClients {
                 at: cdnRoot.appendingPathComponent("media"),
                 withDestinationURL: Repository.root.appendingPathComponent("Campaigns/evening-news/media")
             )
-            let cdn = try StaticServer(root: cdnRoot)
+            let cdn = try await StaticServer(root: cdnRoot)
             let originPort = try #require(origin.base.port)
             let cdnBase = cdn.base.absoluteString
             let folder = try Self.campaigns(
@@ -93,7 +93,7 @@ extension RealClients {
                     """
             )
             defer { try? FileManager.default.removeItem(at: folder) }
-            let server = try HardeningEndToEndTests.Server(campaigns: folder)
+            let server = try await HardeningEndToEndTests.Server(campaigns: folder)
             defer { kill(server.process.pid, SIGKILL) }
 
             let (playlists, duration) = try Self.session(server, query: "session=cdn-1&locale=en-GB")

@@ -11,8 +11,8 @@ import Testing
 struct RewriteTests {
     /// The evening-news demo loaded from an origin on loopback (its base URL returned too), with
     /// `rewrite` appended to its YAML. The origin is needed for loading only.
-    static func campaign(_ rewrite: String) throws -> (campaign: Campaign, base: String) {
-        let origin = try StaticServer(root: RemoteCampaignTests.demo)
+    static func campaign(_ rewrite: String) async throws -> (campaign: Campaign, base: String) {
+        let origin = try await StaticServer(root: RemoteCampaignTests.demo)
         let client = OriginClient()
         defer { Task { try? await client.shutdown() } }
         let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) { $0 + "\n" + rewrite }
@@ -39,8 +39,8 @@ struct RewriteTests {
     static func keys(_ lines: [Substring]) -> [Substring] { lines.filter { $0.hasPrefix("#EXT-X-KEY:METHOD=AES-128") } }
 
     @Test("content and ad CDN prefixes (MediaTailor's content and ad segment prefixes): keys stay on the origin")
-    func cdnPrefixes() throws {
-        let (campaign, base) = try Self.campaign(
+    func cdnPrefixes() async throws {
+        let (campaign, base) = try await Self.campaign(
             """
             rewrite:
               - { name: content-cdn, applies_to: [program], match: '^http://127\\.0\\.0\\.1:\\d+/media/program/(.*)$', replace: 'https://content.cdn.test/$1' }
@@ -72,8 +72,8 @@ struct RewriteTests {
     }
 
     @Test("a CDN host chosen by market with a per-session token: first match wins, values percent-encoded, other viewers untouched")
-    func marketAndToken() throws {
-        let (campaign, base) = try Self.campaign(
+    func marketAndToken() async throws {
+        let (campaign, base) = try await Self.campaign(
             """
             rewrite:
               - name: eu
@@ -101,8 +101,8 @@ struct RewriteTests {
     }
 
     @Test("keys move only where applies_to names them: segments to the CDN, keys to a key server with the session")
-    func keysByRule() throws {
-        let (campaign, _) = try Self.campaign(
+    func keysByRule() async throws {
+        let (campaign, _) = try await Self.campaign(
             """
             rewrite:
               - { name: keys, applies_to: [keys], match: '/keys/(.+)$', replace: 'https://keys.test/$1?session={session}' }

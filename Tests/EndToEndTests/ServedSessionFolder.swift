@@ -17,7 +17,7 @@ final class ServedSessionFolder: Sendable {
     var masterURL: URL { self.base.appendingPathComponent("session/master.m3u8") }
     func url(_ rendition: StitchRendition) -> URL { self.base.appendingPathComponent("session/\(rendition.id).m3u8") }
 
-    init(campaign id: String, context: ViewerContext) throws {
+    init(campaign id: String, context: ViewerContext) async throws {
         let campaign = try CampaignLoader.load(Repository.campaign(id))
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("adstitch-e2e-\(UUID().uuidString.prefix(8))")
         let sessionDirectory = root.appendingPathComponent("session")
@@ -26,7 +26,7 @@ final class ServedSessionFolder: Sendable {
             at: root.appendingPathComponent("campaign"),
             withDestinationURL: campaign.file.deletingLastPathComponent()
         )
-        let server = try StaticServer(root: root)
+        let server = try await StaticServer(root: root)
         let uris = URIStyle.rebased(root: campaign.file.deletingLastPathComponent(), onto: server.base.appendingPathComponent("campaign/"))
         let layout = try StitchLayout(campaign: campaign, uris: uris)
         let plan = Planner().plan(campaign, for: context)

@@ -12,8 +12,8 @@ extension RealClients {
             let process: BackgroundProcess
             let port: Int
 
-            init() throws {
-                (self.process, self.port) = try BackgroundProcess.server(CLITests.binary, ports: 40_000..<50_000, marker: "Server started") {
+            init() async throws {
+                (self.process, self.port) = try await BackgroundProcess.server(CLITests.binary, ports: 40_000..<50_000, marker: "Server started") {
                     ["serve", "--campaigns", Repository.root.appendingPathComponent("Campaigns").path, "--port", "\($0)", "--secret", "e2e"]
                 }
             }
@@ -27,15 +27,15 @@ extension RealClients {
             "GStreamer decodes every frame of a served session (fMP4; one TS asset cut at its markers), fetched over HTTP from the server",
             arguments: ["feature-fmp4", "single-asset"]
         )
-        func gstreamerDecodesAServedSession(_ campaign: String) throws {
-            let server = try Server()
+        func gstreamerDecodesAServedSession(_ campaign: String) async throws {
+            let server = try await Server()
             let master = try server.get("/v1/campaigns/\(campaign)/master.m3u8?session=served-1&locale=es")
             let variant = try #require(master.split(separator: "\n").first { $0.hasPrefix("sessions/") && $0.hasSuffix("v0.m3u8") })
             let base = "http://127.0.0.1:\(server.port)/v1/campaigns/\(campaign)/"
             let manifestPath = "/v1/campaigns/\(campaign)/" + variant.replacingOccurrences(of: "v0.m3u8", with: "boundaries.json")
             let manifest = try JSONSerialization.jsonObject(with: Data(try server.get(manifestPath).utf8)) as? [String: Any]
             let duration = try #require(ExactDecimal("\(manifest?["duration"] ?? "")"))
-            let decoded = try Decoded(try #require(URL(string: base + variant)), scratch: FileManager.default.temporaryDirectory, audio: false)
+            let decoded = try await Decoded(try #require(URL(string: base + variant)), scratch: FileManager.default.temporaryDirectory, audio: false)
             #expect(decoded.videoFrames == (duration * 25).roundedToInteger)
         }
 
@@ -109,9 +109,9 @@ extension RealClients {
         @Test(
             "48 concurrent viewers over real sockets across two replicas: stable playlists, agreeing replicas, boundaries at the splices, 403 for tampered tokens"
         )
-        func manyConcurrentSessions() throws {
-            let a = try Server()
-            let b = try Server()
+        func manyConcurrentSessions() async throws {
+            let a = try await Server()
+            let b = try await Server()
             let failures = Mutex<[String]>([])
             let group = DispatchGroup()
             // Threads, not tasks: the client is blocking, and the cooperative pool has two threads here.
@@ -131,17 +131,17 @@ extension RealClients {
         }
 
         @Test("SIGTERM shuts the server down gracefully: exit status 0, the port closed")
-        func gracefulShutdown() throws {
-            let server = try Server()
+        func gracefulShutdown() async throws {
+            let server = try await Server()
             #expect(try server.get("/healthz") == "ok\n")
             kill(server.process.pid, SIGTERM)
-            #expect(Spawn.wait(server.process.pid, timeout: 15) == 0)
+            #expect(await Spawn.wait(server.process.pid, timeout: 15) == 0)
             #expect(throws: (any Error).self) { try server.get("/healthz") }
         }
 
         @Test("headless Chromium plays a session of the served TS demo to the end from /play")
         func chromiumPlaysAServedSession() async throws {
-            let server = try Server()
+            let server = try await Server()
             let browser = try await WebDriver()
             do {
                 let playback = try await browser.play(URL(string: "http://127.0.0.1:\(server.port)/play/evening-news")!)

@@ -3,8 +3,8 @@ import Testing
 @Suite("Tools")
 struct ToolTests {
     @Test("a tool runs to completion and its output is captured")
-    func toolRuns() throws {
-        let result = try Tool.run("gst-launch-1.0", ["--version"], timeout: 20)
+    func toolRuns() async throws {
+        let result = try await Tool.run("gst-launch-1.0", ["--version"], timeout: 20)
         #expect(result.status == 0)
         #expect(result.output.contains("GStreamer"))
     }
@@ -13,9 +13,9 @@ struct ToolTests {
 @Suite("Tools with a server")
 struct ToolServerTests {
     @Test("a tool runs while the static server runs")
-    func toolRunsBesideServer() throws {
-        let server = try StaticServer(root: Repository.root)
-        let result = try Tool.run("gst-launch-1.0", ["--version"], timeout: 20)
+    func toolRunsBesideServer() async throws {
+        let server = try await StaticServer(root: Repository.root)
+        let result = try await Tool.run("gst-launch-1.0", ["--version"], timeout: 20)
         #expect(result.status == 0)
         _ = server
     }

@@ -37,11 +37,11 @@ enum Tool {
 
     /// Runs `name arguments…` to completion (killed after `timeout` seconds), output and errors
     /// merged through a file.
-    static func run(_ name: String, _ arguments: [String], timeout: TimeInterval = 120) throws -> Result {
+    static func run(_ name: String, _ arguments: [String], timeout: TimeInterval = 120) async throws -> Result {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
         let pid = try Spawn.start(try self.path(name), arguments, output: log)
-        let status = Spawn.wait(pid, timeout: timeout)
+        let status = await Spawn.wait(pid, timeout: timeout)
         return Result(status: status, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 }
@@ -83,8 +83,11 @@ enum Spawn {
         return pid
     }
 
-    /// The exit status, after SIGKILL if the process outlives `timeout`.
-    static func wait(_ pid: pid_t, timeout: TimeInterval) -> Int32 {
+    /// The exit status, after SIGKILL if the process outlives `timeout`. It waits by sleeping
+    /// tasks, never by blocking a thread: Swift's cooperative pool has one thread per core (two
+    /// here) and does not grow, so a test blocked in a wait would stop every other test's tasks
+    /// — timers included — for as long (the cause of the timing flakes CI met).
+    static func wait(_ pid: pid_t, timeout: TimeInterval) async -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
         var status: Int32 = 0
         while waitpid(pid, &status, WNOHANG) == 0 {
@@ -93,9 +96,29 @@ enum Spawn {
                 waitpid(pid, &status, 0)
                 return -1
             }
-            usleep(20_000)
+            try? await Task.sleep(for: .milliseconds(20))
         }
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -(status & 0x7f)
+        return Self.exitStatus(status)
+    }
+
+    /// ``wait(_:timeout:)`` for a `deinit`, which cannot suspend (a process stopped by SIGTERM
+    /// exits at once; this blocks at most `timeout`).
+    static func waitBlocking(_ pid: pid_t, timeout: TimeInterval) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                return -1
+            }
+            usleep(5_000)
+        }
+        return Self.exitStatus(status)
+    }
+
+    private static func exitStatus(_ status: Int32) -> Int32 {
+        (status & 0x7f) == 0 ? (status >> 8) & 0xff : -(status & 0x7f)
     }
 }
 
@@ -111,14 +134,14 @@ final class BackgroundProcess: @unchecked Sendable {
 
     /// Waits until the output has a line containing `marker`, returning that line (nil after
     /// `timeout`, or as soon as the process has exited without writing it).
-    func waitForLine(containing marker: String, timeout: TimeInterval = 20) -> String? {
+    func waitForLine(containing marker: String, timeout: TimeInterval = 20) async -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let exited = self.hasExited
             let text = (try? String(contentsOf: self.log, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
             if exited { return nil }
-            Thread.sleep(forTimeInterval: 0.05)
+            try? await Task.sleep(for: .milliseconds(50))
         }
         return nil
     }
@@ -138,12 +161,12 @@ final class BackgroundProcess: @unchecked Sendable {
         marker: String,
         timeout: TimeInterval = 30,
         _ arguments: (Int) -> [String]
-    ) throws -> (process: BackgroundProcess, port: Int) {
+    ) async throws -> (process: BackgroundProcess, port: Int) {
         var lastLog = ""
         for _ in 0..<5 {
             let port = Int.random(in: ports)
             let process = try BackgroundProcess(name, arguments(port))
-            if process.waitForLine(containing: marker, timeout: timeout) != nil { return (process, port) }
+            if await process.waitForLine(containing: marker, timeout: timeout) != nil { return (process, port) }
             lastLog = (try? String(contentsOf: process.log, encoding: .utf8)) ?? ""
             guard process.hasExited else { break }
         }
@@ -155,7 +178,7 @@ final class BackgroundProcess: @unchecked Sendable {
         var status: Int32 = 0
         guard waitpid(self.pid, &status, WNOHANG) == 0 else { return }
         kill(self.pid, SIGTERM)
-        _ = Spawn.wait(self.pid, timeout: 2)  // SIGKILL after two seconds
+        _ = Spawn.waitBlocking(self.pid, timeout: 2)  // SIGKILL after two seconds
     }
 
     deinit {
@@ -171,10 +194,10 @@ final class StaticServer: Sendable {
     let process: BackgroundProcess
     let base: URL
 
-    init(root: URL) throws {
+    init(root: URL) async throws {
         let script = Repository.root.appendingPathComponent("scripts/test-origin.py").path
         self.process = try BackgroundProcess("python3", ["-u", script, root.path])
-        guard let line = self.process.waitForLine(containing: "Serving HTTP"),
+        guard let line = await self.process.waitForLine(containing: "Serving HTTP"),
             let port = line.split(separator: " ").last.flatMap({ Int($0) })
         else { throw Tool.Missing(name: "a python3 file server that starts") }
         self.base = URL(string: "http://127.0.0.1:\(port)/")!

@@ -20,7 +20,9 @@ final class WebDriver: @unchecked Sendable {
         let port = Int.random(in: 20_000..<40_000)
         self.driver = try BackgroundProcess("chromedriver", ["--port=\(port)"])
         self.endpoint = URL(string: "http://127.0.0.1:\(port)")!
-        guard self.driver.waitForLine(containing: "started successfully") != nil else { throw Failure(description: "chromedriver did not start") }
+        guard await self.driver.waitForLine(containing: "started successfully") != nil else {
+            throw Failure(description: "chromedriver did not start")
+        }
         let capabilities: [String: Any] = [
             "capabilities": [
                 "alwaysMatch": [
