@@ -167,8 +167,6 @@ struct SessionController: Sendable {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
         case .assetList(let file, let served, let token, let verified):
             return try self.assetList(file, served, token, tokenText: asked.token, verified: verified, for: request)
-        case .live(let file, let served, let token, let joined, let verified):
-            return try self.liveFile(file, served, token, joined: joined, tokenText: asked.token, verified: verified, for: request)
         }
     }
 
@@ -183,12 +181,11 @@ struct SessionController: Sendable {
     }
 
     /// What a session file request gets: the whole answer of a stitched file (kept, or planned,
-    /// rendered and kept now), or the checked token of a file the request itself shapes (an
-    /// asset list names the request's host; a live file moves with the channel).
+    /// rendered and kept now) or of a live one (rendered from the channel now), or the checked
+    /// token of a file the request itself shapes (an asset list names the request's host).
     enum SessionFileAnswer {
         case complete(HTTPFields, ByteBuffer)
         case assetList(SessionFile, ServedCampaign, SessionToken, VerifiedSession?)
-        case live(SessionFile, ServedCampaign, SessionToken, joined: Int, VerifiedSession?)
     }
 
     /// The answer to a session file request, or the problem that says why there is none. Only
@@ -238,7 +235,16 @@ struct SessionController: Sendable {
             return .assetList(sessionFile, served, token, verified)
         }
         if let joined = token.liveJoin, sessionFile != .emptySubtitles {
-            return .live(sessionFile, served, token, joined: joined, verified)
+            let (headers, body) = try self.liveFile(
+                sessionFile,
+                served,
+                token,
+                joined: joined,
+                tokenText: tokenText,
+                verified: verified,
+                gzip: asked.gzip
+            )
+            return .complete(headers, body)
         }
         // The bytes are a function of the token and the file, so they are named by them.
         let etag = Response.digest((tokenText + "/" + file).utf8)
@@ -304,8 +310,8 @@ struct SessionController: Sendable {
         joined: Int,
         tokenText: String,
         verified: VerifiedSession?,
-        for request: Request
-    ) throws -> Response {
+        gzip: Bool
+    ) throws(Problem) -> (HTTPFields, ByteBuffer) {
         guard let channel = served.channel, let live = served.campaign.live else {
             throw Problem.notFound("campaign \(served.campaign.id) revision \(served.campaign.revision) is not live")
         }
@@ -334,7 +340,7 @@ struct SessionController: Sendable {
             }
         }
         // Players reload a live playlist every target duration or so: never stored, revalidated by ETag.
-        return .tagged(String(decoding: text, as: UTF8.self), contentType: file.contentType, cache: "no-cache", for: request)
+        return Response.taggedParts(text, contentType: file.contentType, cache: "no-cache", gzip: gzip)
     }
 
     /// `http://host[:port]` (or `https://` behind a proxy that says `X-Forwarded-Proto: https`)

@@ -174,6 +174,80 @@ struct DirectAnswerTests {
         }
     }
 
+    @Test("a live session's playlists and manifest — plain, gzip, 304 — are the router's answer byte for byte")
+    func liveFilesAsTheRouter() async throws {
+        typealias Live = RealClients.LiveEndToEndTests
+        let script = Repository.root.appendingPathComponent("scripts/live-origin.py").path
+        let epoch = Int(Date().timeIntervalSince1970) - 30  // on air: a full window from the start
+        let (origin, originPort) = try await BackgroundProcess.server("python3", ports: 40_000..<50_000, marker: "Serving HTTP") {
+            [
+                "-u", script, "--epoch", "\(epoch)", "--window", "10", "--first-break", "\(Live.firstBreak)",
+                "--break-every", "\(Live.breakEvery)", "--break-length", "\(Live.breakLength)", "--port", "\($0)",
+            ]
+        }
+        defer { origin.stop() }
+        let folder = try Live.folder(origin: originPort)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try await Server(campaigns: folder)
+        defer { kill(server.process.pid, SIGKILL) }
+        var master = (status: 0, body: "")
+        for _ in 0..<60 where master.status != 200 {
+            master = try server.get("/v1/campaigns/live-e2e/master.m3u8?session=direct-live")
+            if master.status != 200 { try await Task.sleep(for: .milliseconds(500)) }
+        }
+        #expect(master.status == 200, "\(master.body)")
+        let playlists = master.body.split(separator: "\n").filter { $0.hasPrefix("sessions/") }.map { "/v1/campaigns/live-e2e/" + $0 }
+        let token = try #require(playlists.first).split(separator: "/")[4]
+        let files = playlists + ["/v1/campaigns/live-e2e/sessions/\(token)/boundaries.json"]
+        #expect(files.count == 3, "\(files)")
+
+        // The same request answered by the router (pipelined behind /healthz, which the router
+        // answers, so it goes there too) and directly (alone), between two routed ones: where
+        // the two routed answers agree the channel did not move, and the direct one must be theirs.
+        let host = "Host: 127.0.0.1\r\n"
+        var statuses: Set<Int> = []
+        func compare(_ head: String) throws -> Bool {
+            let routed = { () throws -> Data in
+                let both = Self.responses(try Self.raw("GET /healthz HTTP/1.1\r\n\(host)\r\n" + head, port: server.port))
+                return both.count == 2 ? Data(both[1].head.utf8) + both[1].body : Data()
+            }
+            let before = try routed()
+            let answer = try #require(Self.responses(try Self.raw(head, port: server.port)).first)
+            let direct = Data(answer.head.utf8) + answer.body
+            guard try routed() == before else { return false }
+            statuses.insert(Int(answer.head.split(separator: " ")[1]) ?? 0)
+            #expect(
+                direct == before,
+                "\(head)\ndirect:\n\(String(decoding: direct.prefix(600), as: UTF8.self))\nrouter:\n\(String(decoding: before.prefix(600), as: UTF8.self))"
+            )
+            return true
+        }
+        let directBefore = try Self.metric("adstitch_http_direct_answers_total", server: server)
+        var directRequests = 0
+        for file in files {
+            let plain = "GET \(file) HTTP/1.1\r\n\(host)Connection: close\r\n\r\n"
+            let etag = try #require(
+                Self.responses(try Self.raw(plain, port: server.port)).first?.head.split(separator: "\r\n")
+                    .first { $0.lowercased().hasPrefix("etag:") }?.dropFirst("etag:".count).trimmingCharacters(in: .whitespaces)
+            )
+            directRequests += 1
+            for head in [
+                plain, "GET \(file) HTTP/1.1\r\n\(host)Accept-Encoding: gzip\r\nConnection: close\r\n\r\n",
+                "GET \(file) HTTP/1.1\r\n\(host)If-None-Match: \(etag)\r\nConnection: close\r\n\r\n",
+            ] {
+                var compared = false
+                for _ in 0..<20 where !compared {
+                    compared = try compare(head)
+                    directRequests += 1
+                }
+                #expect(compared, "the channel moved between every pair of routed answers: \(head)")
+            }
+        }
+        #expect(statuses == [200, 304], "\(statuses)")
+        // Every request sent alone was answered directly; those behind /healthz by the router.
+        #expect(try Self.metric("adstitch_http_direct_answers_total", server: server) - directBefore == directRequests)
+    }
+
     @Test("pipelined requests are answered in order when the router's and direct answers interleave")
     func pipelinedAnswersKeepTheirOrder() async throws {
         let (direct, routed) = try await Self.servers()
