@@ -47,6 +47,20 @@ struct SessionTokenTests {
         #expect(SessionToken(decoding: encoded + "A", secret: Self.secret) == nil)
         #expect(SessionToken(decoding: encoded.replacingOccurrences(of: ".", with: ".="), secret: Self.secret) == nil)
         #expect(SessionToken(decoding: encoded, secret: Self.secret) != nil)
+        // Exactly one dot between two parts: more, none, or an empty part is malformed.
+        let (body, signature) = (String(encoded.prefix { $0 != "." }), String(encoded.drop { $0 != "." }.dropFirst()))
+        let (head, tail) = (String(signature.prefix(10)), String(signature.dropFirst(10)))
+        let malformed: [String] = [
+            "\(body)..\(signature)", "\(body).\(signature).", ".\(body).\(signature)", body + signature, body + ".", "." + signature, "", ".",
+            "\(body).\(head).\(tail)",
+        ]
+        for token in malformed {
+            #expect(SessionToken(decoding: token, secret: Self.secret) == nil, "\(token)")
+        }
+        #expect(SessionToken(decoding: body + "." + signature, secret: Self.secret) != nil)
+        // A substring of a longer text decodes as the same token (the route passes path segments).
+        let path = "/sessions/" + encoded + "/v0.m3u8"
+        #expect(SessionToken(decoding: path.split(separator: "/")[1], secret: Self.secret) != nil)
     }
 
     /// `payload` signed as a version 2 token is (base64url, then the truncated HMAC of that text).
