@@ -96,7 +96,7 @@ enum Spawn {
                 waitpid(pid, &status, 0)
                 return -1
             }
-            try? await Task.sleep(for: .milliseconds(20))
+            await Spawn.pause(milliseconds: 20)
         }
         return Self.exitStatus(status)
     }
@@ -115,6 +115,12 @@ enum Spawn {
             usleep(5_000)
         }
         return Self.exitStatus(status)
+    }
+
+    /// Suspends for `milliseconds`; in a cancelled task (where `Task.sleep` returns at once) it
+    /// blocks instead, so a polling loop never spins.
+    static func pause(milliseconds: Int) async {
+        do { try await Task.sleep(for: .milliseconds(milliseconds)) } catch { usleep(useconds_t(milliseconds * 1_000)) }
     }
 
     private static func exitStatus(_ status: Int32) -> Int32 {
@@ -141,7 +147,7 @@ final class BackgroundProcess: @unchecked Sendable {
             let text = (try? String(contentsOf: self.log, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
             if exited { return nil }
-            try? await Task.sleep(for: .milliseconds(50))
+            await Spawn.pause(milliseconds: 50)
         }
         return nil
     }
