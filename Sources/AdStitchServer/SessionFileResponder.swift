@@ -119,20 +119,35 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
         guard head.method == .get, let target = head.path, !head.headerFields.contains(.transferEncoding),
             head.headerFields[.contentLength].map({ $0 == "0" }) ?? true
         else { return nil }
-        let path = target.utf8.prefix { $0 != UInt8(ascii: "?") }
-        let segments = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        guard segments.count == 7, segments[0].isEmpty, segments[1].elementsEqual("v1".utf8), segments[2].elementsEqual("campaigns".utf8),
-            segments[4].elementsEqual("sessions".utf8)
-        else { return nil }
-        let (id, token, file) = (segments[3], segments[5], segments[6])
-        for segment in [id, token, file] {
-            guard !segment.isEmpty, !segment.elementsEqual(".".utf8), !segment.elementsEqual("..".utf8), segment.allSatisfy(Self.isUnreserved)
-            else { return nil }
+        // One pass over the bytes up to the query: the literal parts, and each named segment
+        // (`split` into an array and a string per segment were 3 % of a cached answer's CPU).
+        let bytes = target.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
+        var index = bytes.startIndex
+        func literal(_ text: String.UTF8View) -> Bool {
+            for byte in text {
+                guard index < end, bytes[index] == byte else { return false }
+                bytes.formIndex(after: &index)
+            }
+            return true
         }
+        func segment() -> Substring? {
+            let start = index
+            while index < end, bytes[index] != UInt8(ascii: "/") {
+                guard Self.isUnreserved(bytes[index]) else { return nil }
+                bytes.formIndex(after: &index)
+            }
+            let segment = target[start..<index]
+            guard !segment.isEmpty, segment != ".", segment != ".." else { return nil }
+            return segment
+        }
+        guard literal("/v1/campaigns/".utf8), let id = segment(), literal("/sessions/".utf8), let token = segment(), literal("/".utf8),
+            let file = segment(), index == end
+        else { return nil }
         return SessionController.SessionFileRequest(
-            campaign: String(Substring(id)),
-            token: String(Substring(token)),
-            file: String(Substring(file)),
+            campaign: String(id),
+            token: String(token),
+            file: String(file),
             gzip: Response.acceptsGzip(head.headerFields[.acceptEncoding]),
             scope: .viewer
         )
