@@ -83,19 +83,6 @@ extension Response {
         )
     }
 
-    /// The headers and body of a file rendered now (a live playlist), named by its digest.
-    static func taggedParts(_ bytes: [UInt8], contentType: String, cache: String, gzip acceptsGzip: Bool) -> (HTTPFields, ByteBuffer) {
-        Self.taggedParts(
-            count: bytes.count,
-            contentType: contentType,
-            cache: cache,
-            acceptsGzip: acceptsGzip,
-            etag: Self.digest(bytes),
-            plain: { ByteBuffer(bytes: bytes) },
-            gzip: { Self.compressed(ByteBuffer(bytes: bytes)) }
-        )
-    }
-
     /// A stitched file's headers and body: gzip joined from the blocks `body` deflated at load
     /// when the file has any (``StitchedBody/gzip(_:)``), else compressed now.
     static func stitchedParts(

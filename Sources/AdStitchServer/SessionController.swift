@@ -179,6 +179,8 @@ struct SessionController: Sendable {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
         case .assetList(let file, let served, let token, let verified):
             return try self.assetList(file, served, token, tokenText: asked.token, verified: verified, for: request)
+        case .live(let file, let served, let token, let joined, let verified):
+            return try self.liveFile(file, served, token, joined: joined, tokenText: asked.token, verified: verified, for: request)
         }
     }
 
@@ -193,11 +195,12 @@ struct SessionController: Sendable {
     }
 
     /// What a session file request gets: the whole answer of a stitched file (kept, or planned,
-    /// rendered and kept now) or of a live one (rendered from the channel now), or the checked
-    /// token of a file the request itself shapes (an asset list names the request's host).
+    /// rendered and kept now), or the checked token of a file the request itself shapes (an
+    /// asset list names the request's host; a live file moves with the channel).
     enum SessionFileAnswer {
         case complete(HTTPFields, ByteBuffer)
         case assetList(SessionFile, ServedCampaign, SessionToken, VerifiedSession?)
+        case live(SessionFile, ServedCampaign, SessionToken, joined: Int, VerifiedSession?)
     }
 
     /// The answer to a session file request, or the problem that says why there is none. Only
@@ -247,16 +250,7 @@ struct SessionController: Sendable {
             return .assetList(sessionFile, served, token, verified)
         }
         if let joined = token.liveJoin, sessionFile != .emptySubtitles {
-            let (headers, body) = try self.liveFile(
-                sessionFile,
-                served,
-                token,
-                joined: joined,
-                tokenText: tokenText,
-                verified: verified,
-                gzip: asked.gzip
-            )
-            return .complete(headers, body)
+            return .live(sessionFile, served, token, joined: joined, verified)
         }
         // The bytes are a function of the token and the file, so they are named by them.
         let etag = Response.digest((tokenText + "/" + file).utf8)
@@ -322,8 +316,8 @@ struct SessionController: Sendable {
         joined: Int,
         tokenText: String,
         verified: VerifiedSession?,
-        gzip: Bool
-    ) throws(Problem) -> (HTTPFields, ByteBuffer) {
+        for request: Request
+    ) throws -> Response {
         guard let channel = served.channel, let live = served.campaign.live else {
             throw Problem.notFound("campaign \(served.campaign.id) revision \(served.campaign.revision) is not live")
         }
@@ -352,7 +346,7 @@ struct SessionController: Sendable {
             }
         }
         // Players reload a live playlist every target duration or so: never stored, revalidated by ETag.
-        return Response.taggedParts(text, contentType: file.contentType, cache: "no-cache", gzip: gzip)
+        return .tagged(String(decoding: text, as: UTF8.self), contentType: file.contentType, cache: "no-cache", for: request)
     }
 
     /// `http://host[:port]` (or `https://` behind a proxy that says `X-Forwarded-Proto: https`)

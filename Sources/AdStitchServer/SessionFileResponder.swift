@@ -6,16 +6,16 @@ import NIOHTTPTypes
 import Synchronization
 
 /// Answers a viewer's session files (`GET /v1/campaigns/{id}/sessions/{token}/{file}`: media
-/// playlists, boundary manifests, VOD and live) in the connection's channel pipeline, on its
-/// event loop, without the router: the request a service exists for, and most of the requests it
-/// gets, skips the async channel, the task switches, the router and the middleware chain
-/// (docs/performance.md, issue 10). The answer is the router's to the byte: the same ``SessionController/answer(_:)``,
+/// playlists, boundary manifests) in the connection's channel pipeline, on its event loop, without
+/// the router: the request a service exists for, and most of the requests it gets, skips the
+/// async channel, the task switches, the router and the middleware chain (docs/performance.md,
+/// issue 10). The answer is the router's to the byte: the same ``SessionController/answer(_:)``,
 /// the same ``HTTPSemanticsMiddleware/finish(_:method:ifNoneMatch:)``, the same metrics, then the
 /// `Date` and `Server` headers the application adds.
 ///
 /// Everything else goes on to Hummingbird untouched: other routes and methods, paths it would
 /// read differently (percent-escapes, dot segments, a query is fine), requests with a body, the
-/// files a request shapes (interstitial asset lists name its host), and — so
+/// files a request shapes (interstitial asset lists name its host; live playlists), and — so
 /// answers keep the order of pipelined requests (RFC 9112 §9.3.2) — every request that arrives
 /// while one passed on is still being answered, or while the client does not read its answers.
 ///
@@ -82,7 +82,7 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
             switch try self.sessions.answer(asked) {
             case .complete(let headers, let buffer):
                 (response, body) = (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer)), buffer)
-            case .assetList:
+            case .assetList, .live:
                 // Shaped by the request: the router's (the checks above are repeated there; no metric was counted).
                 self.passedOn += 1
                 context.fireChannelRead(self.wrapInboundOut(.head(head)))
