@@ -13,6 +13,10 @@ struct CLITests {
     }
 
     func adstitch(_ arguments: String...) async throws -> Tool.Result {
+        try await self.adstitch(arguments)
+    }
+
+    func adstitch(_ arguments: [String]) async throws -> Tool.Result {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else { throw Tool.Missing(name: "\(Self.binary) (run swift build)") }
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
@@ -167,30 +171,10 @@ struct CLITests {
         let arguments = [
             "preview", Repository.campaign("evening-news").path, "--session", "s-1", "--at", "2026-11-27T19:30:00+01:00", "--set", "locale=es-ES",
         ]
-        let text = try await self.adstitch(
-            arguments[0],
-            arguments[1],
-            arguments[2],
-            arguments[3],
-            arguments[4],
-            arguments[5],
-            arguments[6],
-            arguments[7]
-        )
+        let text = try await self.adstitch(arguments)
         #expect(text.status == 0)
         #expect(text.output.contains("excluded by rule \"spanish-speakers\""), "\(text.output)")
-        let json = try await self.adstitch(
-            arguments[0],
-            arguments[1],
-            arguments[2],
-            arguments[3],
-            arguments[4],
-            arguments[5],
-            arguments[6],
-            arguments[7],
-            "--format",
-            "json"
-        )
+        let json = try await self.adstitch(arguments + ["--format", "json"])
         let report = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
         let breaks = report?["breaks"] as? [[String: Any]] ?? []
         #expect(breaks.map { $0["id"] as? String } == ["preroll", "mid-1", "postroll"])

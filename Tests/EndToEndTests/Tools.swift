@@ -89,32 +89,31 @@ enum Spawn {
     /// — timers included — for as long (the cause of the timing flakes CI met).
     static func wait(_ pid: pid_t, timeout: TimeInterval) async -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
-        var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if Date() > deadline {
-                kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                return -1
-            }
+        while true {
+            if let status = Self.reap(pid, deadline: deadline) { return status }
             await Spawn.pause(milliseconds: 20)
         }
-        return Self.exitStatus(status)
     }
 
     /// ``wait(_:timeout:)`` for a `deinit`, which cannot suspend (a process stopped by SIGTERM
     /// exits at once; this blocks at most `timeout`).
     static func waitBlocking(_ pid: pid_t, timeout: TimeInterval) -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
-        var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if Date() > deadline {
-                kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                return -1
-            }
+        while true {
+            if let status = Self.reap(pid, deadline: deadline) { return status }
             usleep(5_000)
         }
-        return Self.exitStatus(status)
+    }
+
+    /// One look at `pid`: its exit status once it has exited; -1 after SIGKILL once `deadline`
+    /// has passed; nil while it runs.
+    private static func reap(_ pid: pid_t, deadline: Date) -> Int32? {
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) != 0 { return Self.exitStatus(status) }
+        guard Date() > deadline else { return nil }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+        return -1
     }
 
     /// Suspends for `milliseconds`; in a cancelled task (where `Task.sleep` returns at once) it
