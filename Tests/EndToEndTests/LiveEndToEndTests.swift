@@ -104,16 +104,26 @@ extension RealClients {
             let seconds = 180
             let started = Date()
 
-            // GStreamer: decodes the lowest variant into a file until stopped.
+            // GStreamer: decodes the lowest variant into a file until stopped — through hlsdemux
+            // and decodebin named, not uridecodebin. For adaptive streams uridecodebin turns on
+            // decodebin's buffering, and gst-launch pauses the pipeline whenever the buffering level
+            // drops, as it does at a live edge; one run in four or five, a prerolled sink then held a
+            // decoder's allocation query (after a resolution change at an ad) behind a `queue`, and
+            // the pipeline stayed paused for good (thread dump in docs/real-clients.md). Without
+            // buffering nothing pauses, and decodebin's own queues give each stream its thread.
             let frames = FileManager.default.temporaryDirectory.appendingPathComponent("live-frames-\(UUID().uuidString.prefix(6)).gray")
             defer { try? FileManager.default.removeItem(at: frames) }
+            // hlsdemux's own account of what it fetched and when, told on a failure.
+            let gstreamerDebug = frames.deletingPathExtension().appendingPathExtension("debug.log")
+            defer { try? FileManager.default.removeItem(at: gstreamerDebug) }
             let gstreamer = try BackgroundProcess(
-                "gst-launch-1.0",
+                "env",
                 [
-                    "-q", "uridecodebin", "uri=\(base)?session=gstreamer", "connection-speed=1", "name=d", "d.", "!", "queue", "!", "video/x-raw",
-                    "!",
-                    "videoconvert", "!", "videoscale", "!", "video/x-raw,format=GRAY8,width=64,height=36", "!", "filesink",
-                    "location=\(frames.path)", "d.", "!", "queue", "!", "audio/x-raw", "!", "fakesink",
+                    "GST_DEBUG=hlsdemux:5,adaptivedemux:4,hls:4", "GST_DEBUG_NO_COLOR=1", "GST_DEBUG_FILE=\(gstreamerDebug.path)",
+                    "gst-launch-1.0", "-q", "souphttpsrc", "location=\(base)?session=gstreamer", "!", "hlsdemux", "connection-speed=1", "!",
+                    "decodebin", "name=d", "d.", "!", "video/x-raw", "!", "videoconvert", "!", "videoscale", "!",
+                    "video/x-raw,format=GRAY8,width=64,height=36", "!", "filesink", "location=\(frames.path)", "d.", "!", "audio/x-raw", "!",
+                    "fakesink",
                 ]
             )
             // ffmpeg: reads 180 s of the first variant and exits. (Unmapped, it reads the best video
@@ -217,7 +227,10 @@ extension RealClients {
             let gstreamerLog = (try? String(contentsOf: gstreamer.log, encoding: .utf8)) ?? ""
             #expect(gstreamerPlaying && !gstreamerLog.contains("ERROR"), "GStreamer: \(gstreamerLog.suffix(800))")
             let decoded = (((try? FileManager.default.attributesOfItem(atPath: frames.path)[.size]) as? Int) ?? 0) / (64 * 36)
-            #expect(decoded >= Int((elapsed - 12) * 25) && decoded <= Int((elapsed + 25) * 25), "GStreamer decoded \(decoded) frames in \(elapsed) s")
+            #expect(
+                decoded >= Int((elapsed - 12) * 25) && decoded <= Int((elapsed + 25) * 25),
+                "GStreamer decoded \(decoded) frames in \(elapsed) s; what hlsdemux fetched:\n\(Self.fetches(gstreamerDebug))"
+            )
 
             let ffmpegLog = (try? String(contentsOf: ffmpeg.log, encoding: .utf8)) ?? ""
             #expect(ffmpegStatus == 0, "ffmpeg: \(ffmpegLog.suffix(800))")
@@ -262,6 +275,29 @@ extension RealClients {
                 problems.append("preview live playlist: \(playlist.status) \(playlist.body.prefix(300))")
             }
             return problems
+        }
+
+        /// hlsdemux's debug log in brief: each fragment it fetched (when, and the last two parts of
+        /// its URI), its warnings and errors, and what it said about the playlist's sequence.
+        static func fetches(_ log: URL) -> String {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            var lines: [String] = []
+            var last = ""
+            for line in text.split(separator: "\n") {
+                // "0:00:12.133031195 pid thread LEVEL category file:line:function:<object> message"
+                let fields = line.split(separator: " ", maxSplits: 6, omittingEmptySubsequences: true)
+                guard fields.count == 7 else { continue }
+                let time = fields[0].split(separator: ":").suffix(2).joined(separator: ":").prefix(8)
+                let message = String(fields[6])
+                if let uri = message.range(of: "URI now ") {
+                    let short = message[uri.upperBound...].split(separator: "/").suffix(2).joined(separator: "/")
+                    if short != last { lines.append("\(time) \(short)") }
+                    last = short
+                } else if fields[3] == "WARN" || fields[3] == "ERROR" || message.contains("sequence") || message.contains("sync") {
+                    lines.append("\(time) \(fields[3]) \(message.prefix(200))")
+                }
+            }
+            return lines.isEmpty ? "(no debug log)" : lines.suffix(150).joined(separator: "\n")
         }
 
         /// One poll of a viewer's playlist, held to the sequence rules and the marked stretches.

@@ -142,29 +142,26 @@ struct Decoded {
     init(_ url: URL, scratch: URL, video wantsVideo: Bool = true, audio wantsAudio: Bool = true) async throws {
         let video = scratch.appendingPathComponent("decoded-\(UUID().uuidString.prefix(6)).gray")
         let audio = scratch.appendingPathComponent("decoded-\(UUID().uuidString.prefix(6)).pcm")
-        // Unbounded queues: with bounded ones a branch that runs ahead can fill its queue and block
-        // the demuxer while the other branch waits for data (a pipeline deadlock, seen once under
-        // load in CI).
-        let queue = ["queue", "max-size-buffers=0", "max-size-bytes=0", "max-size-time=0"]
-        var pipeline = ["-q", "uridecodebin", "uri=\(url.absoluteString)", "name=d"]
+        // hlsdemux and decodebin named, not uridecodebin: for an adaptive stream uridecodebin turns
+        // on buffering, gst-launch then pauses the pipeline whenever the level drops, and a paused
+        // sink can hold a decoder's allocation query (after a resolution change at a splice) behind
+        // a queue for good (docs/real-clients.md, "Live sessions"). Without buffering nothing pauses,
+        // and decodebin's multiqueue gives each stream its own thread, so no queue is needed.
+        let source = url.isFileURL ? ["filesrc", "location=\(url.path)"] : ["souphttpsrc", "location=\(url.absoluteString)"]
+        var pipeline = ["-q"] + source + ["!", "hlsdemux", "!", "decodebin", "name=d"]
         if wantsVideo {
-            pipeline +=
-                ["d.", "!"] + queue + [
-                    "!", "video/x-raw", "!", "videoconvert", "!", "videoscale", "!",
-                    "video/x-raw,format=GRAY8,width=64,height=36", "!", "filesink", "location=\(video.path)",
-                ]
+            pipeline += [
+                "d.", "!", "video/x-raw", "!", "videoconvert", "!", "videoscale", "!", "video/x-raw,format=GRAY8,width=64,height=36", "!",
+                "filesink", "location=\(video.path)",
+            ]
         }
         if wantsAudio {
-            pipeline +=
-                ["d.", "!"] + queue + [
-                    "!", "audio/x-raw", "!", "audioconvert", "!", "audioresample", "!",
-                    "audio/x-raw,format=S16LE,channels=1,rate=48000", "!", "filesink", "location=\(audio.path)",
-                ]
+            pipeline += [
+                "d.", "!", "audio/x-raw", "!", "audioconvert", "!", "audioresample", "!", "audio/x-raw,format=S16LE,channels=1,rate=48000", "!",
+                "filesink", "location=\(audio.path)",
+            ]
         }
-        // A decode of these sessions takes a second or two; one that stalls is run again once
-        // before it counts as a failure (GStreamer's HLS demuxer hung once under CI load).
-        var result = try await Tool.run("gst-launch-1.0", pipeline, timeout: 60)
-        if result.status != 0 { result = try await Tool.run("gst-launch-1.0", pipeline, timeout: 60) }
+        let result = try await Tool.run("gst-launch-1.0", pipeline, timeout: 60)
         guard result.status == 0 else { throw Tool.Missing(name: "a successful GStreamer decode of \(url): \(result.output)") }
         let size = { (file: URL) in ((try? FileManager.default.attributesOfItem(atPath: file.path)[.size]) as? Int) ?? 0 }
         self.videoFrames = size(video) / (64 * 36)
