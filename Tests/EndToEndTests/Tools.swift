@@ -175,7 +175,11 @@ final class BackgroundProcess: @unchecked Sendable {
             lastLog = (try? String(contentsOf: process.log, encoding: .utf8)) ?? ""
             guard process.hasExited else { break }
         }
-        throw Tool.Missing(name: "\(name) listening (\(String(lastLog.suffix(300))))")
+        throw NotStarted(description: "\(name) did not start listening (ports \(ports)); its last output: \(String(lastLog.suffix(300)))")
+    }
+
+    struct NotStarted: Error, CustomStringConvertible {
+        var description: String
     }
 
     /// Stops the process (SIGTERM, then SIGKILL after two seconds) and reaps it.

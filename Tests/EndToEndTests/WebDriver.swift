@@ -17,12 +17,14 @@ final class WebDriver: @unchecked Sendable {
 
     /// `arguments`: more Chromium switches (a log file, say).
     init(arguments: [String] = []) async throws {
-        let port = Int.random(in: 20_000..<40_000)
-        self.driver = try BackgroundProcess("chromedriver", ["--port=\(port)"])
-        self.endpoint = URL(string: "http://127.0.0.1:\(port)")!
-        guard await self.driver.waitForLine(containing: "started successfully") != nil else {
-            throw Failure(description: "chromedriver did not start")
+        // Below the kernel's ephemeral ports (32768–60999 here), which the run's own connections
+        // take, and on another port when the one drawn is taken after all: chromedriver exits at
+        // once then ("bind() failed: Address already in use"; one CI run lost a test to it).
+        let (driver, port) = try await BackgroundProcess.server("chromedriver", ports: 20_000..<32_000, marker: "started successfully") {
+            ["--port=\($0)"]
         }
+        self.driver = driver
+        self.endpoint = URL(string: "http://127.0.0.1:\(port)")!
         let capabilities: [String: Any] = [
             "capabilities": [
                 "alwaysMatch": [
