@@ -32,7 +32,7 @@ struct SessionFileRequestTests {
     func refused() {
         for path in [
             "/v1/campaigns/n/sessions/t", "/v1/campaigns/n/sessions/t/", "/v1/campaigns/n/sessions/t/f/", "/v1/campaigns/n/sessions/t/f/g",
-            "/v1/campaigns//sessions/t/f", "/v1/campaigns/n/sessions//f", "/v1/campaigns/n/sessions/t/", "/v1/campaigns/./sessions/t/f",
+            "/v1/campaigns//sessions/t/f", "/v1/campaigns/n/sessions//f", "/v1/campaigns/./sessions/t/f",
             "/v1/campaigns/n/sessions/../f", "/v1/campaigns/n/sessions/t/..", "/v1/campaigns/n/sessions/t/%2Em3u8",
             "/v1/campaigns/n/session/t/f", "/v1/campaigns/n/Sessions/t/f", "/V1/campaigns/n/sessions/t/f", "v1/campaigns/n/sessions/t/f",
             "//v1/campaigns/n/sessions/t/f", "/v1/campaigns/n/sessions/t/f#x", "/v1/campaigns/n/sessions/t+/f", "/v1/campaigns/n/master.m3u8",
