@@ -50,7 +50,8 @@ enum Tool {
 /// (a file). Foundation's `Process` on Linux hangs in `waitUntilExit` once a long-lived child it
 /// started (the file server) holds descriptors of later launches, so the tests spawn directly.
 enum Spawn {
-    static func start(_ path: String, _ arguments: [String], output: URL) throws -> pid_t {
+    /// `environment`: variables set for the child on top of this process's own.
+    static func start(_ path: String, _ arguments: [String], output: URL, environment: [String: String] = [:]) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -64,6 +65,10 @@ enum Spawn {
         }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { $1 }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for variable in envp { free(variable) } }
         // The child must not inherit the test runner's blocked or ignored signals, or SIGTERM
         // would never stop a server.
         var attributes = posix_spawnattr_t()
@@ -78,7 +83,7 @@ enum Spawn {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        let status = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         guard status == 0 else { throw Tool.Missing(name: "\(path) (posix_spawn failed: \(status))") }
         return pid
     }
@@ -132,9 +137,9 @@ final class BackgroundProcess: @unchecked Sendable {
     let pid: pid_t
     let log: URL
 
-    init(_ name: String, _ arguments: [String]) throws {
+    init(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         self.log = FileManager.default.temporaryDirectory.appendingPathComponent("background-\(UUID().uuidString).log")
-        self.pid = try Spawn.start(try Tool.path(name), arguments, output: self.log)
+        self.pid = try Spawn.start(try Tool.path(name), arguments, output: self.log, environment: environment)
     }
 
     /// Waits until the output has a line containing `marker`, returning that line (nil after
@@ -165,12 +170,13 @@ final class BackgroundProcess: @unchecked Sendable {
         ports: Range<Int>,
         marker: String,
         timeout: TimeInterval = 30,
+        environment: [String: String] = [:],
         _ arguments: (Int) -> [String]
     ) async throws -> (process: BackgroundProcess, port: Int) {
         var lastLog = ""
         for _ in 0..<5 {
             let port = Int.random(in: ports)
-            let process = try BackgroundProcess(name, arguments(port))
+            let process = try BackgroundProcess(name, arguments(port), environment: environment)
             if await process.waitForLine(containing: marker, timeout: timeout) != nil { return (process, port) }
             lastLog = (try? String(contentsOf: process.log, encoding: .utf8)) ?? ""
             guard process.hasExited else { break }

@@ -9,6 +9,9 @@ import Glibc
 final class WebDriver: @unchecked Sendable {
     private let driver: BackgroundProcess
     private let endpoint: URL
+    /// chromedriver's and Chromium's temporary files (the profile, shared memory files: some
+    /// 8 MB a session), removed with the driver; they outlived every run in /tmp otherwise.
+    private let scratch: URL
     private var session = ""
 
     struct Failure: Error, CustomStringConvertible {
@@ -20,9 +23,22 @@ final class WebDriver: @unchecked Sendable {
         // Below the kernel's ephemeral ports (32768–60999 here), which the run's own connections
         // take, and on another port when the one drawn is taken after all: chromedriver exits at
         // once then ("bind() failed: Address already in use"; one CI run lost a test to it).
-        let (driver, port) = try await BackgroundProcess.server("chromedriver", ports: 20_000..<32_000, marker: "started successfully") {
-            ["--port=\($0)"]
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("webdriver-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        self.scratch = scratch
+        let started: (process: BackgroundProcess, port: Int)
+        do {
+            started = try await BackgroundProcess.server(
+                "chromedriver",
+                ports: 20_000..<32_000,
+                marker: "started successfully",
+                environment: ["TMPDIR": scratch.path]
+            ) { ["--port=\($0)"] }
+        } catch {
+            try? FileManager.default.removeItem(at: scratch)
+            throw error
         }
+        let (driver, port) = started
         self.driver = driver
         self.endpoint = URL(string: "http://127.0.0.1:\(port)")!
         let capabilities: [String: Any] = [
@@ -103,6 +119,12 @@ final class WebDriver: @unchecked Sendable {
     func quit() async {
         _ = try? await self.call("DELETE", "/session/\(self.session)", nil)
         self.driver.stop()
+        try? FileManager.default.removeItem(at: self.scratch)
+    }
+
+    deinit {
+        self.driver.stop()
+        try? FileManager.default.removeItem(at: self.scratch)
     }
 
     private func call(_ method: String, _ path: String, _ body: [String: Any]?) async throws -> Any {
