@@ -10,8 +10,8 @@ struct SeededGenerator: RandomNumberGenerator {
     init(seed parts: String...) {
         var hash = FNV1a()
         for part in parts {
-            hash.feed(part.utf8)
-            hash.feed(CollectionOfOne(0))
+            hash.feed(part)
+            withUnsafeBytes(of: UInt8(0)) { hash.feed($0) }
         }
         self.state = hash.value
     }
