@@ -220,7 +220,7 @@ struct SessionController: Sendable {
         }
         // Only tokens whose signature was checked are kept, by their text: a hit needs no second check.
         let verified = self.sessions.get(tokenText)
-        guard let token = verified?.token ?? SessionToken(decoding: tokenText, secrets: self.policy.verifyingKeys), token.campaign == id else {
+        guard let token = verified?.token ?? SessionToken(decoding: tokenText, keys: self.policy.verifyingKeys), token.campaign == id else {
             throw Problem.forbidden("the session token is not valid for this campaign: start a new session at \(Routes.masterPath(id))")
         }
         guard token.scope == scope else {

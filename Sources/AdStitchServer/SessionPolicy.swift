@@ -6,7 +6,9 @@ import Foundation
 public struct SessionPolicy: Sendable {
     /// The HMAC keys of session tokens: the first signs, every one verifies, so a key rotates
     /// without ending the sessions signed with the one before (`serve --secret` several times).
-    public var secrets: [Data]
+    public var secrets: [Data] {
+        didSet { self.verifyingKeys = Self.keys(self.secrets) }
+    }
     /// The key an app backend signs session starts with (`serve --start-key`). With one, every
     /// session start must carry `exp` and `sig`; without, the campaign's trusted attributes are
     /// dropped from session starts.
@@ -25,6 +27,7 @@ public struct SessionPolicy: Sendable {
     public init(secrets: [Data], startKey: Data? = nil) {
         precondition(!secrets.isEmpty, "a session policy needs a secret to sign tokens with")
         self.secrets = secrets
+        self.verifyingKeys = Self.keys(secrets)
         self.startKey = startKey
     }
 
@@ -33,7 +36,12 @@ public struct SessionPolicy: Sendable {
     }
 
     var signingKey: SymmetricKey { SymmetricKey(data: self.secrets[0]) }
-    var verifyingKeys: [SymmetricKey] { self.secrets.map { SymmetricKey(data: $0) } }
+    /// The secrets keyed for verifying, once (not per request).
+    private(set) var verifyingKeys: SessionToken.VerifyingKeys
+
+    private static func keys(_ secrets: [Data]) -> SessionToken.VerifyingKeys {
+        SessionToken.VerifyingKeys(secrets.map { SymmetricKey(data: $0) })
+    }
 
     /// Seconds since the epoch, now.
     var nowSeconds: Int64 { Int64(self.now().timeIntervalSince1970.rounded(.down)) }
