@@ -21,12 +21,22 @@ struct KeepAliveRespectingHTTP1Channel: ServerChildChannel {
             let codec = try pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self)
             try pipeline.addHandler(HTTP10ConnectionCloseHandler(), position: .before(codec.handler))
             if let sessionFiles = self.sessionFiles {
+                // NIO's default high water mark (64 KiB) is below one media playlist of a long
+                // programme (100 KB for two hours): each such answer made the channel unwritable
+                // as it was queued and writable again once written, two events through the whole
+                // pipeline, Hummingbird's async writer taking its lock for both (2–3 % of the CPU
+                // of a stitched answer). Above a few answers, a client that stops reading still
+                // makes the channel unwritable, and requests go to Hummingbird, which waits.
+                try channel.syncOptions?.setOption(ChannelOptions.writeBufferWaterMark, value: Self.waterMark)
                 let state = try pipeline.context(handlerType: HTTPConnectionStateHandler.self)
                 try pipeline.addHandler(sessionFiles(), position: .after(state.handler))
             }
             return value
         }
     }
+
+    /// The channel's write buffer marks with direct answers (bytes queued, not yet written).
+    static let waterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 256 * 1024, high: 512 * 1024)
 
     func handle(value: Value, logger: Logger) async {
         await self.base.handle(value: value, logger: logger)
