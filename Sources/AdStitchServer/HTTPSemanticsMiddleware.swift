@@ -84,7 +84,8 @@ extension Response {
     }
 
     /// A stitched file's headers and body: gzip joined from the blocks `body` deflated at load
-    /// when the file has any (``StitchedBody/gzip(_:)``), else compressed now.
+    /// when the file has any (``StitchedBody/gzip(_:)``), else compressed now; plain, the
+    /// session's own bytes between the shared blocks' buffers (``StitchedBody/plainBody(_:)``).
     static func stitchedParts(
         _ file: RenderedBytes,
         _ body: StitchedBody,
@@ -92,19 +93,18 @@ extension Response {
         cache: String,
         gzip acceptsGzip: Bool,
         etag: String
-    ) -> (HTTPFields, ByteBuffer) {
-        Self.taggedParts(
-            count: file.count,
-            contentType: contentType,
-            cache: cache,
-            acceptsGzip: acceptsGzip,
-            etag: etag,
-            plain: { StitchedBody.plain(file) },
-            gzip: {
-                file.parts.contains { if case .block = $0 { true } else { false } }
-                    ? body.gzip(file) : Self.compressed(StitchedBody.plain(file))
-            }
-        )
+    ) -> (HTTPFields, AnswerBody) {
+        var headers = Self.headers(contentType: contentType, cache: cache)
+        let hasBlocks = file.parts.contains { if case .block = $0 { true } else { false } }
+        if acceptsGzip, file.count >= Self.gzipMinimum,
+            let compressed = hasBlocks ? body.gzip(file) : Self.compressed(StitchedBody.plain(file))
+        {
+            Self.finish(&headers, gzip: true, etag: etag, count: compressed.readableBytes)
+            return (headers, AnswerBody(compressed))
+        }
+        let plain = body.plainBody(file)
+        Self.finish(&headers, gzip: false, etag: etag, count: plain.count)
+        return (headers, plain)
     }
 
     /// The headers and the body (`plain`, or `gzip` when the request accepts it and `count`
@@ -118,18 +118,32 @@ extension Response {
         plain: () -> ByteBuffer,
         gzip: () -> ByteBuffer?
     ) -> (HTTPFields, ByteBuffer) {
-        var headers: HTTPFields = [.contentType: contentType, .cacheControl: cache, .vary: "Accept-Encoding"]
-        let body: ByteBuffer
-        if acceptsGzip, count >= 1024, let compressed = gzip() {
-            body = compressed
+        var headers = Self.headers(contentType: contentType, cache: cache)
+        if acceptsGzip, count >= Self.gzipMinimum, let compressed = gzip() {
+            Self.finish(&headers, gzip: true, etag: etag, count: compressed.readableBytes)
+            return (headers, compressed)
+        }
+        let body = plain()
+        Self.finish(&headers, gzip: false, etag: etag, count: body.readableBytes)
+        return (headers, body)
+    }
+
+    /// Bodies shorter than this go out plain whatever the request accepts.
+    private static let gzipMinimum = 1024
+
+    private static func headers(contentType: String, cache: String) -> HTTPFields {
+        [.contentType: contentType, .cacheControl: cache, .vary: "Accept-Encoding"]
+    }
+
+    /// The headers that depend on the representation sent: its encoding, ETag and length.
+    private static func finish(_ headers: inout HTTPFields, gzip: Bool, etag: String, count: Int) {
+        if gzip {
             headers[.contentEncoding] = "gzip"
             headers[.eTag] = "\"\(etag)-gz\""
         } else {
-            body = plain()
             headers[.eTag] = "\"\(etag)\""
         }
-        headers[.contentLength] = String(body.readableBytes)
-        return (headers, body)
+        headers[.contentLength] = String(count)
     }
 
     /// `buffer` gzip-compressed at ``gzip``'s level, right-sized (the compressor's buffer has room

@@ -176,7 +176,7 @@ struct SessionController: Sendable {
         )
         switch try self.answer(asked) {
         case .complete(let headers, let body):
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+            return Response(status: .ok, headers: headers, body: body.responseBody)
         case .assetList(let file, let served, let token, let verified):
             return try self.assetList(file, served, token, tokenText: asked.token, verified: verified, for: request)
         case .live(let file, let served, let token, let joined, let verified):
@@ -198,7 +198,7 @@ struct SessionController: Sendable {
     /// rendered and kept now), or the checked token of a file the request itself shapes (an
     /// asset list names the request's host; a live file moves with the channel).
     enum SessionFileAnswer {
-        case complete(HTTPFields, ByteBuffer)
+        case complete(HTTPFields, AnswerBody)
         case assetList(SessionFile, ServedCampaign, SessionToken, VerifiedSession?)
         case live(SessionFile, ServedCampaign, SessionToken, joined: Int, VerifiedSession?)
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 import Synchronization
 
@@ -36,12 +37,23 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
     private var passedOn = 0
     /// The request being answered here: its head has arrived, its end not yet.
     private var answering: (head: HTTPRequest, asked: SessionController.SessionFileRequest)?
+    /// The context of NIO's HTTP/1 response encoder, through which a body of several buffers is
+    /// written (``writeBody(_:context:)``).
+    private var encoder: ChannelHandlerContext?
 
     /// `Server` as the application sends it; `dates` shared by a server's connections.
     init(sessions: SessionController, serverName: String?, dates: HTTPDateCache) {
         self.sessions = sessions
         self.serverName = serverName
         self.dates = dates
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.encoder = nil
     }
 
     /// The route's pattern, as the router labels its metrics.
@@ -77,11 +89,12 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
     private func answer(_ head: HTTPRequest, _ asked: SessionController.SessionFileRequest, context: ChannelHandlerContext) {
         let start = ContinuousClock.now
         var response: Response
-        var body: ByteBuffer
+        var body: AnswerBody
         do {
             switch try self.sessions.answer(asked) {
-            case .complete(let headers, let buffer):
-                (response, body) = (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer)), buffer)
+            case .complete(let headers, let answer):
+                // Its headers hold its Content-Length (``Response/stitchedParts``).
+                (response, body) = (Response(status: .ok, headers: headers), answer)
             case .assetList, .live:
                 // Shaped by the request: the router's (the checks above are repeated there; no metric was counted).
                 self.passedOn += 1
@@ -91,7 +104,7 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
             }
         } catch {
             let (headers, buffer) = error.parts
-            (response, body) = (Response(status: error.status, headers: headers, body: ResponseBody(byteBuffer: buffer)), buffer)
+            (response, body) = (Response(status: error.status, headers: headers, body: ResponseBody(byteBuffer: buffer)), AnswerBody(buffer))
         }
         let (finished, sendsBody) = HTTPSemanticsMiddleware.finish(response, method: head.method, ifNoneMatch: head.headerFields[.ifNoneMatch])
         response = finished
@@ -101,7 +114,7 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
         if let serverName = self.serverName { response.headers[.server] = serverName }
 
         context.write(self.wrapOutboundOut(.head(response.head)), promise: nil)
-        if sendsBody { context.write(self.wrapOutboundOut(.body(body)), promise: nil) }
+        if sendsBody { self.writeBody(body, context: context) }
         // As Hummingbird does: a request that says `Connection: close` (or an HTTP/1.0 one
         // without keep-alive: ``HTTP10ConnectionCloseHandler``) ends the connection after its answer.
         guard head.headerFields[.connection] == "close" else {
@@ -109,6 +122,23 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
         }
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
+    }
+
+    /// Writes the buffers of a body. A stitched media playlist of a long programme has several
+    /// (the session's own bytes between the long shared blocks: ``AnswerBody``). Each crossing the
+    /// outbound handlers between here and the encoder — the connection state, HTTPTypes' codec —
+    /// would be wrapped and unwrapped at each; so they are written past the encoder, as it passes
+    /// on the body of an answer with a `Content-Length` (NIOHTTP1's `writeChunk`: not chunked,
+    /// each buffer as it is), in order between the head and the end this handler writes through
+    /// the pipeline — what those handlers look at (the connection state counts ends; the codec and
+    /// the encoder convert and frame the head) — all on this event loop in one call, so nothing
+    /// can come between them. A single buffer goes the ordinary way.
+    private func writeBody(_ body: AnswerBody, context: ChannelHandlerContext) {
+        guard body.buffers.count > 1, let encoder = self.encoder else {
+            for buffer in body.buffers { context.write(self.wrapOutboundOut(.body(buffer)), promise: nil) }
+            return
+        }
+        for buffer in body.buffers { encoder.write(NIOAny(IOData.byteBuffer(buffer)), promise: nil) }
     }
 
     /// The session file a request asks for, when it is one this handler answers: `GET` of

@@ -14,8 +14,13 @@ import Synchronization
 /// part of the file in order — the session's own lines as stored blocks, each shared block's
 /// deflate bytes — a final empty stored block, and the trailer: the CRC-32 of the whole, combined
 /// from the blocks' CRCs with zlib's `crc32_combine_op`, and the length.
+///
+/// A plain answer writes the long blocks from their own buffers, made at load too, between the
+/// session's lines (``AnswerBody``): never copied per request.
 struct StitchedBody: Sendable {
     struct Block: Sendable {
+        /// The block's bytes, shared by every answer that plays it.
+        var plain: ByteBuffer
         var deflated: ByteBuffer
         var crc: UInt32
         /// `crc32_combine_gen` of the block's length: appends its CRC to a running one in one step.
@@ -55,26 +60,74 @@ struct StitchedBody: Sendable {
         self.init(blocks: try layout.byteBlocks.map(Self.deflate))
     }
 
-    /// One block as a raw deflate stream of its own, ended by a sync flush.
+    /// One block as a buffer, and as a raw deflate stream of its own ended by a sync flush.
     static func deflate(_ block: ByteBlock) throws -> Block {
         let compressor = try ZlibCompressor(algorithm: .deflate, configuration: .init(compressionLevel: .bestCompression))
         var window = ByteBufferAllocator().buffer(capacity: 64 << 10)
-        var input = ByteBuffer(bytes: block.bytes)
+        let plain = ByteBuffer(bytes: block.bytes)
+        var input = plain
         var deflated = ByteBuffer()
         try input.compressStream(with: compressor, window: &window, flush: .sync) { deflated.writeImmutableBuffer($0) }
         return Block(
+            plain: plain,
             deflated: ByteBuffer(bytes: deflated.readableBytesView),  // right-sized
             crc: block.bytes.withUnsafeBufferPointer { czlib_crc32(0, $0.baseAddress, $0.count) },
             shift: czlib_crc32_shift(block.bytes.count)
         )
     }
 
-    /// The deflated form of a block of this revision: made at load, or (a rewritten row without
-    /// per-viewer values) on first use; nil for a block with per-viewer values.
+    /// The shared forms (plain and deflated) of a block of this revision: made at load, or (a
+    /// rewritten row without per-viewer values) on first use; nil for a block with per-viewer values.
     private func deflated(_ block: ByteBlock) -> Block? {
         if self.blocks.indices.contains(block.id) { return self.blocks[block.id] }
         return block.hasSlots ? nil : self.made.block(for: block)
     }
+
+    /// The file's bytes as written: the session's own bytes — its lines, short blocks, blocks
+    /// filled with its values — in one buffer, between the buffers of the long shared blocks (this
+    /// revision's). Byte for byte ``plain(_:)``.
+    func plainBody(_ file: RenderedBytes) -> AnswerBody {
+        var ownCount = file.literal.count
+        for part in file.parts {
+            if case .block(let block) = part, self.shared(block) == nil { ownCount += block.count(filling: file.values) }
+        }
+        var own = ByteBufferAllocator().buffer(capacity: ownCount)
+        var buffers: [ByteBuffer] = []
+        buffers.reserveCapacity(file.parts.count)
+        // Where the run of own bytes not yet in `buffers` starts.
+        var runStart = 0
+        func endRun() {
+            if own.writerIndex > runStart, let slice = own.getSlice(at: runStart, length: own.writerIndex - runStart) { buffers.append(slice) }
+            runStart = own.writerIndex
+        }
+        for part in file.parts {
+            switch part {
+            case .literal(let range): own.writeBytes(file.literal[range])
+            case .block(let block):
+                if let shared = self.shared(block) {
+                    endRun()
+                    buffers.append(shared.plain)
+                } else {
+                    let count = block.count(filling: file.values)
+                    own.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { block.copy(filling: file.values, into: $0) }
+                }
+            }
+        }
+        endRun()
+        return AnswerBody(buffers: buffers, ownedBytes: own.capacity + 24 * buffers.count)
+    }
+
+    /// The shared buffer a plain answer writes `block` from, or nil for one it copies: blocks with
+    /// a viewer's values, and short ones (see ``sharedMinimum``).
+    private func shared(_ block: ByteBlock) -> Block? {
+        block.bytes.count >= Self.sharedMinimum ? self.deflated(block) : nil
+    }
+
+    /// The shortest block a plain answer writes from its shared buffer. Each buffer of an answer
+    /// costs a pending write and an I/O vector (measured: a two-hour playlist written as ~30
+    /// buffers, islands and ads alike, cost more CPU than one joined copy); an island is tens of KB,
+    /// an ad a few hundred bytes.
+    static let sharedMinimum = 16 * 1024
 
     /// The file's bytes in one buffer.
     static func plain(_ file: RenderedBytes) -> ByteBuffer {

@@ -1,3 +1,4 @@
+import AdCampaign
 import AdDecision
 import AdStitching
 import CompressNIO
@@ -12,6 +13,7 @@ import Synchronization
 import Testing
 
 @testable import AdStitchServer
+@testable import AdStitching
 
 /// The bytes the server writes for stitched files — joined from the layout's shared blocks, and
 /// for gzip from blocks deflated at load — are the renderer's text, byte for byte (and that text
@@ -104,6 +106,89 @@ struct StitchedBodyTests {
             // session's own date ranges, always stored).
             #expect(size * 10 < plain.utf8.count * 9, "\(size) bytes gzipped for \(plain.utf8.count): the rewritten rows are deflated, not stored")
         }
+    }
+
+    @Test("the plain body of every file of 50 varied sessions of each demo, with and without rewrite rules, is the renderer's bytes")
+    func plainBodiesAreTheRenderersBytes() throws {
+        let rules = """
+            rewrite:
+              - name: spanish-cdn
+                when: { attributes: { locale: '^es' } }
+                match: '^/v1/campaigns/[^/]+/media/(.*)$'
+                replace: 'https://es.cdn.test/$1?st={session}&l={locale}'
+              - { name: ads, applies_to: [ads, slate], match: '^/v1/campaigns/[^/]+/media/(.*)$', replace: 'https://ads.cdn.test/$1' }
+            """
+        let folder = try Self.demoCopy { $0.replacingOccurrences(of: "id: evening-news", with: "id: news-cdn") + "\n" + rules }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var files = 0
+        var withSlots = 0
+        for (campaigns, ids) in [(RouteTests.campaigns, ["evening-news", "feature-fmp4", "single-asset"]), (folder, ["news-cdn"])] {
+            let store = CampaignStore(folder: campaigns, logger: Logger(label: "test"), metrics: ServerMetrics())
+            for id in ids {
+                let served = try #require(store.campaign(id))
+                for (index, viewer) in Self.viewers().enumerated() {
+                    var attributes: [String: String] = [:]
+                    for (name, value) in viewer.query where !["session", "exp", "sig"].contains(name) { attributes[name] = value }
+                    let milliseconds = Int64(viewer.at.timeIntervalSince1970 * 1000)
+                    let plan = Planner().plan(
+                        served.campaign,
+                        for: ViewerContext(session: "body-\(index)", milliseconds: milliseconds, attributes: attributes)
+                    )
+                    for insertion in [Insertion.stitched, .interstitials] {
+                        for file in served.renderer.files(insertion) {
+                            if case .multivariant = file { continue }
+                            if case .assetList = file { continue }
+                            let rendered = try served.renderer.renderBytes(file, plan, insertion: insertion)
+                            let body = served.body.plainBody(rendered)
+                            #expect(body.count == rendered.count)
+                            #expect(Array(body.joined.readableBytesView) == rendered.bytes, "\(id) \(index) \(file.name)")
+                            #expect(body.buffers.allSatisfy { $0.readableBytes > 0 })
+                            withSlots += rendered.parts.count { if case .block(let block) = $0 { block.hasSlots } else { false } }
+                            files += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(files > 1_000 && withSlots > 20, "\(files) files, \(withSlots) blocks with slots")
+    }
+
+    @Test(
+        "a plain body writes long shared blocks from the revision's buffers and copies the rest: the session's lines, short blocks, a viewer's values"
+    )
+    func plainBodiesShareLongBlocks() throws {
+        let long = ByteBlock(id: 0, bytes: Array(repeating: UInt8(ascii: "a"), count: StitchedBody.sharedMinimum))
+        let short = ByteBlock(id: 1, bytes: Array("#EXTINF:4,\nad.ts\n".utf8))
+        let other = ByteBlock(id: 2, bytes: Array(repeating: UInt8(ascii: "b"), count: 3 * StitchedBody.sharedMinimum))
+        // A row rewritten with a viewer's value in one slot (not one of the revision's blocks).
+        let slotted = ByteBlock(id: -1, bytes: Array("a.ts?st=\nb.ts?st=\n".utf8), marks: [.init(offset: 8, slot: 0), .init(offset: 17, slot: 0)])
+        let body = try StitchedBody(blocks: [long, short, other].map(StitchedBody.deflate))
+        var file = RenderedBytes(literalCapacity: 64, parts: 8)
+        file.fill(with: [Array("s-1".utf8)])
+        file.append("#EXTM3U\n")
+        file.append(long)
+        file.append("#EXT-X-DISCONTINUITY\n")
+        file.append(short)
+        file.append(slotted)
+        file.append(other)
+        file.append(long)
+        file.append("#EXT-X-ENDLIST\n")
+
+        let written = body.plainBody(file)
+        #expect(Array(written.joined.readableBytesView) == file.bytes)
+        #expect(String(decoding: file.bytes, as: UTF8.self).contains("#EXTINF:4,\nad.ts\na.ts?st=s-1\nb.ts?st=s-1\n"))
+        // Own bytes, the long block, own bytes (a line, the short block, the filled row), the
+        // other long block, the long block again, own bytes.
+        #expect(written.buffers.map(\.readableBytes) == [8, long.bytes.count, 21 + 17 + 24, other.bytes.count, long.bytes.count, 15])
+        // The long blocks are the revision's buffers, not copies: the same memory in every answer.
+        func address(_ buffer: ByteBuffer) -> UnsafeRawPointer? { buffer.withUnsafeReadableBytes { $0.baseAddress } }
+        #expect(address(written.buffers[1]) == address(body.blocks[0].plain))
+        #expect(address(written.buffers[4]) == address(body.blocks[0].plain))
+        #expect(address(written.buffers[3]) == address(body.blocks[2].plain))
+        #expect(address(body.plainBody(file).buffers[1]) == address(written.buffers[1]))
+        // The answer's own memory is its lines and copies, a few dozen bytes, not the 64 KB it writes.
+        #expect(written.count == file.count && written.count > 4 * StitchedBody.sharedMinimum)
+        #expect(written.ownedBytes < 512, "\(written.ownedBytes)")
     }
 
     /// Fetches every file but the multivariant playlist of 50 varied sessions of each campaign,

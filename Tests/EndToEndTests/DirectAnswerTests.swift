@@ -8,16 +8,50 @@ import Testing
 struct DirectAnswerTests {
     typealias Server = RealClients.HardeningEndToEndTests.Server
 
-    /// The demo campaigns, served both ways (same secret: one's tokens play on the other).
-    static func servers() async throws -> (direct: Server, routed: Server) {
-        let campaigns = Repository.root.appendingPathComponent("Campaigns")
-        let direct = try await Server(campaigns: campaigns)
+    /// The demo campaigns and `long-news`, served both ways (same secret: one's tokens play on the other).
+    /// The caller removes `campaigns` when done.
+    static func servers() async throws -> (direct: Server, routed: Server, campaigns: URL) {
+        let campaigns = try Self.campaigns()
+        let direct: Server
         do {
-            return (direct, try await Server(campaigns: campaigns, extra: ["--log-level", "debug"]))
+            direct = try await Server(campaigns: campaigns)
         } catch {
-            kill(direct.process.pid, SIGKILL)
+            try? FileManager.default.removeItem(at: campaigns)
             throw error
         }
+        do {
+            return (direct, try await Server(campaigns: campaigns, extra: ["--log-level", "debug"]), campaigns)
+        } catch {
+            kill(direct.process.pid, SIGKILL)
+            try? FileManager.default.removeItem(at: campaigns)
+            throw error
+        }
+    }
+
+    /// A folder with the demos and `long-news`: the TS demo with a first act of 800 segments, so
+    /// its playlists carry blocks long enough to be written from the revision's shared buffers
+    /// (`StitchedBody.sharedMinimum`, 16 KiB), between the session's own bytes — a direct answer
+    /// of several buffers.
+    static func campaigns() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("direct-answers-\(UUID().uuidString.prefix(8))")
+        let demos = Repository.root.appendingPathComponent("Campaigns")
+        try FileManager.default.copyItem(at: demos, to: folder)
+        let long = folder.appendingPathComponent("long-news")
+        try FileManager.default.copyItem(at: demos.appendingPathComponent("evening-news"), to: long)
+        let yaml = long.appendingPathComponent("campaign.yaml")
+        try Data(try String(contentsOf: yaml, encoding: .utf8).replacingOccurrences(of: "id: evening-news", with: "id: long-news").utf8).write(
+            to: yaml
+        )
+        for rendition in ["240p", "360p"] {
+            let playlist = long.appendingPathComponent("media/program/act-1/\(rendition)/index.m3u8")
+            let lines = try String(contentsOf: playlist, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            // The header up to the key, its four segments 200 times, the end.
+            let segments = lines.filter { $0.hasPrefix("#EXTINF") || $0.hasPrefix("seg_") }
+            let header = lines.prefix { !$0.hasPrefix("#EXTINF") }
+            let text = (Array(header) + Array(repeating: segments, count: 200).flatMap { $0 } + ["#EXT-X-ENDLIST", ""]).joined(separator: "\n")
+            try Data(text.utf8).write(to: playlist)
+        }
+        return folder
     }
 
     /// One raw request (`head` without its final blank line) on a new connection, read to the
@@ -71,16 +105,17 @@ struct DirectAnswerTests {
         "every session file of the demos — plain, gzip, cached, 304, HTTP/1.0, errors — is the router's answer byte for byte, counted alike"
     )
     func sameBytesAsTheRouter() async throws {
-        let (direct, routed) = try await Self.servers()
+        let (direct, routed, campaigns) = try await Self.servers()
         defer {
             kill(direct.process.pid, SIGKILL)
             kill(routed.process.pid, SIGKILL)
+            try? FileManager.default.removeItem(at: campaigns)
         }
         // Sessions of each demo, started on the direct replica; their files, from their masters.
         var files: [String] = []
         for (campaign, query) in [
             ("evening-news", "session=d1&locale=en-GB"), ("feature-fmp4", "session=d2"), ("single-asset", "session=d3"),
-            ("evening-news", "session=d4&insertion=interstitials"),
+            ("evening-news", "session=d4&insertion=interstitials"), ("long-news", "session=d5&locale=en-GB"),
         ] {
             let master = try direct.get("/v1/campaigns/\(campaign)/master.m3u8?\(query)")
             #expect(master.status == 200, "\(campaign): \(master.body)")
@@ -92,6 +127,8 @@ struct DirectAnswerTests {
             }
         }
         #expect(files.count >= 16, "\(files)")
+        let long = try #require(files.first { $0.contains("/long-news/") && $0.hasSuffix(".m3u8") })
+        #expect(try direct.get(long).body.components(separatedBy: "seg_").count > 800, "long-news's first act is written from a shared buffer")
         // An interstitial session's asset lists (named in its media playlists) are the router's:
         // they name the request's host.
         var assetLists: [String] = []
@@ -176,10 +213,11 @@ struct DirectAnswerTests {
 
     @Test("pipelined requests are answered in order when the router's and direct answers interleave")
     func pipelinedAnswersKeepTheirOrder() async throws {
-        let (direct, routed) = try await Self.servers()
+        let (direct, routed, campaigns) = try await Self.servers()
         defer {
             kill(direct.process.pid, SIGKILL)
             kill(routed.process.pid, SIGKILL)
+            try? FileManager.default.removeItem(at: campaigns)
         }
         let master = try direct.get("/v1/campaigns/evening-news/master.m3u8?session=pipelined")
         let playlist =

@@ -1,0 +1,46 @@
+import Hummingbird
+import NIOCore
+
+/// An answer's body as the buffers it is written from, in order.
+///
+/// A stitched media playlist's are the session's own bytes (its header, discontinuities, date
+/// ranges, key changes, short blocks such as an ad's few segments, rows rewritten with its values)
+/// between the layout's long shared segment blocks — a programme island's hundreds of lines —
+/// each of those one buffer made at load (``StitchedBody/Block/plain``, ``StitchedBody/sharedMinimum``):
+/// no request copies them, and an answer in flight holds only its own bytes
+/// (docs/performance.md, issue 10). Every other answer is one buffer.
+struct AnswerBody: Sendable {
+    /// The buffers, in order; none of them empty.
+    let buffers: [ByteBuffer]
+    /// The body's length in bytes.
+    let count: Int
+    /// What the answer holds in memory of its own: the capacity of the buffers not shared with
+    /// the layout (the response cache's cost).
+    let ownedBytes: Int
+
+    init(_ buffer: ByteBuffer) {
+        self.buffers = buffer.readableBytes > 0 ? [buffer] : []
+        self.count = buffer.readableBytes
+        self.ownedBytes = buffer.capacity
+    }
+
+    /// `buffers` in order, of which `ownedBytes` are the answer's own.
+    init(buffers: [ByteBuffer], ownedBytes: Int) {
+        self.buffers = buffers.filter { $0.readableBytes > 0 }
+        self.count = buffers.reduce(0) { $0 + $1.readableBytes }
+        self.ownedBytes = ownedBytes
+    }
+
+    /// The body for Hummingbird's writer (the router's answers).
+    var responseBody: ResponseBody {
+        self.buffers.count > 1 ? ResponseBody(contentsOf: self.buffers) : ResponseBody(byteBuffer: self.buffers.first ?? ByteBuffer())
+    }
+
+    /// The body in one buffer (tests, and callers that need the bytes together).
+    var joined: ByteBuffer {
+        if self.buffers.count <= 1 { return self.buffers.first ?? ByteBuffer() }
+        var joined = ByteBufferAllocator().buffer(capacity: self.count)
+        for buffer in self.buffers { joined.writeImmutableBuffer(buffer) }
+        return joined
+    }
+}
