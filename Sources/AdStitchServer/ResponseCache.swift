@@ -76,14 +76,16 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             if self.tail < 0 { self.tail = slot }
         }
 
-        mutating func evictTail() {
+        /// Takes out the least recently used entry and returns it.
+        mutating func evictTail() -> Slot? {
             let slot = self.tail
-            guard slot >= 0, let entry = self.slots[slot] else { return }
+            guard slot >= 0, let entry = self.slots[slot] else { return nil }
             self.unlink(slot)
             self.index[entry.key] = nil
             self.total -= entry.cost
             self.slots[slot] = nil
             self.free.append(slot)
+            return entry
         }
     }
 
@@ -109,13 +111,16 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     func put(_ key: Key, _ value: Value) {
         let cost = self.cost(key, value)
         guard cost <= self.budget / 4 else { return }  // one entry never crowds out the rest
+        // The entries evicted, released after the lock: freeing one (a plan's few dozen
+        // allocations, an answer's buffers) under it kept the other event loop waiting.
+        var evicted: [Slot] = []
         self.state.withLock { state in
             if let slot = state.index[key] {  // raced with another request for the same entry
                 state.unlink(slot)
                 state.pushFront(slot)
                 return
             }
-            while state.total + cost > self.budget, state.tail >= 0 { state.evictTail() }
+            while state.total + cost > self.budget, let entry = state.evictTail() { evicted.append(entry) }
             let slot: Int
             if let reused = state.free.popLast() {
                 slot = reused

@@ -46,12 +46,20 @@ struct SessionController: Sendable {
         self.sessions = LRUCache(budget: Self.plannedSessionBytes) { token, session in Self.estimatedBytes(session, token: token) }
     }
 
-    /// A token whose signature was checked, and its plan on one load of its revision.
-    struct VerifiedSession: Sendable {
-        var token: SessionToken
-        var plan: Plan
+    /// A token whose signature was checked, and its plan on one load of its revision. A class,
+    /// immutable: taking one from the cache or handing it on is one reference, not the token's
+    /// and the plan's dozen.
+    final class VerifiedSession: Sendable {
+        let token: SessionToken
+        let plan: Plan
         /// ``ServedCampaign/load`` the plan was made on: a plan is only rendered by its own load's layout.
-        var load: Int
+        let load: Int
+
+        init(token: SessionToken, plan: Plan, load: Int) {
+            self.token = token
+            self.plan = plan
+            self.load = load
+        }
     }
 
     func register(on router: Router<BasicRequestContext>) {
