@@ -61,8 +61,9 @@ struct StitchedBodyTests {
         return folder
     }
 
-    @Test("the same with rewrite rules: per-viewer values between shared pieces")
-    func rewrittenBytesAreTheRenderersText() async throws {
+    /// The TS demo as `news-cdn`, with rewrite rules: Spanish viewers' pieces on their own CDN with
+    /// their session and locale in each URI, keys with the session, ads on another CDN.
+    static func cdnCopy() throws -> URL {
         let rules = """
             rewrite:
               - name: spanish-cdn
@@ -72,7 +73,12 @@ struct StitchedBodyTests {
               - { name: keys, applies_to: [keys], match: '^/v1/campaigns/[^/]+/media/(.*)$', replace: 'https://keys.test/$1?st={session}' }
               - { name: ads, applies_to: [ads, slate], match: '^/v1/campaigns/[^/]+/media/(.*)$', replace: 'https://ads.cdn.test/$1' }
             """
-        let folder = try Self.demoCopy { $0.replacingOccurrences(of: "id: evening-news", with: "id: news-cdn") + "\n" + rules }
+        return try Self.demoCopy { $0.replacingOccurrences(of: "id: evening-news", with: "id: news-cdn") + "\n" + rules }
+    }
+
+    @Test("the same with rewrite rules: per-viewer values between shared pieces")
+    func rewrittenBytesAreTheRenderersText() async throws {
+        let folder = try Self.cdnCopy()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (compared, gzipped, expectedFiles, rewritten) = try await Self.compare(folder, ["news-cdn"])
         // Two video playlists and a manifest per session.
@@ -110,15 +116,7 @@ struct StitchedBodyTests {
 
     @Test("the plain body of every file of 50 varied sessions of each demo, with and without rewrite rules, is the renderer's bytes")
     func plainBodiesAreTheRenderersBytes() throws {
-        let rules = """
-            rewrite:
-              - name: spanish-cdn
-                when: { attributes: { locale: '^es' } }
-                match: '^/v1/campaigns/[^/]+/media/(.*)$'
-                replace: 'https://es.cdn.test/$1?st={session}&l={locale}'
-              - { name: ads, applies_to: [ads, slate], match: '^/v1/campaigns/[^/]+/media/(.*)$', replace: 'https://ads.cdn.test/$1' }
-            """
-        let folder = try Self.demoCopy { $0.replacingOccurrences(of: "id: evening-news", with: "id: news-cdn") + "\n" + rules }
+        let folder = try Self.cdnCopy()
         defer { try? FileManager.default.removeItem(at: folder) }
         var files = 0
         var withSlots = 0
