@@ -15,7 +15,7 @@ struct AnswerBody: Sendable {
     /// The body's length in bytes.
     let count: Int
     /// What the answer holds in memory of its own: the capacity of the buffers not shared with
-    /// the layout (the response cache's cost).
+    /// the layout (the response cache counts it where it exceeds ``count``).
     let ownedBytes: Int
 
     init(_ buffer: ByteBuffer) {
