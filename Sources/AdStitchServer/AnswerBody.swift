@@ -35,12 +35,4 @@ struct AnswerBody: Sendable {
     var responseBody: ResponseBody {
         self.buffers.count > 1 ? ResponseBody(contentsOf: self.buffers) : ResponseBody(byteBuffer: self.buffers.first ?? ByteBuffer())
     }
-
-    /// The body in one buffer (tests, and callers that need the bytes together).
-    var joined: ByteBuffer {
-        if self.buffers.count <= 1 { return self.buffers.first ?? ByteBuffer() }
-        var joined = ByteBufferAllocator().buffer(capacity: self.count)
-        for buffer in self.buffers { joined.writeImmutableBuffer(buffer) }
-        return joined
-    }
 }

@@ -269,3 +269,12 @@ struct AcceptEncodingTests {
         #expect(Response.acceptsGzip(header) == accepted)
     }
 }
+
+extension AnswerBody {
+    /// The body in one buffer.
+    var joined: ByteBuffer {
+        var joined = ByteBufferAllocator().buffer(capacity: self.count)
+        for buffer in self.buffers { joined.writeImmutableBuffer(buffer) }
+        return joined
+    }
+}
