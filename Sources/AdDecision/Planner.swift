@@ -121,8 +121,9 @@ public struct Planner: Sendable {
         }
         var slates = 0
         if let slate = campaign.slate, slate.duration > .zero, slate.duration <= remaining {
-            // As many whole repeats as fit; validation bounds them (CampaignLimits.maxSlateRepeats).
-            slates = Int(remaining.scaledValue / slate.duration.scaledValue)
+            // As many whole repeats as fit; validation bounds them (CampaignLimits.maxSlateRepeats),
+            // and so does this, for a live break whose duration came from an origin's marker.
+            slates = Int(min(remaining.scaledValue / slate.duration.scaledValue, Int128(CampaignLimits.maxSlateRepeats)))
             remaining -= slate.duration * slates
         }
         return PlannedBreak(

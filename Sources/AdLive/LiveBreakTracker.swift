@@ -79,7 +79,9 @@ public struct LiveBreakTracker: Sendable {
         for marker in scan.markers where marker.segment < segments.count {
             let segment = segments[marker.segment]
             switch marker.event {
-            case .out(let id, let duration):
+            case .out(let id, let announced):
+                // A marker's duration is checked where it enters (LiveLimits): never negative, at most an hour.
+                let (duration, durationProblem) = LiveLimits.breakDuration(announced)
                 if let index = self.breaks.firstIndex(where: { $0.first == segment.sequence }) {
                     if self.durations[self.breaks[index].id] == nil, let duration { self.durations[self.breaks[index].id] = duration }
                     continue
@@ -101,6 +103,7 @@ public struct LiveBreakTracker: Sendable {
                     )
                 )
                 if let duration = duration ?? self.defaultDuration { self.durations[breakID] = duration }
+                if let durationProblem { self.problems.append("line \(marker.line): \(durationProblem)") }
                 changed.append(breakID)
             case .in:
                 if self.breaks.contains(where: { $0.closing?.end == segment.sequence }) { continue }  // seen already

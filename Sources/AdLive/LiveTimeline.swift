@@ -67,8 +67,11 @@ public struct LiveBreak: Sendable, Hashable {
         self.closing = closing
     }
 
-    /// The replaced stretch's length; nil while open.
-    public var replacedDuration: ExactDecimal? { self.closing.map { $0.time - self.start } }
+    /// The replaced stretch's length by its dates, at most ``LiveLimits/maxBreakDuration`` (an origin
+    /// whose dates jump inside a break must not make every viewer's fill days long); nil while open.
+    public var replacedDuration: ExactDecimal? {
+        self.closing.map { min(max(.zero, $0.time - self.start), LiveLimits.maxBreakDuration) }
+    }
 
     /// Whether origin segment `sequence` is one it replaces.
     public func replaces(_ sequence: Int) -> Bool { sequence >= self.first && self.closing.map { sequence < $0.end } ?? true }
@@ -201,6 +204,9 @@ public enum LiveNumbering {
                 )
             }
         }
+        // A viewer's playlist is bounded (LiveLimits.maxViewerEntries): its live edge is kept, and
+        // the entries dropped from the head keep their numbers, as if they had left the window.
+        if entries.count > LiveLimits.maxViewerEntries { entries.removeFirst(entries.count - LiveLimits.maxViewerEntries) }
         guard let head = entries.first else {
             return LiveWindow(entries: [], mediaSequence: first.sequence, discontinuitySequence: first.discontinuitySequence)
         }

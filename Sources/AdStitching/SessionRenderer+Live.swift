@@ -95,10 +95,12 @@ public struct LiveSchedule: Sendable {
         self.replacingFrom = midBreak?.first ?? joined
         var fills: [String: LiveBreakFill] = [:]
         for adBreak in breaks where adBreak.first >= self.replacingFrom {
-            let needed = adBreak.replacedDuration ?? max(.zero, liveEdge - adBreak.start)
+            // Both bounded by LiveLimits.maxBreakDuration: an open break whose origin's dates jump
+            // (or a history row from before the bound) must not fill days of slate per refresh.
+            let needed = adBreak.replacedDuration ?? min(max(.zero, liveEdge - adBreak.start), LiveLimits.maxBreakDuration)
             var pieces: [LivePiece] = []
             var total = ExactDecimal.zero
-            let nominal = adBreak.duration ?? live.defaultDuration ?? needed
+            let nominal = min(adBreak.duration ?? live.defaultDuration ?? needed, LiveLimits.maxBreakDuration)
             if adBreak.id != midBreak?.id {
                 let planned = Planner().fill(live.adBreak(id: adBreak.id, duration: nominal), for: plan)
                 for ad in planned.ads {

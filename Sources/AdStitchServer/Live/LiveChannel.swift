@@ -36,6 +36,7 @@ public final class LiveChannel: Sendable {
         var lastAdvance: ContinuousClock.Instant?
         var lastSequence: Int?
         var stalled = false
+        /// The first rendition's, within LiveLimits.targetDurations.
         var targetDuration = 6
         /// Set by ``stop()``: the poller ends after its current round.
         var stopped = false
@@ -125,6 +126,13 @@ public final class LiveChannel: Sendable {
                 self.logger.warning("live playlist does not parse; the last window keeps serving", metadata: ["url": "\(url)", "error": "\(error)"])
                 continue
             }
+            // Every number from the origin is checked where it enters (LiveLimits): a window
+            // outside the ranges is not used, as one that does not parse.
+            if let problem = LiveLimits.problem(in: playlist) {
+                self.logger.warning("live window refused; the last window keeps serving", metadata: ["url": "\(url)", "problem": "\(problem)"])
+                if index == 0 { self.checkStall() }
+                continue
+            }
             let prepared = LiveRenditionWindow(playlist)
             if prepared == nil {
                 self.logger.warning(
@@ -137,7 +145,10 @@ public final class LiveChannel: Sendable {
             let changed: [LiveBreak] = self.state.withLock { state in
                 state.windows[url] = window
                 guard index == 0 else { return [] }
-                state.targetDuration = max(1, playlist.targetDuration ?? state.targetDuration)
+                state.targetDuration = min(
+                    max(playlist.targetDuration ?? state.targetDuration, LiveLimits.targetDurations.lowerBound),
+                    LiveLimits.targetDurations.upperBound
+                )
                 let last = playlist.segments.last?.mediaSequenceNumber
                 if last != state.lastSequence {
                     state.lastSequence = last
