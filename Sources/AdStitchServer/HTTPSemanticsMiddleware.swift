@@ -33,9 +33,13 @@ struct HTTPSemanticsMiddleware: RouterMiddleware {
         var response = response
         response.headers[.accessControlAllowOrigin] = "*"
         response.headers[.accessControlExposeHeaders] = "Content-Length, Content-Range, ETag, AdStitch-Ignored-Attributes"
-        if let etag = response.headers[.eTag], response.status == .ok, let ifNoneMatch, Self.matches(ifNoneMatch, etag: etag) {
+        // RFC 9110 §13.2.2: If-None-Match is evaluated before Range, so a 206 can become a 304 too.
+        if let etag = response.headers[.eTag], response.status == .ok || response.status == .partialContent, let ifNoneMatch,
+            Self.matches(ifNoneMatch, etag: etag)
+        {
             var headers = response.headers
             headers[.contentLength] = nil
+            headers[.contentRange] = nil
             return (Response(status: .notModified, headers: headers), false)
         }
         if method == .head {
@@ -96,8 +100,12 @@ extension Response {
     ) -> (HTTPFields, AnswerBody) {
         var headers = Self.headers(contentType: contentType, cache: cache)
         let hasBlocks = file.parts.contains { if case .block = $0 { true } else { false } }
+        // Gzip only when it is smaller: a file whose rows all carry the viewer's values (a token in
+        // every URI) goes out as stored deflate blocks, a little longer than plain — and a client
+        // that decodes fewer bytes than Content-Length (libsoup: GStreamer) takes it as cut short.
         if acceptsGzip, file.count >= Self.gzipMinimum,
-            let compressed = hasBlocks ? body.gzip(file) : Self.compressed(StitchedBody.plain(file))
+            let compressed = hasBlocks ? body.gzip(file) : Self.compressed(StitchedBody.plain(file)),
+            compressed.readableBytes < file.count
         {
             Self.finish(&headers, gzip: true, etag: etag, count: compressed.readableBytes)
             return (headers, AnswerBody(compressed))
@@ -119,7 +127,7 @@ extension Response {
         gzip: () -> ByteBuffer?
     ) -> (HTTPFields, ByteBuffer) {
         var headers = Self.headers(contentType: contentType, cache: cache)
-        if acceptsGzip, count >= Self.gzipMinimum, let compressed = gzip() {
+        if acceptsGzip, count >= Self.gzipMinimum, let compressed = gzip(), compressed.readableBytes < count {
             Self.finish(&headers, gzip: true, etag: etag, count: compressed.readableBytes)
             return (headers, compressed)
         }

@@ -44,7 +44,7 @@ struct MediaController: Sendable {
         }
         var status = HTTPResponse.Status.ok
         var bytes = 0...(size - 1)
-        if let header = request.headers[.range], let range = Self.range(header) {
+        if let header = request.headers[.range], let range = ByteRange(header) {
             guard let (start, end) = range.bounds(size: size) else {
                 headers[.contentRange] = "bytes */\(size)"
                 return Response(status: .rangeNotSatisfiable, headers: headers)
@@ -56,42 +56,6 @@ struct MediaController: Sendable {
         headers[.contentLength] = String(bytes.count)
         let body = try await self.fileIO.loadFile(path: url.path, range: bytes, context: context)
         return Response(status: status, headers: headers, body: body)
-    }
-
-    /// One `bytes` range as RFC 9110 §14.1.2 writes it: `first-last`, `first-` or `-suffix`.
-    enum ByteRange: Equatable {
-        case from(Int, through: Int?)
-        case suffix(Int)
-
-        /// The first and last byte within a file of `size` bytes; nil when unsatisfiable.
-        func bounds(size: Int) -> (Int, Int)? {
-            switch self {
-            case .from(let first, let last):
-                guard first < size else { return nil }
-                return (first, min(last ?? size - 1, size - 1))
-            case .suffix(let length):
-                guard length > 0, size > 0 else { return nil }
-                return (max(0, size - length), size - 1)
-            }
-        }
-    }
-
-    /// A single well-formed `bytes=` range; nil for anything else (which the caller ignores).
-    static func range(_ header: String) -> ByteRange? {
-        guard header.hasPrefix("bytes=") else { return nil }
-        let spec = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard spec.count == 2 else { return nil }
-        func number(_ text: Substring) -> Int? {
-            // Digits only: Int("+5") would accept a sign, RFC 9110 does not. More digits than an
-            // Int holds are a position past any file (a last byte clamps to the end).
-            guard !text.isEmpty, text.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) else { return nil }
-            return Int(text) ?? Int.max
-        }
-        if spec[0].isEmpty { return number(spec[1]).map(ByteRange.suffix) }
-        guard let first = number(spec[0]) else { return nil }
-        if spec[1].isEmpty { return .from(first, through: nil) }
-        guard let last = number(spec[1]), last >= first else { return nil }
-        return .from(first, through: last)
     }
 
     /// Local media as absolute paths under `/v1/campaigns/{id}/media/` (what this controller

@@ -102,6 +102,20 @@ struct SessionController: Sendable {
                 attributes[name] = value
             }
         }
+        // What the headers say where the query does not — never a trusted attribute: headers are
+        // not signed, so a start key cannot vouch for them (and without one the query's are dropped
+        // too). The language is one tag of at most ViewerAttributes.maxLanguageLength characters.
+        for (name, value) in [
+            ("locale", request.headers[.acceptLanguage].flatMap(ViewerAttributes.preferredLanguage)),
+            ("device", request.headers[.userAgent].map(ViewerAttributes.device)),
+        ] {
+            guard attributes[name] == nil, let value else { continue }
+            if served.campaign.trustedAttributes.contains(name) {
+                ignored.append(name)
+            } else {
+                attributes[name] = value
+            }
+        }
         guard SessionToken.fits(session: session ?? "", attributes: attributes) else {
             throw Problem.badRequest(
                 "the session id and attributes add up to more than \(SessionToken.maxContextBytes) bytes; send only what the campaign's rules use"
@@ -111,12 +125,6 @@ struct SessionController: Sendable {
             throw Problem.badRequest(
                 "bandwidth=\(bandwidth) must be the bits per second the player measured, a whole number from 1 to \(CampaignLimits.maxBandwidth)"
             )
-        }
-        if attributes["locale"] == nil, let language = request.headers[.acceptLanguage] {
-            attributes["locale"] = ViewerAttributes.preferredLanguage(language)
-        }
-        if attributes["device"] == nil, let agent = request.headers[.userAgent] {
-            attributes["device"] = ViewerAttributes.device(agent)
         }
         // A live session joins at the channel's live edge: the breaks that open from there are its.
         var liveJoin: Int?
@@ -182,14 +190,17 @@ struct SessionController: Sendable {
             gzip: Response.acceptsGzip(request.headers[.acceptEncoding]),
             scope: scope
         )
+        let (headers, body): (HTTPFields, AnswerBody)
         switch try self.answer(asked) {
-        case .complete(let headers, let body):
-            return Response(status: .ok, headers: headers, body: body.responseBody)
+        case .complete(let completeHeaders, let completeBody):
+            (headers, body) = (completeHeaders, completeBody)
         case .assetList(let file, let served, let token, let verified):
-            return try self.assetList(file, served, token, tokenText: asked.token, verified: verified, for: request)
+            (headers, body) = try self.assetList(file, served, token, tokenText: asked.token, verified: verified, for: request)
         case .live(let file, let served, let token, let joined, let verified):
-            return try self.liveFile(file, served, token, joined: joined, tokenText: asked.token, verified: verified, for: request)
+            (headers, body) = try self.liveFile(file, served, token, joined: joined, tokenText: asked.token, verified: verified, for: request)
         }
+        let ranged = AnswerBody.ranged(headers, body, range: request.headers[.range], ifRange: request.headers[.ifRange])
+        return Response(status: ranged.status, headers: ranged.headers, body: ranged.body.responseBody)
     }
 
     /// A session file request, by the parts of its path that name the bytes.
@@ -302,7 +313,7 @@ struct SessionController: Sendable {
         tokenText: String,
         verified: VerifiedSession?,
         for request: Request
-    ) throws -> Response {
+    ) throws -> (HTTPFields, AnswerBody) {
         guard case .assetList(let breakID) = file else { throw Problem.notFound("not an asset list") }
         let text = try self.render(Self.metricKind(file)) { () throws -> String? in
             let plan = verified.flatMap { $0.load == served.load ? $0.plan : nil } ?? Self.plan(served, token)
@@ -311,7 +322,14 @@ struct SessionController: Sendable {
         guard let text else {
             throw Problem.notFound("break \(breakID) does not play in this session (nothing filled it), so it has no asset list")
         }
-        return .tagged(text, contentType: file.contentType, cache: "public, max-age=86400, immutable", for: request)
+        let (headers, body) = Response.taggedParts(
+            text,
+            contentType: file.contentType,
+            cache: "public, max-age=86400, immutable",
+            for: request,
+            etag: nil
+        )
+        return (headers, AnswerBody(body))
     }
 
     /// A live session's media playlist or boundary manifest (docs/design-decisions.md "Live"),
@@ -325,7 +343,7 @@ struct SessionController: Sendable {
         tokenText: String,
         verified: VerifiedSession?,
         for request: Request
-    ) throws -> Response {
+    ) throws -> (HTTPFields, AnswerBody) {
         guard let channel = served.channel, let live = served.campaign.live else {
             throw Problem.notFound("campaign \(served.campaign.id) revision \(served.campaign.revision) is not live")
         }
@@ -354,7 +372,14 @@ struct SessionController: Sendable {
             }
         }
         // Players reload a live playlist every target duration or so: never stored, revalidated by ETag.
-        return .tagged(String(decoding: text, as: UTF8.self), contentType: file.contentType, cache: "no-cache", for: request)
+        let (headers, body) = Response.taggedParts(
+            String(decoding: text, as: UTF8.self),
+            contentType: file.contentType,
+            cache: "no-cache",
+            for: request,
+            etag: nil
+        )
+        return (headers, AnswerBody(body))
     }
 
     /// `http://host[:port]` (or `https://` behind a proxy that says `X-Forwarded-Proto: https`)

@@ -93,8 +93,9 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
         do {
             switch try self.sessions.answer(asked) {
             case .complete(let headers, let answer):
-                // Its headers hold its Content-Length (``Response/stitchedParts``).
-                (response, body) = (Response(status: .ok, headers: headers), answer)
+                // Its headers hold its Content-Length (``Response/stitchedParts``), and the range's.
+                let ranged = AnswerBody.ranged(headers, answer, range: head.headerFields[.range], ifRange: head.headerFields[.ifRange])
+                (response, body) = (Response(status: ranged.status, headers: ranged.headers), ranged.body)
             case .assetList, .live:
                 // Shaped by the request: the router's (the checks above are repeated there; no metric was counted).
                 self.passedOn += 1

@@ -14,9 +14,17 @@ enum ViewerAttributes {
         !name.isEmpty && name.count <= Self.maxNameLength && value.count <= Self.maxValueLength
     }
 
-    /// The first language of an Accept-Language header (`es-ES,es;q=0.9` → `es-ES`).
-    static func preferredLanguage(_ header: String) -> String {
-        String(header.split(separator: ",").first?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? "")
+    /// A language tag from a header is at most this long (RFC 5646 §4.4.1 advises 35 characters
+    /// for the tags that matter; longer ones carry private-use parts no rule matches).
+    static let maxLanguageLength = 35
+
+    /// The first language of an Accept-Language header (`es-ES,es;q=0.9` → `es-ES`); nil when
+    /// empty or longer than ``maxLanguageLength`` (a 70 KB header must not become a token the
+    /// server then refuses).
+    static func preferredLanguage(_ header: String) -> String? {
+        let tag = header.split(separator: ",", maxSplits: 1).first?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces)
+        guard let tag, !tag.isEmpty, tag.utf8.count <= Self.maxLanguageLength else { return nil }
+        return tag
     }
 
     /// A coarse device class from a User-Agent.
