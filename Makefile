@@ -37,7 +37,7 @@ run: deps hlsjs
 	$(SWIFT) build --product adstitch
 	python3 scripts/live-origin.py --port 8081 --window 10 --first-break 6 --break-every 20 --break-length 5 & origin=$$!; \
 	trap 'kill $$origin 2>/dev/null' EXIT INT TERM; \
-	$$($(SWIFT) build --show-bin-path)/adstitch serve --campaigns Campaigns --host 127.0.0.1 --port 8080 --hls-js .build-hlsjs/hls.js
+	$$($(SWIFT) build --show-bin-path)/adstitch serve --campaigns Campaigns --host 127.0.0.1 --port 8080 --preview --hls-js .build-hlsjs/hls.js
 
 # Benchmarks live in their own package (package-benchmark) under Benchmarks/.
 bench: deps

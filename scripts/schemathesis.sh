@@ -118,7 +118,7 @@ else
     live=()
 fi
 
-"$binary" serve --campaigns Campaigns --host 127.0.0.1 --port "$port" --secret test-secret >"$work/server.log" 2>&1 &
+"$binary" serve --campaigns Campaigns --host 127.0.0.1 --port "$port" --secret test-secret --preview >"$work/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 150); do
     fetch "$base/healthz" >/dev/null 2>&1 && break

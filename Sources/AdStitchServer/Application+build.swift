@@ -25,10 +25,12 @@ public struct ServerConfiguration: Sendable {
     /// stitched answer costs only some 50 µs more than a cached one (docs/performance.md), so
     /// the memory is worth more to a replica's peak RSS than to a bigger cache.
     public static let defaultResponseCacheBytes = 4 << 20
-    /// A connection with no request in flight is closed after this long.
+    /// A connection with no request in flight, or whose client has not read its answers, is
+    /// closed after this long (``ConnectionDeadlinesHandler``).
     public var idleTimeout: Duration = .seconds(60)
-    /// A request's head must arrive whole within this long of the connection opening (or of the
-    /// previous response): a client sending its headers a byte at a time holds nothing for long.
+    /// The first request head must arrive within this long of the connection opening, and every
+    /// request whole within this long of its head: a client sending its headers or a body a byte
+    /// at a time holds nothing for long (``ConnectionDeadlinesHandler``).
     public var headerTimeout: Duration = .seconds(10)
     /// At most this many connections at once; more wait in the listen backlog.
     public var maxConnections = 10_000
@@ -103,7 +105,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
                 base: HTTP1Channel(
                     responder: responder,
                     configuration: .init(
-                        additionalChannelHandlers: [RequestHeadTimeoutHandler(timeout: headerTimeout)],
+                        additionalChannelHandlers: [
+                            ConnectionDeadlinesHandler(requestTimeout: headerTimeout, readTimeout: TimeAmount(configuration.idleTimeout))
+                        ],
                         idleTimeout: TimeAmount(configuration.idleTimeout)
                     )
                 ),
@@ -199,7 +203,7 @@ func buildRouter(store: CampaignStore, policy: SessionPolicy, sessions: SessionC
     }
     CatalogueController(store: store).register(on: router)
     sessions.register(on: router)
-    if policy.preview {
+    if policy.preview != .off {
         PreviewController(store: store, sessions: sessions).register(on: router)
     }
     MediaController(store: store).register(on: router)

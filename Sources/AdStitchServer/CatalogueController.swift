@@ -18,7 +18,7 @@ struct CatalogueController: Sendable {
     /// playlist's (a live channel's, a remote campaign's) unless they load with CORS.
     func player(_ context: BasicRequestContext) throws -> Response {
         let served = try self.store.campaign(for: context)
-        let id = served.campaign.id
+        let id = PreviewPage.escape(served.campaign.id)
         let html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch · \(id)</title>
@@ -29,7 +29,8 @@ struct CatalogueController: Sendable {
             <a href="/preview/\(id)">Preview</a> what a given viewer gets, and why.</p>
             </body></html>
             """
-        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        // The preview's page headers, its Content-Security-Policy among them.
+        return PreviewController.html(html)
     }
 
     /// `GET /v1/campaigns`: every campaign file and its load status (paths relative to the campaigns folder).

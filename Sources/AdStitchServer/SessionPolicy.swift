@@ -15,8 +15,9 @@ public struct SessionPolicy: Sendable {
     public var startKey: Data?
     /// How long a session token plays after its session started.
     public var sessionTTL: Duration = .seconds(86_400)
-    /// Whether the preview tool's routes are served (`serve --no-preview` turns them off).
-    public var preview = true
+    /// Who may use the preview tool's routes (``PreviewAccess``): off unless asked for
+    /// (`serve --preview`, `serve --preview-key`).
+    public var preview = PreviewAccess.off
     /// An hls.js build (≥ 1.6) for the preview tool's players (`serve --hls-js`), served at
     /// `/preview/assets/hls.js`: they play fMP4 sessions Chromium cannot play natively, and
     /// interstitial sessions. Without one, the preview plays natively and says so.

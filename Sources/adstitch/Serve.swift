@@ -43,8 +43,19 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a session token plays after its session started.")
     var sessionTtl = 86_400
 
-    @Flag(help: "Do not serve the campaign preview tool (/preview): for public replicas.")
-    var noPreview = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Serve the campaign preview tool (/preview) to anyone who reaches the server: for a developer's machine. Off by default."
+    )
+    var preview = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve the preview tool only to requests carrying this key (AdStitch-Preview-Key header, or the cookie /preview?key=KEY sets; default: $ADSTITCH_PREVIEW_KEY).",
+            valueName: "key"
+        )
+    )
+    var previewKey: String?
 
     @Option(
         help:
@@ -55,10 +66,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Memory for recent token-scoped playlists and manifests, served again without stitching (0: off).")
     var responseCacheMib = 4
 
-    @Option(help: "Seconds a connection may idle between requests before it is closed.")
+    @Option(help: "Seconds a connection may idle between requests, or leave its answers unread, before it is closed.")
     var idleTimeout = 60
 
-    @Option(help: "Seconds a new connection has to send a whole request head.")
+    @Option(help: "Seconds a new connection has to send its first request head, and every request to arrive whole (head, body, end).")
     var headerTimeout = 10
 
     @Option(help: "Connections served at once; more wait in the listen backlog.")
@@ -89,6 +100,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--hls-js \(hlsJs) is not a readable hls.js build; make hlsjs extracts one to .build-hlsjs/hls.js")
         }
         guard !self.secrets.contains(where: \.isEmpty) else { throw ValidationError("--secret must not be empty") }
+        if self.previewKey?.isEmpty == true { throw ValidationError("--preview-key must not be empty") }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: self.campaigns, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("--campaigns \(self.campaigns) is not a folder")
@@ -117,7 +129,16 @@ struct Serve: AsyncParsableCommand {
         }
         var policy = SessionPolicy(secrets: secrets.map { Data($0.utf8) }, startKey: startKey.map { Data($0.utf8) })
         policy.sessionTTL = .seconds(self.sessionTtl)
-        policy.preview = !self.noPreview
+        let previewKey = (self.previewKey ?? environment["ADSTITCH_PREVIEW_KEY"]).flatMap { $0.isEmpty ? nil : $0 }
+        policy.preview = previewKey.map { .key(Data($0.utf8)) } ?? (self.preview ? .open : .off)
+        switch policy.preview {
+        case .off: logger.notice("the preview tool is off; --preview-key KEY serves it to those who have the key (--preview: to anyone)")
+        case .open:
+            logger.warning(
+                "the preview tool is open to anyone who reaches this server: preview sessions choose their time and attributes, so they can play without ads; use --preview-key on a shared or public server"
+            )
+        case .key: logger.notice("the preview tool is served to requests with the preview key (open /preview?key=KEY in a browser)")
+        }
         policy.previewPlayer = self.hlsJs.map { URL(fileURLWithPath: $0) }
         var configuration = ServerConfiguration(
             campaigns: URL(fileURLWithPath: self.campaigns, isDirectory: true),
@@ -139,7 +160,11 @@ struct Serve: AsyncParsableCommand {
         print("AdStitch serving \(self.campaigns) on \(base)")
         print("  campaigns:  \(base)/v1/campaigns")
         print("  metrics:    \(base)/metrics")
-        if !self.noPreview { print("  preview:    \(base)/preview               (campaign preview tool: plan, reasons, player)") }
+        switch policy.preview {
+        case .off: print("  preview:    off (serve --preview, or --preview-key KEY)")
+        case .open: print("  preview:    \(base)/preview               (campaign preview tool: plan, reasons, player; open to anyone)")
+        case .key: print("  preview:    \(base)/preview?key=…         (campaign preview tool, with the preview key)")
+        }
         print("  play demo:  \(base)/play/evening-news   (open in Chromium or Safari)")
         print("  master:     \(base)/v1/campaigns/evening-news/master.m3u8?locale=es-ES")
         try await app.runService()

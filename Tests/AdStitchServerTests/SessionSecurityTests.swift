@@ -27,6 +27,7 @@ struct SessionSecurityTests {
 
     func policy(startKey: Data? = nil, clock: Clock? = nil, secrets: [String] = ["test-secret"]) -> SessionPolicy {
         var policy = SessionPolicy(secrets: secrets.map { Data($0.utf8) }, startKey: startKey)
+        policy.preview = .open
         if let clock { policy.now = { clock.now } }
         return policy
     }
@@ -101,6 +102,57 @@ struct SessionSecurityTests {
                 let breaks = try #require(json["breaks"] as? [[String: Any]])
                 let ads = breaks.flatMap { ($0["ads"] as? [[String: Any]]) ?? [] }.filter { $0["slate"] == nil }
                 #expect(ads.count >= 3, "a viewer claiming to have seen every ad still gets ads")
+            }
+        }
+    }
+
+    @Test(
+        "headers never set a trusted attribute, signed start or not; untrusted ones come from headers, bounded",
+        arguments: [false, true]
+    )
+    func headersGoThroughTheTrustCheck(signedStart: Bool) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trusted-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: RouteTests.campaigns.appendingPathComponent("evening-news"), to: folder.appendingPathComponent("news"))
+        let file = folder.appendingPathComponent("news/campaign.yaml")
+        let yaml = try String(contentsOf: file, encoding: .utf8)
+        try (yaml + "\ntrusted_attributes: [seen, locale, device]\n").write(to: file, atomically: true, encoding: .utf8)
+        let store = CampaignStore(folder: folder, logger: Logger(label: "test"))
+        let clock = Clock()
+        let policy = self.policy(startKey: signedStart ? Self.startKey : nil, clock: clock)
+        let query = signedStart ? Self.signed([("session", "h-1"), ("exp", String(Int(clock.now.timeIntervalSince1970) + 300))]) : "session=h-1"
+        let tvAgent = "Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/537.36"
+        try await Application(router: buildRouter(store: store, policy: policy)).test(.router) { client in
+            let token = try await client.execute(
+                uri: "/v1/campaigns/evening-news/master.m3u8?\(query)",
+                method: .get,
+                headers: [.acceptLanguage: "es-ES,es;q=0.9", .userAgent: tvAgent]
+            ) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.init("AdStitch-Ignored-Attributes")!] == "device, locale")
+                return try Self.token(String(buffer: response.body))
+            }
+            let decoded = try #require(SessionToken(decoding: token, secret: SymmetricKey(data: Data("test-secret".utf8))))
+            #expect(decoded.attributes["locale"] == nil && decoded.attributes["device"] == nil, "\(decoded.attributes)")
+        }
+        // The demo campaign trusts only `seen`: there headers fill locale and device, and a 70,000-byte
+        // Accept-Language sets nothing rather than minting a token the server would refuse.
+        try await self.app(self.policy()).test(.router) { client in
+            for (language, locale) in [("es-ES,es;q=0.9", "es-ES"), (String(repeating: "x", count: 70_000), nil)] {
+                let token = try await client.execute(
+                    uri: "/v1/campaigns/evening-news/master.m3u8?session=h-2",
+                    method: .get,
+                    headers: [.acceptLanguage: language, .userAgent: tvAgent]
+                ) { response in
+                    #expect(response.status == .ok)
+                    return try Self.token(String(buffer: response.body))
+                }
+                let decoded = try #require(SessionToken(decoding: token, secret: SymmetricKey(data: Data("test-secret".utf8))))
+                #expect(decoded.attributes["locale"] == locale && decoded.attributes["device"] == "tv")
+                try await client.execute(uri: "/v1/campaigns/evening-news/sessions/\(token)/boundaries.json", method: .get) { response in
+                    #expect(response.status == .ok, "every token minted is one the server takes")
+                }
             }
         }
     }
@@ -186,15 +238,54 @@ struct SessionSecurityTests {
         }
     }
 
-    @Test("--no-preview: the preview tool's routes are not served")
+    @Test("by default the preview tool's routes are not served (a preview session chooses its time and attributes: no ads)")
     func previewOff() async throws {
+        #expect(SessionPolicy(secrets: [Data("s".utf8)]).preview == .off)
         var policy = self.policy()
-        policy.preview = false
+        policy.preview = .off
         try await self.app(policy).test(.router) { client in
             for uri in ["/preview", "/preview/evening-news", "/preview/evening-news/master.m3u8", "/preview/evening-news/report.json"] {
                 try await client.execute(uri: uri, method: .get) { #expect($0.status == .notFound, "\(uri)") }
             }
             try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test("--preview-key: every preview route, session files included, needs the key (header or the cookie /preview?key= sets)")
+    func previewKey() async throws {
+        var policy = self.policy()
+        policy.preview = .key(Data("operator-key".utf8))
+        try await self.app(policy).test(.router) { client in
+            let uris = [
+                "/preview", "/preview/evening-news?seen=alpha,bravo,charlie,delta", "/preview/evening-news/compare?count=2",
+                "/preview/evening-news/report.json", "/preview/assets/preview.js", "/preview/evening-news/master.m3u8?seen=alpha",
+            ]
+            for uri in uris {
+                try await client.execute(uri: uri, method: .get) { #expect($0.status == .forbidden, "\(uri) without the key") }
+                try await client.execute(uri: uri, method: .get, headers: [.init("AdStitch-Preview-Key")!: "wrong"]) {
+                    #expect($0.status == .forbidden, "\(uri) with a wrong key")
+                }
+                try await client.execute(uri: uri, method: .get, headers: [.init("AdStitch-Preview-Key")!: "operator-key"]) {
+                    #expect($0.status == .ok, "\(uri) with the key")
+                }
+            }
+            // A browser: /preview?key= sets the cookie, which then opens every route.
+            let cookie = try await client.execute(uri: "/preview?key=operator-key", method: .get) { response in
+                #expect(response.status == .seeOther && response.headers[.location] == "/preview")
+                let setCookie = try #require(response.headers[.setCookie])
+                #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/preview"))
+                return String(try #require(setCookie.split(separator: ";").first))
+            }
+            try await client.execute(uri: "/preview?key=wrong", method: .get) { #expect($0.status == .forbidden) }
+            let master = try await client.execute(uri: "/preview/evening-news/master.m3u8", method: .get, headers: [.cookie: cookie]) { response in
+                #expect(response.status == .ok)
+                return String(buffer: response.body)
+            }
+            // The preview session's files need the key too: without it the session is no stream.
+            let playlist = try #require(master.split(separator: "\n").first { $0.contains("sessions/") && $0.hasSuffix(".m3u8") })
+            let path = playlist.hasPrefix("/") ? String(playlist) : "/preview/evening-news/" + playlist
+            try await client.execute(uri: path, method: .get) { #expect($0.status == .forbidden, "\(path) without the key") }
+            try await client.execute(uri: path, method: .get, headers: [.cookie: "other=1; " + cookie]) { #expect($0.status == .ok) }
         }
     }
 

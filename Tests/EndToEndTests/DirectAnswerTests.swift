@@ -251,6 +251,52 @@ struct DirectAnswerTests {
         }
     }
 
+    @Test("a client that pipelines requests and stops reading is disconnected after --idle-timeout, its answers dropped")
+    func unreadAnswersEndTheConnection() async throws {
+        let server = try await Server(
+            campaigns: Repository.root.appendingPathComponent("Campaigns"),
+            extra: ["--response-cache-mib", "0", "--idle-timeout", "2"]
+        )
+        defer { kill(server.process.pid, SIGKILL) }
+        let master = try server.get("/v1/campaigns/evening-news/master.m3u8?session=unread-2")
+        let playlist =
+            "/v1/campaigns/evening-news/"
+            + (try #require(master.body.split(separator: "\n").first { $0.hasPrefix("sessions/") && $0.hasSuffix(".m3u8") }))
+        let size = try server.get(playlist).body.utf8.count
+        let count = 4_000
+        let socket = try LoopbackHTTP.connect(port: server.port)
+        defer { close(socket) }
+        var small: Int32 = 4096
+        setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
+        let bytes = Array(String(repeating: "GET \(playlist) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", count: count).utf8)
+        var sent = 0
+        let deadline = Date().addingTimeInterval(3)
+        while sent < bytes.count, Date() < deadline {
+            let written = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written > 0 { sent += written } else { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        // Not reading for twice the idle timeout, then reading what is left: a server that kept
+        // the connection would now send every answer.
+        try await Task.sleep(for: .seconds(5))
+        var received = 0
+        var closed = false
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        let reading = Date()
+        while Date().timeIntervalSince(reading) < 20 {
+            let got = recv(socket, &buffer, buffer.count, 0)
+            if got == 0 || (got < 0 && errno == ECONNRESET) {
+                closed = true
+                break
+            }
+            if got > 0 { received += got } else { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let answered = sent / (bytes.count / count)
+        #expect(closed, "the connection stayed open")
+        #expect(received < answered * size / 2, "\(received) bytes read of \(answered) answers of \(size) bytes: the answers kept coming")
+        #expect(server.healthy())
+    }
+
     @Test("a client that pipelines thousands of requests and reads nothing does not make the server buffer their answers")
     func pipeliningWithoutReadingIsBounded() async throws {
         // No response cache, so each answer is a buffer of its own (cached ones share theirs).

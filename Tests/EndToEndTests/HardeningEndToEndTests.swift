@@ -30,7 +30,7 @@ extension RealClients {
 
             init(campaigns: URL, extra: [String] = []) async throws {
                 (self.process, self.port) = try await BackgroundProcess.server(CLITests.binary, ports: 50_000..<60_000, marker: "Server started") {
-                    ["serve", "--campaigns", campaigns.path, "--port", "\($0)", "--secret", "hardening"] + extra
+                    ["serve", "--campaigns", campaigns.path, "--port", "\($0)", "--secret", "hardening", "--preview"] + extra
                 }
             }
 
@@ -117,6 +117,45 @@ extension RealClients {
                 if count == 0 { return Date().timeIntervalSince(start) }  // closed by the server
                 if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK ? nil : Date().timeIntervalSince(start) }
             }
+        }
+
+        /// Sends `head`, then one byte of body every 300 ms; the seconds until the server closed
+        /// the connection, or nil if it was still open after `limit` seconds.
+        static func secondsUntilClosed(port: Int, trickling head: String, limit: Double) throws -> Double? {
+            let socket = try LoopbackHTTP.connect(port: port)
+            defer { close(socket) }
+            let request = Array(head.utf8)
+            _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let start = Date()
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while Date().timeIntervalSince(start) < limit {
+                var byte = UInt8(ascii: "x")
+                if send(socket, &byte, 1, Int32(MSG_NOSIGNAL)) < 0 { return Date().timeIntervalSince(start) }
+                usleep(300_000)
+                while true {
+                    let count = recv(socket, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                    if count == 0 { return Date().timeIntervalSince(start) }  // closed by the server
+                    if count < 0 { break }  // nothing more now
+                }
+            }
+            return nil
+        }
+
+        @Test("a request whose body trickles in (POST, GET with Content-Length, chunked) is closed at --header-timeout")
+        func trickledBodiesAreClosed() async throws {
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let server = try await Server(campaigns: folder, extra: ["--header-timeout", "2", "--idle-timeout", "30"])
+            defer { kill(server.process.pid, SIGKILL) }
+            for head in [
+                "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n",
+                "GET /v1/campaigns HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n",
+                "POST /v1/campaigns HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1000\r\n",
+            ] {
+                let closed = try Self.secondsUntilClosed(port: server.port, trickling: head, limit: 12)
+                #expect(closed.map { $0 < 6 } == true, "\(head.prefix(40)): closed after \(closed.map { "\($0) s" } ?? "never")")
+            }
+            #expect(server.healthy())
         }
 
         @Test("connections: HTTP/1.0 without keep-alive is closed after its answer; a trickled request head is closed at --header-timeout")

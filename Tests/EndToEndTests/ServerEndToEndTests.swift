@@ -14,7 +14,10 @@ extension RealClients {
 
             init() async throws {
                 (self.process, self.port) = try await BackgroundProcess.server(CLITests.binary, ports: 40_000..<50_000, marker: "Server started") {
-                    ["serve", "--campaigns", Repository.root.appendingPathComponent("Campaigns").path, "--port", "\($0)", "--secret", "e2e"]
+                    [
+                        "serve", "--campaigns", Repository.root.appendingPathComponent("Campaigns").path, "--port", "\($0)", "--secret", "e2e",
+                        "--preview",
+                    ]
                 }
             }
 

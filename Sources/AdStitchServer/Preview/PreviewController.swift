@@ -31,27 +31,38 @@ struct PreviewController: Sendable {
     }
 
     func register(on router: Router<BasicRequestContext>) {
-        router.getAndHead(Routes.preview) { _, _ in
-            Self.html(PreviewPage.list(self.store.statuses, served: self.store.campaign))
+        let access = self.sessions.policy.preview
+        // Every route checks the preview's access first (``PreviewAccess``): pages, assets,
+        // masters and session files alike, so a preview session is no ad-free stream.
+        func route(_ path: RouterPath, _ handler: @escaping @Sendable (Request, BasicRequestContext) throws -> Response) {
+            router.getAndHead(path) { request, context in
+                try access.check(request)
+                return try handler(request, context)
+            }
+        }
+        router.getAndHead(Routes.preview) { request, _ in
+            if let login = access.login(request) { return login }
+            try access.check(request)
+            return Self.html(PreviewPage.list(self.store.statuses, served: self.store.campaign))
         }
         // Static: tagged once, not per request.
         let stylesheet = Response.tagged(PreviewAssets.stylesheet, contentType: "text/css; charset=utf-8", cache: "public, max-age=300")
         let script = Response.tagged(PreviewAssets.script, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=300")
-        router.getAndHead(Routes.previewStylesheet) { _, _ in stylesheet }
-        router.getAndHead(Routes.previewScript) { _, _ in script }
+        route(Routes.previewStylesheet) { _, _ in stylesheet }
+        route(Routes.previewScript) { _, _ in script }
         // Registered either way, so the route answers its methods (405 for others) with or without a build.
         let hlsJS = self.player.map { Response.tagged($0, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=300") }
-        router.getAndHead(Routes.previewPlayer) { _, _ in
+        route(Routes.previewPlayer) { _, _ in
             guard let hlsJS else {
                 throw Problem.notFound("this server has no hls.js build for the preview: start it with serve --hls-js FILE (make run does)")
             }
             return hlsJS
         }
-        router.getAndHead(Routes.previewCampaign) { request, context in try self.page(request, context) }
-        router.getAndHead(Routes.previewCompare) { request, context in try self.compare(request, context) }
-        router.getAndHead(Routes.previewReport) { request, context in try self.report(request, context) }
-        router.getAndHead(Routes.previewMaster) { request, context in try self.master(request, context) }
-        router.getAndHead(Routes.previewSessionFile) { request, context in
+        route(Routes.previewCampaign) { request, context in try self.page(request, context) }
+        route(Routes.previewCompare) { request, context in try self.compare(request, context) }
+        route(Routes.previewReport) { request, context in try self.report(request, context) }
+        route(Routes.previewMaster) { request, context in try self.master(request, context) }
+        route(Routes.previewSessionFile) { request, context in
             try self.sessions.sessionFile(request, context, scope: .preview)
         }
     }
@@ -137,12 +148,15 @@ struct PreviewController: Sendable {
         return viewer
     }
 
+    /// Every HTML page's response (the preview's and `/play`'s): no caching, and a CSP that keeps
+    /// scripts, forms and frames to this server.
     static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
         var response = Response.tagged(text, contentType: "text/html; charset=utf-8", cache: "no-store")
         response.status = status
         // Everything the page needs comes from this server; media may be remote.
         response.headers[.contentSecurityPolicy] =
-            "default-src 'self'; media-src * blob: data:; connect-src *; worker-src 'self' blob:; img-src 'self' data:; object-src 'none'; base-uri 'none'"
+            "default-src 'self'; media-src * blob: data:; connect-src *; worker-src 'self' blob:; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+            + "form-action 'self'; frame-ancestors 'none'"
         return response
     }
 }

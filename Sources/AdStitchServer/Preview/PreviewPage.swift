@@ -350,17 +350,20 @@ enum PreviewPage {
         """
     }
 
+    /// Text for HTML content and quoted attribute values. By Unicode scalar, never by `Character`:
+    /// `"` followed by a combining mark (U+0301) is one grapheme that no `case "\""` matches, and
+    /// once let through it ends the attribute it stands in.
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
-            default: out.append(character)
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out
@@ -369,7 +372,13 @@ enum PreviewPage {
     /// JSON inside `<script type="application/json">`: `<` as `\u003c`, so no `</script>` or
     /// `<!--` in a string can end the element (JSON parsers read it back unchanged).
     static func scriptJSON(_ json: String) -> String {
-        json.replacingOccurrences(of: "<", with: "\\u003c")
+        var out = ""
+        out.reserveCapacity(json.utf8.count)
+        // By Unicode scalar, as ``escape(_:)``: a `<` with a combining mark after it is one `Character`.
+        for scalar in json.unicodeScalars {
+            if scalar == "<" { out += "\\u003c" } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
     }
 
     /// One of six colours per ad id, the same on every page (FNV-1a of the id).

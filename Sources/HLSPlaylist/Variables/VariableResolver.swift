@@ -164,7 +164,7 @@ struct VariableResolver {
                     "QUERYPARAM=\"\(name)\": the playlist URL \(self.url?.absoluteString ?? "(none)") has no query parameter \"\(name)\""
                 )
             }
-            guard !value.contains(where: { $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
+            guard !value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) else {
                 throw PlaylistError(
                     .invalidVariableDefinition,
                     line: line.number,
