@@ -49,10 +49,15 @@ extension Campaign {
 
 extension AssetLoader {
     /// Whether the local file `url` lies inside the campaign's folder once symlinks are resolved
-    /// (a symlink inside pointing outside is outside). Each folder is resolved once.
+    /// (a symlink inside pointing outside is outside) — or, named inside the folder, resolves into
+    /// one of the source's media roots (`--media-root`). Each folder is resolved once.
     mutating func isInside(_ url: URL) -> Bool {
         let standardized = url.standardizedFileURL
         guard self.source.resolvesSymlinks else { return standardized.path.hasPrefix(self.root) }
+        // A path that names a file outside the folder is outside, whatever it resolves to: the
+        // media route serves a campaign's files by their path below its folder.
+        let linkedInto = self.source.mediaRoots.isEmpty || !standardized.path.hasPrefix(self.folderPath) ? [] : self.source.mediaRoots
+        func allowed(_ resolved: String) -> Bool { resolved.hasPrefix(self.root) || linkedInto.contains { resolved.hasPrefix($0) } }
         let folder = standardized.deletingLastPathComponent().path
         let resolvedFolder: String
         if let known = self.resolvedFolders[folder] {
@@ -62,11 +67,24 @@ extension AssetLoader {
             resolvedFolder = path.hasSuffix("/") ? path : path + "/"
             self.resolvedFolders[folder] = resolvedFolder
         }
-        guard resolvedFolder.hasPrefix(self.root) else { return false }
+        guard allowed(resolvedFolder) else { return false }
         // The file itself may be a symlink (one that does not exist yet is not).
         let file = resolvedFolder + standardized.lastPathComponent
         guard (try? FileManager.default.destinationOfSymbolicLink(atPath: file)) != nil else { return true }
-        return URL(fileURLWithPath: file).resolvingSymlinksInPath().path.hasPrefix(self.root)
+        return allowed(URL(fileURLWithPath: file).resolvingSymlinksInPath().path)
+    }
+
+    /// Why the local file `url` is refused as outside the campaign's folder: a path outside it, or
+    /// one inside it that a symbolic link takes out (where the link points is said, since the path
+    /// shown is inside).
+    func outsideMessage(_ url: URL) -> String {
+        let path = url.standardizedFileURL.path
+        let advice = "keep the campaign and its media in one folder (copy the files, not a link to them)"
+        guard path.hasPrefix(self.folderPath) else { return "\(path) is outside the campaign's folder \(self.root); \(advice)" }
+        let resolved = url.standardizedFileURL.resolvingSymlinksInPath().path
+        return "\(path) goes through a symbolic link: it resolves to \(resolved), outside the campaign's folder \(self.root); "
+            + "files are read and served only from inside it, or from a folder named with --media-root (serve, validate, stitch, "
+            + "preview): name the library the link points into, or \(advice)"
     }
 
     /// BANDWIDTH, AVERAGE-BANDWIDTH and FRAME-RATE of every variant within ``CampaignLimits``.
@@ -145,8 +163,7 @@ extension AssetLoader {
                             line: line,
                             column: 0,
                             field: "uri",
-                            "\(uri) resolves to \(resolved.path), outside the campaign's folder \(self.root); "
-                                + "media must sit inside it (or on an http(s) origin)"
+                            "\(uri): " + self.outsideMessage(resolved) + " (or put the media on an http(s) origin)"
                         )
                     )
                     continue

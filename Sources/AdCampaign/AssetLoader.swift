@@ -12,6 +12,8 @@ import Foundation
 struct AssetLoader {
     /// The campaign's folder with symlinks resolved and a trailing `/`: no local file outside it is read or referenced.
     let root: String
+    /// The campaign's folder as named, before symbolic links are resolved, ending in `/`.
+    let folderPath: String
     private var assets: [URL: Asset] = [:]
     private var multivariants: [URL: MultivariantPlaylist] = [:]
     private var mediaPlaylists: [URL: MediaPlaylist] = [:]
@@ -31,6 +33,7 @@ struct AssetLoader {
         let standardized = folder.standardizedFileURL
         let path = source.resolvesSymlinks ? standardized.resolvingSymlinksInPath().path : standardized.path
         self.root = path.hasSuffix("/") ? path : path + "/"
+        self.folderPath = standardized.path.hasSuffix("/") ? standardized.path : standardized.path + "/"
         self.source = source
     }
 
@@ -59,7 +62,7 @@ struct AssetLoader {
             !url.isFileURL
             ? (self.source.fetch == nil
                 ? "\(url.absoluteString) is remote, and this source reads local playlists only — copy the asset next to the campaign" : nil)
-            : !self.isInside(url) ? "\(url.path) is outside the campaign's folder \(self.root); keep the campaign and its media in one folder" : nil
+            : !self.isInside(url) ? self.outsideMessage(url) : nil
         if let refused {
             self.issues.append(CampaignIssue(file: campaignFile, line: line, column: column, field: field, refused))
             return nil
@@ -150,7 +153,7 @@ struct AssetLoader {
                     line: line,
                     column: 0,
                     field: "uri",
-                    "\(url.path) is outside the campaign's folder \(self.root); keep the campaign and its media in one folder"
+                    self.outsideMessage(url)
                 )
             )
             return nil

@@ -73,7 +73,10 @@ extension Loader {
             self.reader.issue(
                 markerBreaks,
                 "marker_breaks.duration",
-                "is required for a live programme: a break whose marker announces no duration is planned for this many seconds"
+                "is required for a live programme, even when the channel's markers announce their durations today: a marker "
+                    + "without one (EXT-X-CUE-OUT with no duration, SCTE-35 without break_duration, a DATERANGE with no DURATION) "
+                    + "needs a length to plan the viewer's ads for, and ends the break if no CUE-IN follows; "
+                    + "set it to the channel's usual break length, e.g. marker_breaks: { duration: 120, pools: [...] }"
             )
         }
         if settings.pools.isEmpty, settingFields["pools"] == nil {

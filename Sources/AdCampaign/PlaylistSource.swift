@@ -19,6 +19,10 @@ public struct PlaylistSource: Sendable {
     /// playlists, read once at load to learn their shape — not part of the revision and not
     /// polled for changes (they change every few seconds; the channel's poller reads them).
     let unobservedFetch: Fetch?
+    /// Folders outside a campaign's own that its local media may lie in, reached through a
+    /// symbolic link inside the campaign's folder (`--media-root`: one ad library, many
+    /// campaigns, no copies); resolved paths, each ending in `/`.
+    public private(set) var mediaRoots: [String] = []
 
     public typealias Fetch = @Sendable (URL, OriginOptions) throws -> (data: Data, url: URL)
 
@@ -27,6 +31,16 @@ public struct PlaylistSource: Sendable {
         self.resolvesSymlinks = resolvesSymlinks
         self.fetch = fetch
         self.unobservedFetch = unobservedFetch ?? fetch
+    }
+
+    /// The same source, letting a campaign's links lead into `roots` (``mediaRoots``).
+    public func allowingLinks(into roots: [URL]) -> PlaylistSource {
+        var source = self
+        source.mediaRoots = roots.map { root in
+            let path = root.standardizedFileURL.resolvingSymlinksInPath().path
+            return path.hasSuffix("/") ? path : path + "/"
+        }
+        return source
     }
 
     /// Local files.
@@ -43,7 +57,7 @@ public struct PlaylistSource: Sendable {
     /// playlists a campaign fetched, to ask the origin again whether they changed).
     public func observingRemote(_ observe: @escaping @Sendable (URL, OriginOptions) -> Void) -> PlaylistSource {
         guard let fetch = self.fetch else { return self }
-        return PlaylistSource(
+        var source = PlaylistSource(
             read: self.read,
             resolvesSymlinks: self.resolvesSymlinks,
             fetch: { url, options in
@@ -52,6 +66,8 @@ public struct PlaylistSource: Sendable {
             },
             unobservedFetch: self.unobservedFetch
         )
+        source.mediaRoots = self.mediaRoots
+        return source
     }
 
     /// The playlists in `playlists` (keyed by path relative to `root`) and nothing else; remote

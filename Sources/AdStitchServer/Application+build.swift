@@ -44,6 +44,10 @@ public struct ServerConfiguration: Sendable {
     /// router (``SessionFileResponder``; byte for byte the router's answer, faster). Off while
     /// requests are logged at debug level, so the access log keeps every request.
     public var directAnswers = true
+    /// Folders campaigns' local media may lie in through a symbolic link inside their folder
+    /// (`serve --media-root`): one ad library, many campaigns. The media route still serves only
+    /// files a loaded campaign references.
+    public var mediaRoots: [URL] = []
 
     public init(campaigns: URL, host: String = "127.0.0.1", port: Int = 8080, policy: SessionPolicy) {
         self.campaigns = campaigns
@@ -79,6 +83,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         metrics: configuration.metrics,
         remote: RemotePlaylists(client: origin),
         live: live,
+        mediaRoots: configuration.mediaRoots,
         loadNow: false
     )
     do {

@@ -108,6 +108,8 @@ public final class CampaignStore: Sendable {
     let remote: RemotePlaylists?
     /// The pollers of live campaigns' channels; nil: live campaigns fail to load.
     let live: LiveChannels?
+    /// Folders campaigns' media may lie in through a link (`serve --media-root`).
+    let mediaRoots: [URL]
 
     /// - Parameter loadNow: load the folder before returning (tests); `buildApplication` loads it
     ///   on NIO's blocking thread pool instead, since loading waits for remote playlists and the
@@ -118,9 +120,11 @@ public final class CampaignStore: Sendable {
         metrics: ServerMetrics = ServerMetrics(),
         remote: RemotePlaylists? = nil,
         live: LiveChannels? = nil,
+        mediaRoots: [URL] = [],
         loadNow: Bool = true
     ) {
         self.live = live
+        self.mediaRoots = mediaRoots
         self.folder = folder.standardizedFileURL
         self.scanner = CampaignFolder(url: self.folder)
         self.metrics = metrics
@@ -247,7 +251,7 @@ public final class CampaignStore: Sendable {
         var attempted: CampaignFiles?
         // The remote playlists it fetched: what the next polls ask the origin about.
         let fetched = Mutex([URL: OriginOptions]())
-        let source = (self.remote?.source(current: current) ?? .files).observingRemote { url, options in
+        let source = (self.remote?.source(current: current) ?? .files).allowingLinks(into: self.mediaRoots).observingRemote { url, options in
             fetched.withLock { $0[url] = options }
         }
         defer {

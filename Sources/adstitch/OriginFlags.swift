@@ -1,5 +1,6 @@
 import AdOrigin
 import ArgumentParser
+import Foundation
 
 /// `--origin-…` (serve, validate, stitch, preview): how remote playlists are fetched, and for
 /// `serve` polled, where a campaign's `origin:` block does not say (docs/campaign-format.md).
@@ -22,6 +23,15 @@ struct OriginFlags: ParsableArguments {
     @Option(name: .customLong("origin-attempts"), help: "Tries per fetch: connection errors, timeouts and 5xx are tried again, 4xx never.")
     var attempts = 3
 
+    @Option(
+        name: .customLong("media-root"),
+        help: ArgumentHelp(
+            "A folder a campaign's local media may lie in through a symbolic link inside the campaign's folder (a shared ad library); repeatable.",
+            valueName: "dir"
+        )
+    )
+    var mediaRoots: [String] = []
+
     func validate() throws {
         guard (0.1...60).contains(self.connectTimeout) else { throw ValidationError("--origin-connect-timeout must be from 0.1 to 60 seconds") }
         guard (0.1...300).contains(self.timeout) else { throw ValidationError("--origin-timeout must be from 0.1 to 300 seconds") }
@@ -29,7 +39,16 @@ struct OriginFlags: ParsableArguments {
         guard (0...20).contains(self.maxRedirects) else { throw ValidationError("--origin-max-redirects must be from 0 to 20") }
         guard (1_024...(16 << 20)).contains(self.maxBytes) else { throw ValidationError("--origin-max-bytes must be from 1024 to 16777216") }
         guard (1...10).contains(self.attempts) else { throw ValidationError("--origin-attempts must be from 1 to 10") }
+        for root in self.mediaRoots {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--media-root \(root) is not a folder")
+            }
+        }
     }
+
+    /// The `--media-root` folders.
+    var mediaRootURLs: [URL] { self.mediaRoots.map { URL(fileURLWithPath: $0, isDirectory: true) } }
 
     var settings: OriginSettings {
         var settings = OriginSettings()

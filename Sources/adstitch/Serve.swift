@@ -151,6 +151,7 @@ struct Serve: AsyncParsableCommand {
         configuration.headerTimeout = .seconds(self.headerTimeout)
         configuration.maxConnections = self.maxConnections
         configuration.origin = self.origin.settings
+        configuration.mediaRoots = self.origin.mediaRootURLs
         configuration.database = self.database ?? ProcessInfo.processInfo.environment["ADSTITCH_DATABASE_URL"]
         // The one process-wide bootstrap: anything in the process using swift-metrics reports to
         // the registry /metrics serves. (The server itself writes to it explicitly.)

@@ -78,7 +78,7 @@ enum CampaignFile {
     static func withSource<T>(_ origin: OriginFlags, _ body: (PlaylistSource) throws -> T) rethrows -> T {
         let client = OriginClient(settings: origin.settings)
         defer { try? client.shutdownWaiting() }
-        return try body(client.playlistSource)
+        return try body(client.playlistSource.allowingLinks(into: origin.mediaRootURLs))
     }
 
     static func load(_ path: String, origin: OriginFlags) throws -> Campaign {

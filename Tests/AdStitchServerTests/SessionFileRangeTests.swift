@@ -1,3 +1,4 @@
+import AdCampaign
 import AdStitchServer
 import CompressNIO
 import Foundation
@@ -111,6 +112,45 @@ struct SessionFileRangeTests {
             // The boundary manifest and a HEAD.
             try await client.execute(uri: prefix + "boundaries.json", method: .head, headers: [.range: "bytes=0-0"]) { response in
                 #expect(response.status == .partialContent && response.headers[.contentLength] == "1" && response.body.readableBytes == 0)
+            }
+        }
+    }
+}
+
+/// `serve --media-root`: one ad library, linked into many campaigns, no copies.
+@Suite("Media roots")
+struct MediaRootTests {
+    @Test("ads linked from a media root load and their segments are served through the link; without the root the campaign fails")
+    func linkedLibrary() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("media-root-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let folder = scratch.appendingPathComponent("campaigns")
+        let library = scratch.appendingPathComponent("library")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: RouteTests.campaigns.appendingPathComponent("evening-news"), to: folder.appendingPathComponent("news"))
+        let ads = folder.appendingPathComponent("news/media/ads")
+        try FileManager.default.moveItem(at: ads, to: library)
+        try FileManager.default.createSymbolicLink(at: ads, withDestinationURL: library)
+
+        let refused = CampaignStore(folder: folder, logger: Logger(label: "test"))
+        #expect(refused.campaign("evening-news") == nil, "a link out of the folder without --media-root")
+        let store = CampaignStore(folder: folder, logger: Logger(label: "test"), mediaRoots: [library])
+        let served = try #require(store.campaign("evening-news"))
+        let segment = try #require(
+            served.campaign.files.media.keys.first { $0.path.contains("/media/ads/") && $0.pathExtension == "ts" },
+            "an ad segment among the campaign's media"
+        )
+        let relative = String(segment.path.dropFirst(served.folder.path.count + 1))
+        var policy = SessionPolicy(secret: RouteTests.secret)
+        policy.preview = .off
+        try await Application(router: buildRouter(store: store, policy: policy)).test(.router) { client in
+            try await client.execute(uri: "/v1/campaigns/evening-news/media/" + relative, method: .get) { response in
+                #expect(response.status == .ok, "\(relative)")
+                let expected = try Data(contentsOf: segment)
+                #expect(Array(response.body.readableBytesView) == Array(expected))
+            }
+            try await client.execute(uri: "/v1/campaigns/evening-news/media/media/ads/../../campaign.yaml", method: .get) { response in
+                #expect(response.status != .ok)
             }
         }
     }
