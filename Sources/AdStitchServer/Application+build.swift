@@ -48,6 +48,8 @@ public struct ServerConfiguration: Sendable {
     /// (`serve --media-root`): one ad library, many campaigns. The media route still serves only
     /// files a loaded campaign references.
     public var mediaRoots: [URL] = []
+    /// Where absolute URIs point (`serve --public-url`, `--trust-forwarded`; ``PublicAddress``).
+    public var publicAddress = PublicAddress()
 
     public init(campaigns: URL, host: String = "127.0.0.1", port: Int = 8080, policy: SessionPolicy) {
         self.campaigns = campaigns
@@ -92,7 +94,12 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         try? await origin.shutdown()
         throw error
     }
-    let sessions = SessionController(store: store, policy: configuration.policy, cacheBytes: configuration.responseCacheBytes)
+    let sessions = SessionController(
+        store: store,
+        policy: configuration.policy,
+        cacheBytes: configuration.responseCacheBytes,
+        publicAddress: configuration.publicAddress
+    )
     let router = buildRouter(store: store, policy: configuration.policy, sessions: sessions)
     let headerTimeout = TimeAmount(configuration.headerTimeout)
     let serverName = "AdStitch"
@@ -173,9 +180,11 @@ struct CampaignReloader: Service {
 public func buildRouter(
     store: CampaignStore,
     policy: SessionPolicy,
-    responseCacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes
+    responseCacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes,
+    publicAddress: PublicAddress = PublicAddress()
 ) -> Router<BasicRequestContext> {
-    buildRouter(store: store, policy: policy, sessions: SessionController(store: store, policy: policy, cacheBytes: responseCacheBytes))
+    let sessions = SessionController(store: store, policy: policy, cacheBytes: responseCacheBytes, publicAddress: publicAddress)
+    return buildRouter(store: store, policy: policy, sessions: sessions)
 }
 
 /// The routes, with the session controller the server's ``SessionFileResponder`` shares.

@@ -13,6 +13,8 @@ import Hummingbird
 struct SessionController: Sendable {
     let store: CampaignStore
     let policy: SessionPolicy
+    /// Where absolute URIs (interstitial asset lists) point (`serve --public-url`).
+    let publicAddress: PublicAddress
 
     /// Recent token-scoped answers (immutable, so they can be served again as they are).
     let cache: ResponseCache
@@ -39,9 +41,15 @@ struct SessionController: Sendable {
             + 64 * plan.context.attributes.count
     }
 
-    init(store: CampaignStore, policy: SessionPolicy, cacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes) {
+    init(
+        store: CampaignStore,
+        policy: SessionPolicy,
+        cacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes,
+        publicAddress: PublicAddress = PublicAddress()
+    ) {
         self.store = store
         self.policy = policy
+        self.publicAddress = publicAddress
         self.cache = ResponseCache(budget: cacheBytes)
         self.sessions = LRUCache(budget: Self.plannedSessionBytes) { token, session in Self.estimatedBytes(session, token: token) }
     }
@@ -315,9 +323,12 @@ struct SessionController: Sendable {
         for request: Request
     ) throws -> (HTTPFields, AnswerBody) {
         guard case .assetList(let breakID) = file else { throw Problem.notFound("not an asset list") }
+        // The public base (serve --public-url), else the request's own host: then the list is
+        // the requester's alone, never kept by a shared cache (PublicAddress).
+        let address = self.publicAddress.base(for: request)
         let text = try self.render(Self.metricKind(file)) { () throws -> String? in
             let plan = verified.flatMap { $0.load == served.load ? $0.plan : nil } ?? Self.plan(served, token)
-            return served.renderer.assetList(served.renderer.schedule(plan), breakID: breakID, base: Self.origin(of: request))
+            return served.renderer.assetList(served.renderer.schedule(plan), breakID: breakID, base: address?.base)
         }
         guard let text else {
             throw Problem.notFound("break \(breakID) does not play in this session (nothing filled it), so it has no asset list")
@@ -325,7 +336,7 @@ struct SessionController: Sendable {
         let (headers, body) = Response.taggedParts(
             text,
             contentType: file.contentType,
-            cache: "public, max-age=86400, immutable",
+            cache: address?.shared == true ? "public, max-age=86400, immutable" : "private, max-age=86400, immutable",
             for: request,
             etag: nil
         )
@@ -382,16 +393,6 @@ struct SessionController: Sendable {
         return (headers, AnswerBody(body))
     }
 
-    /// `http://host[:port]` (or `https://` behind a proxy that says `X-Forwarded-Proto: https`)
-    /// as the request named it; nil without a Host.
-    static func origin(of request: Request) -> String? {
-        guard let host = request.head.authority, !host.isEmpty,
-            !host.utf8.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\"") || $0 == 0x7f })
-        else { return nil }
-        let scheme = request.headers[.forwardedProto]?.lowercased() == "https" ? "https" : "http"
-        return scheme + "://" + host
-    }
-
     /// A token past its expiry gets 410 Gone: the session is over, a new one starts at the master.
     static func checkExpiry(_ expires: Int64, now: Int64, campaign id: String) throws(Problem) {
         guard now < expires else {
@@ -436,9 +437,6 @@ struct SessionController: Sendable {
 }
 
 extension HTTPField.Name {
-    /// The scheme a proxy in front received the request on.
-    static let forwardedProto = Self("X-Forwarded-Proto")!
-
     /// The trusted attributes a session start without a start key ignored (`seen`).
     static let ignoredAttributes = Self("AdStitch-Ignored-Attributes")!
 }

@@ -63,6 +63,17 @@ struct Serve: AsyncParsableCommand {
     )
     var hlsJs: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The server's public base URL (https://ads.example.com): interstitial asset lists name ads there, whatever Host a request sends, and may be cached by shared caches.",
+            valueName: "url"
+        )
+    )
+    var publicUrl: String?
+
+    @Flag(help: "Believe X-Forwarded-Proto and X-Forwarded-Host: only behind a proxy that sets them and drops the client's.")
+    var trustForwarded = false
+
     @Option(help: "Memory for recent token-scoped playlists and manifests, served again without stitching (0: off).")
     var responseCacheMib = 4
 
@@ -101,6 +112,9 @@ struct Serve: AsyncParsableCommand {
         }
         guard !self.secrets.contains(where: \.isEmpty) else { throw ValidationError("--secret must not be empty") }
         if self.previewKey?.isEmpty == true { throw ValidationError("--preview-key must not be empty") }
+        if let publicUrl, !PublicAddress.isValidBase(publicUrl) {
+            throw ValidationError("--public-url \(publicUrl) is not an http(s)://host[:port] base URL (no path, query, user or fragment)")
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: self.campaigns, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("--campaigns \(self.campaigns) is not a folder")
@@ -152,6 +166,10 @@ struct Serve: AsyncParsableCommand {
         configuration.maxConnections = self.maxConnections
         configuration.origin = self.origin.settings
         configuration.mediaRoots = self.origin.mediaRootURLs
+        configuration.publicAddress = PublicAddress(base: self.publicUrl, trustsForwardedHeaders: self.trustForwarded)
+        if self.publicUrl == nil {
+            logger.notice("no --public-url: interstitial asset lists name the Host each request sends, and are answered private")
+        }
         configuration.database = self.database ?? ProcessInfo.processInfo.environment["ADSTITCH_DATABASE_URL"]
         // The one process-wide bootstrap: anything in the process using swift-metrics reports to
         // the registry /metrics serves. (The server itself writes to it explicitly.)
