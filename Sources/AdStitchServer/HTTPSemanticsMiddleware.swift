@@ -13,6 +13,16 @@ struct HTTPSemanticsMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // A tunnel is no resource of ours, whatever its target (RFC 9110 §9.3.6).
+        if request.method == .connect {
+            var response = Problem(status: .methodNotAllowed, title: "Method not allowed", detail: "this server answers GET, HEAD and OPTIONS only")
+                .response
+            response.headers[.allow] = "GET, HEAD, OPTIONS"
+            return Self.finish(response, method: request.method, ifNoneMatch: nil).response
+        }
+        if let problem = Self.pathProblem(request.uri.path), !(request.method == .options && request.uri.path == "*") {
+            return Self.finish(problem.response, method: request.method, ifNoneMatch: nil).response
+        }
         if request.method == .options {
             return Response(
                 status: .noContent,
@@ -50,6 +60,22 @@ struct HTTPSemanticsMiddleware: RouterMiddleware {
 }
 
 extension HTTPSemanticsMiddleware {
+    /// The one rule for request paths: absolute (`/…`), with no empty segment (`//`, or a trailing
+    /// `/` but for the root) and no `.` or `..` segment, percent-encoded or not. A router reads
+    /// `media//ads` as `media/ads`, so such a path named a file under two names; now it names
+    /// none (400). ``SessionFileResponder`` passes any such path on to the router, which asks this.
+    static func pathProblem(_ path: String) -> Problem? {
+        guard path.hasPrefix("/") else { return Problem.badRequest("the request target must be a path starting with /") }
+        guard path != "/" else { return nil }
+        let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        for segment in segments {
+            if segment.isEmpty { return Problem.badRequest("paths have no empty segments (// or a trailing /): \(path)") }
+            let decoded = segment.removingPercentEncoding ?? String(segment)
+            if decoded == "." || decoded == ".." { return Problem.badRequest("paths have no . or .. segments: \(path)") }
+        }
+        return nil
+    }
+
     /// RFC 9110 §13.1.2: If-None-Match uses the weak comparison — `W/"x"` matches `"x"` and
     /// `W/"x"` — and `*` matches any current representation.
     static func matches(_ condition: String, etag: String) -> Bool {

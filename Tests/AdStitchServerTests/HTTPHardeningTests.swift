@@ -40,6 +40,41 @@ struct HTTPHardeningTests {
         }
     }
 
+    @Test("one rule for paths: an empty segment (//, a trailing /) or a dot segment, encoded or not, is 400 on every route")
+    func pathNormalisation() async throws {
+        try await self.app().test(.router) { client in
+            let (_, prefix) = try await RouteTests().startSession(client, query: "session=p-1")
+            for uri in [
+                "/v1/campaigns/evening-news/media/media//ads/alpha/master.m3u8", "/v1//campaigns", "//healthz", "/healthz/",
+                "/v1/campaigns/evening-news/master.m3u8/", "/v1/campaigns/evening-news/media/media/./ads/alpha/master.m3u8",
+                "/v1/campaigns/evening-news/media/media/%2e%2e/campaign.yaml",
+                prefix.replacingOccurrences(of: "/sessions/", with: "/sessions//") + "v0.m3u8",
+                prefix + "./v0.m3u8", "/preview//evening-news",
+            ] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .badRequest, "\(uri)")
+                    #expect(response.headers[.contentType] == "application/problem+json")
+                }
+            }
+            // The canonical forms answer.
+            for uri in ["/v1/campaigns", "/healthz", "/v1/campaigns/evening-news/media/media/ads/alpha/master.m3u8", prefix + "v0.m3u8"] {
+                try await client.execute(uri: uri, method: .get) { #expect($0.status == .ok, "\(uri)") }
+            }
+        }
+    }
+
+    @Test("CONNECT gets 405 with Allow on any target, never silence")
+    func connect() async throws {
+        try await self.app().test(.router) { client in
+            for uri in ["/v1/campaigns", "/nowhere"] {
+                try await client.execute(uri: uri, method: .connect) { response in
+                    #expect(response.status == .methodNotAllowed, "\(uri)")
+                    #expect(response.headers[.allow] == "GET, HEAD, OPTIONS")
+                }
+            }
+        }
+    }
+
     @Test("Range: one well-formed range is 206, past the end 416, anything else is ignored (200, the whole file)")
     func ranges() async throws {
         try await self.app().test(.router) { client in
