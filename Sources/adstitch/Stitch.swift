@@ -56,8 +56,12 @@ struct Stitch: ParsableCommand {
             let plan = Planner().plan(campaign, for: context)
             let renderer = SessionRenderer(layout: layout)
             let insertion = self.insertion ?? campaign.insertion
-            for (file, text) in try renderer.renderAll(plan, insertion: insertion == .auto ? .stitched : insertion) {
-                try Data(text.utf8).write(to: directory.appendingPathComponent(file.name))
+            // Each file written whole and renamed into place (a reader never sees half of one),
+            // the multivariant playlist last, so it never names a playlist not there yet — the
+            // way docs/http-api.md asks campaigns to be published.
+            let files = try renderer.renderAll(plan, insertion: insertion == .auto ? .stitched : insertion)
+            for (file, text) in files.filter({ $0.file != .multivariant }) + files.filter({ $0.file == .multivariant }) {
+                try Data(text.utf8).write(to: directory.appendingPathComponent(file.name), options: .atomic)
             }
             Output.write(
                 "stitched session \(context.session): \(plan.pieces.count) pieces, \(plan.duration) s, "
