@@ -60,6 +60,19 @@ public struct LiveBreakTracker: Sendable {
         }
     }
 
+    /// Adds the breaks of `history` this tracker does not know (by id) — those a replica read from
+    /// the shared history after it started polling (the database was away at start); what it saw
+    /// itself stays as it saw it.
+    public mutating func merge(history: [LiveBreak]) {
+        let known = Set(self.breaks.map(\.id))
+        let added = history.filter { !known.contains($0.id) }
+        guard !added.isEmpty else { return }
+        self.breaks = (self.breaks + added).sorted { $0.first < $1.first }
+        for open in added where open.closing == nil {
+            if let duration = open.duration ?? self.defaultDuration { self.durations[open.id] = duration }
+        }
+    }
+
     /// The open break, if any.
     public var open: LiveBreak? { self.breaks.last.flatMap { $0.closing == nil ? $0 : nil } }
 

@@ -71,6 +71,71 @@ struct LiveChannelTests {
         try await client.shutdown()
     }
 
+    /// A TCP port that takes connections and never says a word: a database that has gone away
+    /// behind a load balancer, or hangs (the kernel completes each handshake; nobody answers).
+    final class SilentPort {
+        let socket: Int32
+        let port: Int
+
+        init() throws {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            self.socket = socket
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = 0
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0, listen(socket, 64) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+            }
+            self.port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        deinit { close(self.socket) }
+    }
+
+    @Test("a break history that never answers holds up neither a replica's start nor its polls; breaks stay pending for it")
+    func silentHistory() async throws {
+        let origin = try await LiveOriginTests.Origin()
+        defer { origin.process.stop() }
+        let silent = try SilentPort()
+        let history = try #require(PostgresBreakHistory(url: "postgres://adstitch@127.0.0.1:\(silent.port)/adstitch", logger: Self.logger))
+        let client = OriginClient()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await history.run() }
+            try await origin.waitForSegments(2)
+            let base = "http://127.0.0.1:\(origin.port)"
+            let channel = LiveChannel(
+                key: base + "/master.m3u8",
+                renditions: [URL(string: base + "/240p/index.m3u8")!, URL(string: base + "/360p/index.m3u8")!],
+                client: client,
+                history: history,
+                defaultDuration: nil,
+                logger: Self.logger,
+                historyDeadline: .milliseconds(500)
+            )
+            // Reading the history at start gives up at its deadline, not when the database returns.
+            let started = ContinuousClock.now
+            await #expect(throws: (any Error).self) { try await channel.loadHistory(since: ExactDecimal(origin.epoch)) }
+            #expect(ContinuousClock.now - started < .seconds(3), "loadHistory waited \(ContinuousClock.now - started)")
+            group.addTask { await channel.run(historySince: ExactDecimal(origin.epoch)) }
+            // At 4× a 2 s segment comes every 0.5 s: the window moves on through breaks opening and
+            // closing, each of which the poller used to wait to record.
+            try await Task.sleep(for: .seconds(1))
+            let first = try #require(channel.window(channel.renditions[0])).mediaSequence
+            try await Task.sleep(for: .seconds(8))
+            let last = try #require(channel.window(channel.renditions[0])).mediaSequence
+            #expect(last - first >= 10, "the window moved \(last - first) segments in 8 s (about 16 expected)")
+            #expect(channel.breaks.contains { $0.closing != nil }, "breaks opened and closed meanwhile: \(channel.breaks)")
+            group.cancelAll()
+        }
+        try await client.shutdown()
+    }
+
     @Test("a stalled origin keeps the last window and marks the channel stalled until it moves; a 503 keeps the last window")
     func faults() async throws {
         let origin = try await LiveOriginTests.Origin()

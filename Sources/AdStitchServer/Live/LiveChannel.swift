@@ -16,6 +16,11 @@ import Synchronization
 /// that does not parse is logged and polled again next round; a window that stops advancing for
 /// `stallAfter` (three target durations) marks the channel stalled — a warning and the gauge
 /// `adstitch_live_stalled{channel}` — until it moves again.
+///
+/// The shared history never holds polling up: what a round changed is handed to a writer beside
+/// the poll loop, which records it with a deadline (``historyDeadline``) and tries again with
+/// backoff while PostgreSQL is away; a replica that cannot read the history at start polls from
+/// what it sees and merges the history in once it can.
 public final class LiveChannel: Sendable {
     /// The channel's key in the break history: its multivariant playlist's URL.
     public let key: String
@@ -25,6 +30,8 @@ public final class LiveChannel: Sendable {
     let history: PostgresBreakHistory?
     let logger: Logger
     let stallAfter: Duration?
+    /// How long one call to the history may take before it counts as failed.
+    let historyDeadline: Duration
     /// How long ended breaks are remembered (the session TTL: no older session still plays); nil: always.
     let retention: Duration?
     private let state: Mutex<State>
@@ -40,6 +47,10 @@ public final class LiveChannel: Sendable {
         var targetDuration = 6
         /// Set by ``stop()``: the poller ends after its current round.
         var stopped = false
+        /// Breaks changed since the history last recorded them, by id (the latest state of each).
+        var unrecorded: [String: LiveBreak] = [:]
+        /// Whether the history has been read since this poller started (else the writer reads it).
+        var historyLoaded = false
     }
 
     /// A rendition's latest window and the validators to ask for the next.
@@ -64,8 +75,10 @@ public final class LiveChannel: Sendable {
         logger: Logger,
         stallAfter: Duration? = nil,
         retention: Duration? = nil,
+        historyDeadline: Duration = .seconds(2),
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
+        self.historyDeadline = historyDeadline
         precondition(!renditions.isEmpty, "a live channel polls at least one media playlist")
         self.key = key
         self.renditions = renditions
@@ -81,20 +94,64 @@ public final class LiveChannel: Sendable {
     /// Reads the breaks of the shared history since `since` (seconds since the epoch: the oldest
     /// session still playing), so a replica that starts late knows breaks that have left the
     /// origin's window.
+    /// Merged into what the poller saw (a history read after polls began adds what it lacks);
+    /// throws when the history does not answer within ``historyDeadline``.
     public func loadHistory(since: ExactDecimal) async throws {
         guard let history = self.history else { return }
-        let breaks = try await history.breaks(channel: self.key, since: since)
+        let key = self.key
+        let breaks = try await Deadline.run(within: self.historyDeadline) { try await history.breaks(channel: key, since: since) }
         self.state.withLock { state in
-            state.tracker = LiveBreakTracker(defaultDuration: state.tracker.defaultDuration, history: breaks)
+            state.tracker.merge(history: breaks)
+            state.historyLoaded = true
         }
     }
 
-    /// Polls until the task is cancelled: a round every half target duration (at least 0.25 s).
-    public func run() async {
+    /// Polls until the task is cancelled: a round every half target duration (at least 0.25 s),
+    /// with the history's writer beside it. `historySince`: where a history not read yet is read
+    /// from, once it answers.
+    public func run(historySince: ExactDecimal? = nil) async {
+        await withDiscardingTaskGroup { group in
+            if self.history != nil {
+                group.addTask { await self.writeHistory(since: historySince) }
+            }
+            while !Task.isCancelled, !self.state.withLock({ $0.stopped }) {
+                await self.poll()
+                let target = self.state.withLock { $0.targetDuration }
+                try? await Task.sleep(for: max(.milliseconds(250), .seconds(target) / 2))
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Records what polls changed, each call bounded by ``historyDeadline``; after a failure the
+    /// breaks stay pending and the next try waits longer (0.5 s doubling to 30 s). Reads the
+    /// history first when the poller started without it.
+    private func writeHistory(since: ExactDecimal?) async {
+        guard let history = self.history else { return }
+        var backoff = Duration.milliseconds(500)
         while !Task.isCancelled, !self.state.withLock({ $0.stopped }) {
-            await self.poll()
-            let target = self.state.withLock { $0.targetDuration }
-            try? await Task.sleep(for: max(.milliseconds(250), .seconds(target) / 2))
+            let (pending, loaded) = self.state.withLock { state in (state.unrecorded, state.historyLoaded) }
+            do {
+                if !loaded, let since { try await self.loadHistory(since: since) }
+                if !pending.isEmpty {
+                    let key = self.key
+                    let breaks = Array(pending.values).sorted { $0.first < $1.first }
+                    try await Deadline.run(within: self.historyDeadline) { try await history.record(breaks, channel: key) }
+                    self.state.withLock { state in
+                        // What changed again meanwhile stays pending.
+                        for (id, recorded) in pending where state.unrecorded[id] == recorded { state.unrecorded[id] = nil }
+                    }
+                }
+                backoff = .milliseconds(500)
+                try? await Task.sleep(for: .milliseconds(250))
+            } catch {
+                self.logger.error(
+                    "cannot reach the live break history; polling goes on, and the breaks are recorded once it answers",
+                    metadata: ["channel": "\(self.key)", "error": "\(error)", "pending": "\(pending.count)"]
+                )
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(30))
+            }
         }
     }
 
@@ -166,11 +223,10 @@ public final class LiveChannel: Sendable {
                 }
                 self.checkStall()
             }
-            if !changed.isEmpty, let history = self.history {
-                do {
-                    try await history.record(changed, channel: self.key)
-                } catch {
-                    self.logger.error("cannot record live breaks in the history", metadata: ["channel": "\(self.key)", "error": "\(error)"])
+            if !changed.isEmpty, self.history != nil {
+                // For the writer beside the poll loop (``writeHistory(since:)``): never awaited here.
+                self.state.withLock { state in
+                    for item in changed { state.unrecorded[item.id] = item }
                 }
             }
         }

@@ -81,12 +81,14 @@ public final class LiveChannels: Sendable {
                     do {
                         try await channel.loadHistory(since: since)
                     } catch {
+                        // Never waited for longer than the history's deadline: sessions start from
+                        // what this replica sees, and the poller reads the history once it answers.
                         self.logger.error(
-                            "cannot read the live break history; breaks that left the window before this replica started are unknown to it",
+                            "cannot read the live break history; polling starts from what the origin shows, the history is read once it answers",
                             metadata: ["channel": "\(channel.key)", "error": "\(error)"]
                         )
                     }
-                    await channel.run()
+                    await channel.run(historySince: since)
                 }
             }
         }
