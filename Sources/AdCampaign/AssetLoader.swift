@@ -240,9 +240,12 @@ struct AssetLoader {
         // Not the path: it depends on where this copy of the campaign lives, and every replica must
         // compute the same revision (plans are seeded with it). The YAML and the multivariant
         // playlists, fed too, already name every file; the length keeps files apart in the digest.
+        // Comment lines (`#` not followed by `EXT`, RFC 8216bis §4.1) are left out: an origin that
+        // stamps each answer with a comment would otherwise make a revision a poll.
         if !window {
-            self.digest.feed(Array("\(data.count)\n".utf8))
-            self.digest.feed(data)
+            let significant = Self.withoutComments(data)
+            self.digest.feed(Array("\(significant.count)\n".utf8))
+            self.digest.feed(significant)
         }
         do {
             // Relative URIs resolve against where the playlist was found (after redirects).
@@ -256,6 +259,23 @@ struct AssetLoader {
             self.issues.append(CampaignIssue(file: Self.name(url), line: error.line, column: 0, field: error.code.rawValue, error.message))
             return nil
         }
+    }
+
+    /// The playlist's bytes without its comment lines (the same bytes when it has none).
+    static func withoutComments(_ data: Data) -> Data {
+        let bytes = [UInt8](data)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var start = 0
+        var dropped = false
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.count
+            let line = bytes[start..<end]
+            let isComment = line.first == UInt8(ascii: "#") && !line.dropFirst().starts(with: "EXT".utf8)
+            if isComment { dropped = true } else { out.append(contentsOf: line) }
+            start = end
+        }
+        return dropped ? Data(out) : data
     }
 
     /// A playlist as issues name it: its path when local, its URL when remote.

@@ -86,6 +86,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         remote: RemotePlaylists(client: origin),
         live: live,
         mediaRoots: configuration.mediaRoots,
+        revisionRetention: configuration.policy.sessionTTL,
         loadNow: false
     )
     do {

@@ -70,8 +70,11 @@ public final class CampaignStore: Sendable {
     public let folder: URL
     public let metrics: ServerMetrics
     let scanner: CampaignFolder
-    /// How many revisions of a campaign are kept for sessions started on them.
-    static let keptRevisions = 8
+    /// At most this many revisions of a campaign are kept for sessions started on them: each
+    /// holds its layout and bodies. Within that, a revision is kept while a session started on it
+    /// may still play (``revisionRetention``), so a session stays playable for its whole TTL
+    /// however often a campaign or its origin changes — up to this many changes per TTL.
+    static let maxKeptRevisions = 32
 
     private struct Entry {
         var fingerprint: String
@@ -94,6 +97,8 @@ public final class CampaignStore: Sendable {
     private struct State {
         var current: [String: ServedCampaign] = [:]
         var revisions: [String: [ServedCampaign]] = [:]
+        /// When each kept revision stopped being the current one, by "id/revision".
+        var superseded: [String: ContinuousClock.Instant] = [:]
         var entries: [String: Entry] = [:]
         /// Changed files seen on the last poll and their fingerprint then: loaded when the next
         /// poll sees the same.
@@ -110,6 +115,9 @@ public final class CampaignStore: Sendable {
     let live: LiveChannels?
     /// Folders campaigns' media may lie in through a link (`serve --media-root`).
     let mediaRoots: [URL]
+    /// How long a revision that is no longer current is kept: the session TTL, past which no
+    /// session started on it plays.
+    let revisionRetention: Duration
 
     /// - Parameter loadNow: load the folder before returning (tests); `buildApplication` loads it
     ///   on NIO's blocking thread pool instead, since loading waits for remote playlists and the
@@ -121,10 +129,12 @@ public final class CampaignStore: Sendable {
         remote: RemotePlaylists? = nil,
         live: LiveChannels? = nil,
         mediaRoots: [URL] = [],
+        revisionRetention: Duration = .seconds(86_400),
         loadNow: Bool = true
     ) {
         self.live = live
         self.mediaRoots = mediaRoots
+        self.revisionRetention = revisionRetention
         self.folder = folder.standardizedFileURL
         self.scanner = CampaignFolder(url: self.folder)
         self.metrics = metrics
@@ -208,6 +218,30 @@ public final class CampaignStore: Sendable {
         self.metrics.campaigns(loaded: loaded, failing: failing)
         self.reportPatternLimitHits(logger: logger)
         return changed
+    }
+
+    /// The revisions of `id` to keep, oldest first (the current one last): those a session may
+    /// still play on, at most ``maxKeptRevisions``; a revision dropped while sessions may still
+    /// play on it is logged (they get 410 and start again).
+    private func retained(_ kept: [ServedCampaign], id: String, state: inout State, logger: Logger) -> [ServedCampaign] {
+        let now = ContinuousClock.now
+        var retained = kept.filter { served in
+            guard let since = state.superseded["\(id)/\(served.campaign.revision)"] else { return true }
+            return now - since < self.revisionRetention
+        }
+        if retained.count > Self.maxKeptRevisions {
+            let dropped = retained.prefix(retained.count - Self.maxKeptRevisions)
+            logger.warning(
+                "campaign changed more often than its revisions can be kept for their sessions; the oldest sessions will be asked to start again",
+                metadata: ["campaign": "\(id)", "dropped": "\(dropped.map(\.campaign.revision).joined(separator: ","))"]
+            )
+            retained.removeFirst(dropped.count)
+        }
+        let keptRevisions = Set(retained.map(\.campaign.revision))
+        for served in kept where !keptRevisions.contains(served.campaign.revision) {
+            state.superseded["\(id)/\(served.campaign.revision)"] = nil
+        }
+        return retained
     }
 
     /// Whether the origin says a playlist of this campaign changed, when its `origin.poll` is due.
@@ -307,10 +341,14 @@ public final class CampaignStore: Sendable {
                         )
                     ])
                 }
+                if let replaced = state.current[campaign.id], replaced.campaign.revision != campaign.revision {
+                    state.superseded["\(campaign.id)/\(replaced.campaign.revision)"] = .now
+                }
+                state.superseded["\(campaign.id)/\(campaign.revision)"] = nil
                 state.current[campaign.id] = served
                 var kept = state.revisions[campaign.id, default: []].filter { $0.campaign.revision != campaign.revision }
                 kept.append(served)
-                state.revisions[campaign.id] = Array(kept.suffix(Self.keptRevisions))
+                state.revisions[campaign.id] = self.retained(kept, id: campaign.id, state: &state, logger: logger)
                 state.entries[file.path] = Entry(
                     fingerprint: loadedFingerprint,
                     status: CampaignStatus(file: relativeFile, id: campaign.id, serving: campaign.revision, error: nil),

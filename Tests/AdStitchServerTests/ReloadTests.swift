@@ -65,6 +65,37 @@ struct ReloadTests {
         }
     }
 
+    @Test("a session keeps playing for its TTL however often its campaign changes (up to 32 revisions); comments make no revision")
+    func churn() async throws {
+        let (folder, file, yaml) = try self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let logger = Logger(label: "test")
+        let (store, app) = Self.uncachedApp(folder, logger: logger)
+        try await app.test(.router) { client in
+            let (_, prefix) = try await RouteTests().startSession(client, query: "session=churn-1")
+            let first = try #require(store.statuses.first?.serving)
+            // A playlist stamped with a comment on every change: the same revision.
+            let playlist = folder.appendingPathComponent("news/media/program/act-1/240p/index.m3u8")
+            let original = try String(contentsOf: playlist, encoding: .utf8)
+            for stamp in 0..<3 {
+                try await Task.sleep(for: .milliseconds(20))
+                try Data(original.replacingOccurrences(of: "#EXTM3U\n", with: "#EXTM3U\n# served at \(stamp)\n").utf8).write(to: playlist)
+                _ = Self.settle(store, logger: logger)
+                #expect(store.statuses.first?.serving == first, "a comment made a revision")
+            }
+            // Twelve real changes (more than the eight kept before): the first session still plays.
+            for edit in 0..<12 {
+                try await Task.sleep(for: .milliseconds(20))
+                try Data(yaml.replacingOccurrences(of: "title: ", with: "title: v\(edit) ").utf8).write(to: file)
+                #expect(Self.settle(store, logger: logger))
+            }
+            #expect(store.statuses.first?.serving != first)
+            for name in ["v0.m3u8", "v1.m3u8", "boundaries.json"] {
+                try await client.execute(uri: prefix + name, method: .get) { #expect($0.status == .ok, "\(name) after 12 revisions") }
+            }
+        }
+    }
+
     @Test("an edited campaign reloads; its old sessions keep their ads; a broken edit keeps the last good revision")
     func reload() async throws {
         let (folder, file, yaml) = try self.folder()
@@ -181,22 +212,28 @@ struct ReloadTests {
         }
     }
 
-    @Test("a session whose revision is no longer kept gets 410 after eight newer revisions; the kept ones still serve")
-    func revisionsBeyondTheLimitAreGone() async throws {
+    @Test(
+        "a session whose revision is no longer kept gets 410: superseded longer than the session TTL ago, or beyond 32 newer revisions",
+        arguments: [true, false]
+    )
+    func revisionsBeyondTheLimitAreGone(byTime: Bool) async throws {
         let (folder, file, yaml) = try self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let logger = Logger(label: "test")
-        let (store, app) = Self.uncachedApp(folder, logger: logger)
+        let store = CampaignStore(folder: folder, logger: logger, revisionRetention: byTime ? .milliseconds(200) : .seconds(86_400))
+        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0))
         try await app.test(.router) { client in
             var prefixes: [String] = []
-            for edit in 0...8 {
+            for edit in 0...(byTime ? 2 : 32) {
                 if edit > 0 {
+                    // The first revision's sessions outlive their TTL before the last edit.
+                    if byTime, edit == 2 { try await Task.sleep(for: .milliseconds(300)) }
                     try Data((yaml + "\n# edit \(edit)\n").utf8).write(to: file)
                     #expect(Self.settle(store, logger: logger))
                 }
                 prefixes.append(try await RouteTests().startSession(client, query: "session=k-\(edit)").prefix)
             }
-            // Nine revisions, eight kept: the first is gone, the second is the oldest kept.
+            // The first is gone; the others are kept (by time: the second was superseded just now).
             try await client.execute(uri: prefixes[0] + "v0.m3u8", method: .get) { response in
                 #expect(response.status == .gone)
                 let problem = try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])

@@ -81,9 +81,13 @@ struct RemoteReloadTests {
         #expect(exposition.contains("adstitch_origin_requests_total{status=\"200\"} \(playlists)"))
         #expect(exposition.contains("adstitch_origin_fetch_seconds_count"))
 
-        // A changed slate playlist on the origin: a new revision at the next poll.
+        // A changed slate playlist on the origin: a new revision at the next poll. (A comment line
+        // would not do: comments are no part of a revision.)
         let slate = root.appendingPathComponent("media/slate/180p/index.m3u8")
-        let edited = try String(contentsOf: slate, encoding: .utf8).replacingOccurrences(of: "#EXTM3U\n", with: "#EXTM3U\n## edited\n")
+        let edited = try String(contentsOf: slate, encoding: .utf8).replacingOccurrences(
+            of: "#EXTM3U\n",
+            with: "#EXTM3U\n#EXT-X-START:TIME-OFFSET=0\n"
+        )
         try Data(edited.utf8).write(to: slate)
         try await Self.poll(store)
         let second = try #require(store.campaign("evening-news"))
