@@ -171,7 +171,8 @@ struct CampaignReloader: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: self.interval)
-                _ = try await NIOThreadPool.singleton.runIfActive { self.store.reload(logger: self.logger) }
+                // A slow origin answers in the background; local edits are not held up by it.
+                _ = try await NIOThreadPool.singleton.runIfActive { self.store.reload(logger: self.logger, originWait: .seconds(1)) }
             }
         }
     }

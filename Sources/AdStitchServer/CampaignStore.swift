@@ -97,6 +97,8 @@ public final class CampaignStore: Sendable {
     private struct State {
         var current: [String: ServedCampaign] = [:]
         var revisions: [String: [ServedCampaign]] = [:]
+        /// Campaign files whose origin is being asked now (``checkOrigins``).
+        var originChecks: Set<String> = []
         /// When each kept revision stopped being the current one, by "id/revision".
         var superseded: [String: ContinuousClock.Instant] = [:]
         var entries: [String: Entry] = [:]
@@ -160,7 +162,13 @@ public final class CampaignStore: Sendable {
     /// Loads what changed and has stayed unchanged since the previous call (with `settle`
     /// false: what changed, at once). Returns whether any campaign was loaded, failed or removed.
     @discardableResult
-    public func reload(logger: Logger, settle: Bool = true) -> Bool {
+    ///
+    /// Local changes are loaded first; then the origins of unchanged campaigns whose poll is due
+    /// are asked concurrently, each on its own thread and bounded by its own timeout, and this
+    /// waits for them at most `originWait` (nil: until they answer). A check still running then
+    /// goes on — its campaign loads when it answers — and the next call starts none for that
+    /// campaign: one slow origin holds up no other campaign's reload.
+    public func reload(logger: Logger, settle: Bool = true, originWait: Duration? = nil) -> Bool {
         let files: [URL]
         do {
             files = try self.scanner.campaignFiles()
@@ -175,18 +183,18 @@ public final class CampaignStore: Sendable {
             return false
         }
         var changed = false
+        var originChecks: [(file: URL, fingerprint: String, entry: Entry)] = []
         for file in files {
             let previous = self.state.withLock { $0.entries[file.path] }
             let fingerprint = self.scanner.fingerprint(file, watched: previous?.watched ?? [])
             guard previous?.fingerprint != fingerprint else {
                 self.state.withLock { _ = $0.pending.removeValue(forKey: file.path) }
-                // Local files unchanged; its origin may have changed.
-                if let previous, self.originChanged(file, previous, logger: logger) {
-                    changed = true
-                    self.load(file, fingerprint: fingerprint, previous: previous, current: true, logger: logger)
-                }
+                // Local files unchanged; its origin may have changed (asked below, concurrently).
+                if let previous { originChecks.append((file, fingerprint, previous)) }
                 continue
             }
+            // Its origin is being asked, and may load it: the local change waits for the next poll.
+            if self.state.withLock({ $0.originChecks.contains(file.path) }) { continue }
             if settle {
                 let stable = self.state.withLock { state in
                     defer { state.pending[file.path] = fingerprint }
@@ -198,6 +206,7 @@ public final class CampaignStore: Sendable {
             changed = true
             self.load(file, fingerprint: fingerprint, previous: previous, logger: logger)
         }
+        if self.checkOrigins(originChecks, wait: originWait, logger: logger) { changed = true }
         let present = Set(files.map(\.path))
         self.state.withLock { state in
             for (path, entry) in state.entries where !present.contains(path) {
@@ -242,6 +251,33 @@ public final class CampaignStore: Sendable {
             state.superseded["\(id)/\(served.campaign.revision)"] = nil
         }
         return retained
+    }
+
+    /// Asks the origins of `checks` concurrently (see ``reload(logger:settle:originWait:)``);
+    /// whether a campaign loaded anew within the wait.
+    private func checkOrigins(_ checks: [(file: URL, fingerprint: String, entry: Entry)], wait: Duration?, logger: Logger) -> Bool {
+        let due = checks.filter { check in
+            guard self.remote != nil, !check.entry.remote.isEmpty else { return false }
+            return self.state.withLock { $0.originChecks.insert(check.file.path).inserted }
+        }
+        guard !due.isEmpty else { return false }
+        let group = DispatchGroup()
+        let loaded = Mutex(false)
+        for check in due {
+            DispatchQueue.global().async(group: group) {
+                defer { self.state.withLock { _ = $0.originChecks.remove(check.file.path) } }
+                guard self.originChanged(check.file, check.entry, logger: logger) else { return }
+                self.load(check.file, fingerprint: check.fingerprint, previous: check.entry, current: true, logger: logger)
+                loaded.withLock { $0 = true }
+            }
+        }
+        if let wait {
+            let (seconds, attoseconds) = wait.components
+            _ = group.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+        } else {
+            group.wait()
+        }
+        return loaded.withLock { $0 }
     }
 
     /// Whether the origin says a playlist of this campaign changed, when its `origin.poll` is due.

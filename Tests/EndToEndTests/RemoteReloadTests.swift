@@ -56,6 +56,45 @@ struct RemoteReloadTests {
         return (store, client)
     }
 
+    @Test("a slow origin holds up no other campaign's reload: origins are asked concurrently, a local edit loads at once")
+    func slowOriginDoesNotHoldLocalEdits() async throws {
+        let root = try Self.originFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let origin = try await StaticServer(root: root)
+        // The remote campaign's slate comes from a path the origin answers 1.5 s late (three playlists).
+        let folder = try Self.campaigns(base: origin.base.absoluteString)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let remoteYAML = folder.appendingPathComponent("news/campaign.yaml")
+        try Data(
+            try String(contentsOf: remoteYAML, encoding: .utf8)
+                .replacingOccurrences(of: "\(origin.base.absoluteString)media/slate/", with: "\(origin.base.absoluteString)_/slow/1500/media/slate/")
+                .utf8
+        ).write(to: remoteYAML)
+        // A local campaign beside it.
+        try FileManager.default.copyItem(at: Self.demo, to: folder.appendingPathComponent("local"))
+        let localYAML = folder.appendingPathComponent("local/campaign.yaml")
+        let local = try String(contentsOf: localYAML, encoding: .utf8).replacingOccurrences(of: "id: evening-news", with: "id: local-news")
+        try Data(local.utf8).write(to: localYAML)
+        let (store, client) = try await Self.makeStore(folder, metrics: ServerMetrics())
+        defer { Task { try? await client.shutdown() } }
+        let before = try #require(store.campaign("local-news")).campaign.revision
+        #expect(store.campaign("evening-news") != nil, "\(store.statuses)")
+
+        // The remote campaign's poll is due; the local one is edited.
+        try await Task.sleep(for: .milliseconds(1_050))
+        try Data(local.replacingOccurrences(of: "title: ", with: "title: Edited ").utf8).write(to: localYAML)
+        let started = ContinuousClock.now
+        for _ in 0..<2 {  // seen, then stable: loaded
+            _ = try await NIOThreadPool.singleton.runIfActive { store.reload(logger: Logger(label: "test"), originWait: .milliseconds(200)) }
+        }
+        let took = ContinuousClock.now - started
+        #expect(try #require(store.campaign("local-news")).campaign.revision != before, "the local edit is loaded")
+        #expect(took < .seconds(3), "two reloads took \(took) behind a 4.5 s origin poll")
+        // The slow poll finishes on its own, and the remote campaign keeps serving.
+        try await Task.sleep(for: .seconds(5))
+        #expect(store.statuses.allSatisfy { $0.error == nil }, "\(store.statuses)")
+    }
+
     @Test("unchanged: 304s and the same load; changed: a new revision; origin gone: the last good revision serves and the error shows")
     func polls() async throws {
         let root = try Self.originFolder()
