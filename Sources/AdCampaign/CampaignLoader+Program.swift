@@ -105,10 +105,9 @@ extension Loader {
         var used: Set<String> = []
         if program.readsMarkers, let playlist = asset.variants.first?.playlist {
             let markers = MarkerReader(playlist)
+            // Each message says what becomes of the marker (skipped, or the break it left open abandoned).
             for problem in markers.problems {
-                self.warnings.append(
-                    CampaignIssue(file: playlistName, line: problem.line, column: 0, field: "marker", problem.message + "; that break is skipped")
-                )
+                self.warnings.append(CampaignIssue(file: playlistName, line: problem.line, column: 0, field: "marker", problem.message))
             }
             for marker in markers.breaks {
                 let override = overrides[marker.id]?.settings
@@ -135,11 +134,13 @@ extension Loader {
         } else if let markerBreaks {
             self.reader.issue(markerBreaks, "marker_breaks", "applies to breaks from markers; add breaks: markers to program")
         }
+        // A programme may mark thousands of breaks: the message names the first few.
+        let markerIDs = cuts.prefix(20).map(\.id).joined(separator: ", ") + (cuts.count > 20 ? ", … (\(cuts.count) in all)" : "")
         for entry in self.timedBreaks where entry.at == nil && !used.contains(entry.id) {
             self.reader.issue(
                 entry.node,
                 "\(entry.field).at",
-                "break \"\(entry.id)\" has no at: and no marker of the programme has that id; marker breaks are \(cuts.map(\.id).joined(separator: ", "))"
+                "break \"\(entry.id)\" has no at: and no marker of the programme has that id; marker breaks are \(markerIDs)"
             )
         }
         for entry in self.timedBreaks {
@@ -210,11 +211,9 @@ extension Loader {
         }
 
         // The islands between the cuts; each break goes before the island after it (or after the last).
-        let segments = asset.variants.first?.playlist.segments
-        func time(_ segment: Int) -> ExactDecimal {
-            guard let segments, segment < segments.count else { return asset.duration }
-            return segments[segment].startTime
-        }
+        let cutter = AssetCutter(asset)
+        let segmentCount = cutter.video.times.count - 1
+        func time(_ segment: Int) -> ExactDecimal { cutter.video.times[min(segment, segmentCount)] }
         var islands: [Island] = []
         var pending: [Cut] = []
         var placed: [(Cut, AdBreak.Position)] = []
@@ -224,7 +223,7 @@ extension Loader {
             guard end > resume else { return }
             let id = "part-\(islands.count + 1)"
             self.declaredIslands.append(id)
-            islands.append(Island(id: id, asset: asset.slice(from: time(resume), to: time(end), skews: &skews), contentStart: time(resume)))
+            islands.append(Island(id: id, asset: cutter.slice(from: time(resume), to: time(end), skews: &skews), contentStart: time(resume)))
             placed += pending.map { ($0, .before(island: id)) }
             pending = []
         }
@@ -233,7 +232,7 @@ extension Loader {
             pending.append(cut)
             resume = cut.end ?? cut.segment
         }
-        island(to: segments?.count ?? 0)
+        island(to: segmentCount)
         guard let last = islands.last else {
             self.reader.issue(program.node, "program", "the breaks replace the whole programme; nothing of it is left to play")
             return ([], [])
