@@ -35,5 +35,15 @@ let package = Package(
             path: "Benchmarks/StitchingBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .executableTarget(
+            name: "LoadingBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "AdCampaign", package: "AdStitch"),
+                "BenchmarkCampaigns",
+            ],
+            path: "Benchmarks/LoadingBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
     ]
 )
