@@ -37,6 +37,55 @@ extension Loader {
         }
         self.checkTotals(campaign)
         self.checkAdsFitBreaks(campaign)
+        self.checkResumesBeforeFinalSegment(campaign)
+    }
+
+    /// A break that resumes the programme inside its final segment (of any video variant or audio
+    /// rendition) — a mid-roll right before a last island of one segment — stalls hls.js before
+    /// 1.7 in interstitial sessions (docs/real-clients.md). The same rule as AdStitching's
+    /// `InterstitialSchedule.breaksResumingInFinalSegment(of:)`, which this module cannot import;
+    /// `auto` serves such campaigns stitched to those players, so this is a warning.
+    private mutating func checkResumesBeforeFinalSegment(_ campaign: Campaign) {
+        guard campaign.live == nil, let last = campaign.programAsset ?? campaign.islands.last?.asset else { return }
+        // Times on the primary timeline: the programme asset whole, else the islands in a row.
+        var starts: [String: ExactDecimal] = [:]
+        var ends: [String: ExactDecimal] = [:]
+        var end = last.duration
+        if campaign.programAsset == nil {
+            end = .zero
+            for island in campaign.islands {
+                starts[island.id] = end
+                end += island.asset.duration
+                ends[island.id] = end
+            }
+        }
+        let playlists = last.variants.map(\.playlist) + last.audioRenditions.compactMap(\.playlist)
+        guard let finalSegment = playlists.compactMap({ $0.segments.last?.startTime }).min() else { return }
+        let finalStart = end - last.duration + finalSegment
+        for adBreak in campaign.breaks {
+            let resume: ExactDecimal? =
+                if let placement = adBreak.placement {
+                    placement.cut + (placement.replaced ?? .zero)
+                } else {
+                    switch adBreak.position {
+                    case .before(let island): starts[island]
+                    case .after(let island): ends[island]
+                    case .live: nil
+                    }
+                }
+            guard let resume, resume >= finalStart, resume < end else { continue }
+            let (node, field) = self.breakNodes[adBreak.id] ?? (nil, "breaks")
+            let remedy =
+                campaign.programAsset == nil
+                ? "give the last island at least two segments" : "end the break (or its replaced stretch) before the programme's last segment"
+            self.warn(
+                node,
+                field,
+                "break \"\(adBreak.id)\" resumes the programme at \(resume) s, inside its final segment (\(finalStart) s to \(end) s): "
+                    + "hls.js before 1.7 stalls after this break in interstitial sessions; \(remedy), or serve stitched "
+                    + "(insertion=auto does for hls.js before 1.7)"
+            )
+        }
     }
 
     /// The programme within a week and the breaks within a day in all (``CampaignLimits``), so a

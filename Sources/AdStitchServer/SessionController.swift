@@ -158,7 +158,12 @@ struct SessionController: Sendable {
             expires: self.policy.expiryOfNewToken,
             insertion: liveJoin != nil
                 ? .stitched
-                : InsertionChoice.resolve(asked ?? served.campaign.insertion, userAgent: request.headers[.userAgent], player: attributes["player"]),
+                : InsertionChoice.resolve(
+                    asked ?? served.campaign.insertion,
+                    userAgent: request.headers[.userAgent],
+                    player: attributes["player"],
+                    campaign: served.campaign
+                ),
             liveJoin: liveJoin
         )
         var response = try self.masterResponse(served, token: token, prefix: "", for: request)

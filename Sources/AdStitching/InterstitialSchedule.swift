@@ -117,6 +117,49 @@ public struct InterstitialSchedule: Sendable {
         self.interstitials.first { $0.id == id }
     }
 
+    /// The breaks of `campaign` whose interstitial resumes the primary inside its final segment
+    /// (of any video variant or audio rendition), in campaign order: a mid-roll right before a
+    /// last island of one segment, or a cut whose resume point is the programme's last segment.
+    /// hls.js before 1.7 stalls after such a break: it plays the break apart from the primary,
+    /// and on resuming drops the seek to the resume point when the only fragment left is the one
+    /// it loads again (docs/real-clients.md "hls.js before 1.7: a break before the last segment").
+    /// A post-roll (resuming at the primary's end) is not one. A function of the campaign alone,
+    /// so of its revision; live programmes have no interstitials and none.
+    public static func breaksResumingInFinalSegment(of campaign: Campaign) -> [String] {
+        guard campaign.live == nil else { return [] }
+        // The primary timeline: the programme asset whole, else the islands one after another.
+        let resumes: [(id: String, time: ExactDecimal)]
+        let last: (asset: Asset, start: ExactDecimal)
+        if let programme = campaign.programAsset {
+            resumes = campaign.breaks.compactMap { adBreak in
+                adBreak.placement.map { (adBreak.id, $0.cut + ($0.replaced ?? .zero)) }
+            }
+            last = (programme, .zero)
+        } else {
+            guard let final = campaign.islands.last else { return [] }
+            var starts: [String: ExactDecimal] = [:]
+            var ends: [String: ExactDecimal] = [:]
+            var time = ExactDecimal.zero
+            for island in campaign.islands {
+                starts[island.id] = time
+                time += island.asset.duration
+                ends[island.id] = time
+            }
+            resumes = campaign.breaks.compactMap { adBreak in
+                switch adBreak.position {
+                case .before(let island): starts[island].map { (adBreak.id, $0) }
+                case .after(let island): ends[island].map { (adBreak.id, $0) }
+                case .live: nil
+                }
+            }
+            last = (final.asset, time - final.asset.duration)
+        }
+        let playlists = last.asset.variants.map(\.playlist) + last.asset.audioRenditions.compactMap(\.playlist)
+        guard let finalSegment = playlists.compactMap({ $0.segments.last?.startTime }).min() else { return [] }
+        let end = last.start + last.asset.duration
+        return resumes.filter { $0.time >= last.start + finalSegment && $0.time < end }.map(\.id)
+    }
+
     /// Which breaks of one programme asset need `X-SNAP`: a break's start (OUT) or resume point
     /// (IN) that is not a segment boundary of every video variant (they are cut on the first
     /// variant's boundaries; another variant's may differ). Islands of their own meet at

@@ -54,16 +54,20 @@ extension RealClients {
 
         /// What hls.js did playing an interstitial session: its events as `list:ID:count`,
         /// `start:ID:primaryTime`, `asset:ID:index`, `end:ID`, `resumed:primaryTime`, `seek:T`,
-        /// `ended:primaryTime`. The page comes from another origin (CORS, as for a real web
-        /// player) and plays the session's own multivariant playlist at 4×; with `seekTarget`,
-        /// it seeks there 0.6 s after the programme first resumes. It stops at the post-roll's end
-        /// or at the primary's end.
+        /// `ended:primaryTime` (with `video-ended:currentTime`). The page comes from another origin
+        /// (CORS, as for a real web player) and plays the session's own multivariant playlist at
+        /// 4×; with `seekTarget`, it seeks there 0.6 s after the programme first resumes. It stops
+        /// at the post-roll's end or at the primary's end (a stitched session's end).
         static func playWithHlsJs(_ server: Server, campaign: String, master: String, seekTarget: Double? = nil) async throws -> [String] {
+            try await Self.playWithHlsJs(port: server.port, campaign: campaign, master: master, seekTarget: seekTarget)
+        }
+
+        static func playWithHlsJs(port: Int, campaign: String, master: String, seekTarget: Double? = nil) async throws -> [String] {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hlsjs-interstitials-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             try FileManager.default.copyItem(at: HlsJs.file(), to: folder.appendingPathComponent("hls.js"))
-            let absolute = master.replacingOccurrences(of: "sessions/", with: "http://127.0.0.1:\(server.port)/v1/campaigns/\(campaign)/sessions/")
+            let absolute = master.replacingOccurrences(of: "sessions/", with: "http://127.0.0.1:\(port)/v1/campaigns/\(campaign)/sessions/")
             try Data(absolute.utf8).write(to: folder.appendingPathComponent("master.m3u8"))
             let seek =
                 seekTarget.map {
@@ -95,7 +99,10 @@ extension RealClients {
                   // own end is the one with no interstitial playing.
                   video.addEventListener('ended', () => {
                     const item = hls.interstitialsManager && hls.interstitialsManager.playingItem;
-                    if (!item || !item.event) { window.log.push('ended:' + primaryTime().toFixed(3)); if (!hls.interstitialsManager.events.some(e => e.cue.post)) window.done = true; }
+                    if (!item || !item.event) {
+                      window.log.push('ended:' + primaryTime().toFixed(3), 'video-ended:' + video.currentTime.toFixed(3));
+                      if (!hls.interstitialsManager || !hls.interstitialsManager.events.some(e => e.cue.post)) window.done = true;
+                    }
                   });
                   video.defaultPlaybackRate = 4;
                   video.addEventListener('loadedmetadata', () => { video.playbackRate = 4; video.play(); });
@@ -247,6 +254,145 @@ extension RealClients {
             #expect(statuses.contains { $0.hasPrefix("Break mid-1: asset 1 of") && $0.hasSuffix("(restricted: no skipping)") }, "\(statuses)")
             #expect(statuses.contains { $0.hasPrefix("Break postroll: asset 1 of 1") }, "\(statuses)")
             #expect(!statuses.contains { $0.hasPrefix("hls.js:") }, "\(statuses)")
+        }
+
+        /// A campaigns folder holding `last-island` (`insertion: auto`): islands of 3.84 s TS
+        /// segments (`scripts/ts-demo-media.sh` with `SEGMENT=3.84`, encoded here), act-1 of two
+        /// segments and act-2 of one, the mid-roll `mid-1` between them — so it resumes the
+        /// programme in its final segment, which hls.js before 1.7 stalls after
+        /// (docs/real-clients.md) — and a post-roll; the ads and slate are the TS demo's.
+        static func lastIslandCampaigns() async throws -> URL {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("last-island-\(UUID().uuidString.prefix(8))")
+            let media = folder.appendingPathComponent("last-island/media")
+            try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+            let demo = Repository.root.appendingPathComponent("Campaigns/evening-news/media")
+            for name in ["ads", "slate"] {
+                try FileManager.default.copyItem(at: demo.appendingPathComponent(name), to: media.appendingPathComponent(name))
+            }
+            let encode = try await Tool.run(
+                "bash",
+                [
+                    "-c",
+                    """
+                    set -euo pipefail
+                    cd "$1"
+                    source "$2"
+                    SEGMENT=3.84
+                    asset program/act-1 7.68 testsrc2 "sine=frequency=440" "ACT 1" PROGRAM_LADDER
+                    asset program/act-2 3.84 testsrc "sine=frequency=523" "ACT 2" PROGRAM_LADDER
+                    """,
+                    "encode", media.path, Repository.root.appendingPathComponent("scripts/ts-demo-media.sh").path,
+                ]
+            )
+            #expect(encode.status == 0, "\(encode.output)")
+            let yaml = """
+                version: 1
+                id: last-island
+                title: Last island of one segment
+                insertion: auto
+                program:
+                  islands:
+                    - { id: act-1, playlist: media/program/act-1/master.m3u8 }
+                    - { id: act-2, playlist: media/program/act-2/master.m3u8 }
+                breaks:
+                  - { id: mid-1, before: act-2, duration: 6, pools: [house] }
+                  - { id: postroll, after: act-2, duration: 2, pools: [house] }
+                slate: { playlist: media/slate/master.m3u8 }
+                pools:
+                  house:
+                    - { id: delta, playlist: media/ads/delta/master.m3u8 }
+                    - { id: bravo, playlist: media/ads/bravo/master.m3u8 }
+
+                """
+            try Data(yaml.utf8).write(to: folder.appendingPathComponent("last-island/campaign.yaml"))
+            return folder
+        }
+
+        /// The preview's interstitial player carries a workaround for hls.js 1.6's stall after a
+        /// break resuming in the programme's final segment (PreviewAssets): it seeks to what is
+        /// buffered when hls.js leaves the element before it. With it, hls.js 1.6.15 plays such a
+        /// session to the end: the mid-roll, the programme's last segment, the post-roll.
+        @Test("the preview's hls.js 1.6 plays a session whose mid-roll resumes in the final segment to the end, every break started and ended")
+        func previewPlaysPastABreakBeforeTheFinalSegment() async throws {
+            let folder = try await Self.lastIslandCampaigns()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let server = try await HardeningEndToEndTests.Server(campaigns: folder, extra: ["--hls-js", try HlsJs.file().path])
+            defer { kill(server.process.pid, SIGKILL) }
+            let browser = try await WebDriver()
+            var log: [String] = []
+            do {
+                try await browser.open(try #require(URL(string: "http://127.0.0.1:\(server.port)/preview/last-island?session=pv-last")))
+                // The page's own hls.js instance, watched before it plays.
+                _ = try await browser.execute(
+                    """
+                    const video = document.getElementById('video-interstitials');
+                    const hls = video.hls;
+                    window.log = []; window.done = false;
+                    const primaryTime = () => hls.interstitialsManager ? hls.interstitialsManager.primary.currentTime.toFixed(3) : '-';
+                    hls.on('hlsInterstitialStarted', (e, d) => window.log.push('start:' + d.event.identifier + ':' + primaryTime()));
+                    hls.on('hlsInterstitialEnded', (e, d) => {
+                      window.log.push('end:' + d.event.identifier + ':' + primaryTime());
+                      if (d.event.cue.post) window.done = true;
+                    });
+                    hls.on('hlsInterstitialsPrimaryResumed', () => window.log.push('resumed:' + primaryTime()));
+                    hls.on('hlsError', (e, d) => window.log.push((d.fatal ? 'fatal:' : 'error:') + d.details));
+                    video.defaultPlaybackRate = 4; video.playbackRate = 4; video.play();
+                    return true
+                    """
+                )
+                let deadline = Date().addingTimeInterval(45)
+                while Date() < deadline {
+                    try await Task.sleep(for: .milliseconds(500))
+                    if try await browser.execute("return window.done") as? Bool == true { break }
+                }
+                log = try await browser.execute("return window.log") as? [String] ?? []
+                #expect(try await browser.severeLogs().isEmpty)
+            } catch {
+                await browser.quit()
+                throw error
+            }
+            await browser.quit()
+            for id in ["mid-1", "postroll"] {
+                #expect(log.count { $0.hasPrefix("start:\(id):") } == 1, "\(id) started once; \(log)")
+                #expect(log.count { $0.hasPrefix("end:\(id):") } == 1, "\(id) ended once; \(log)")
+            }
+            let order = log.filter { $0.hasPrefix("start:") || $0.hasPrefix("end:") }.map {
+                $0.split(separator: ":").prefix(2).joined(separator: ":")
+            }
+            #expect(order == ["start:mid-1", "end:mid-1", "start:postroll", "end:postroll"], "\(log)")
+            // The programme resumed after the mid-roll (7.68 s) and played its final segment to the
+            // end (11.52 s) before the post-roll.
+            let postroll = log.first { $0.hasPrefix("start:postroll:") }.flatMap { Double($0.split(separator: ":").last ?? "") }
+            #expect(postroll.map { $0 > 11.2 } == true, "the post-roll started at \(String(describing: postroll)) s of primary; \(log)")
+            #expect(!log.contains { $0.hasPrefix("fatal:") }, "\(log)")
+        }
+
+        /// `insertion=auto` (the campaign's) for a page that says `player=hls.js/1.6.15` gets a
+        /// stitched session of the campaign hls.js 1.6 would stall on as interstitials, and hls.js
+        /// plays it to the end; `player=hls.js/1.7.0` gets interstitials.
+        @Test("auto gives hls.js 1.6 a stitched session of a campaign whose mid-roll resumes in the final segment, and it plays to the end")
+        func autoStitchesForHlsJs16() async throws {
+            let folder = try await Self.lastIslandCampaigns()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let server = try await HardeningEndToEndTests.Server(campaigns: folder)
+            defer { kill(server.process.pid, SIGKILL) }
+            func start(_ player: String) throws -> (master: String, manifest: [String: Any]) {
+                let master = try server.get("/v1/campaigns/last-island/master.m3u8?session=auto-1&player=\(player)")
+                #expect(master.status == 200, "\(master.body)")
+                let variant = try #require(master.body.split(separator: "\n").first { $0.hasPrefix("sessions/") && $0.hasSuffix("/v0.m3u8") })
+                let manifest = try server.get("/v1/campaigns/last-island/" + variant.dropLast("v0.m3u8".count) + "boundaries.json")
+                return (master.body, try #require(try JSONSerialization.jsonObject(with: Data(manifest.body.utf8)) as? [String: Any]))
+            }
+            #expect(try start("hls.js/1.7.0").manifest["insertion"] as? String == "interstitials")
+            let (master, manifest) = try start("hls.js/1.6.15")
+            #expect(manifest["insertion"] as? String == "stitched")
+            #expect(!master.contains("com.apple.hls.interstitial"))
+            let breaks = try #require(manifest["breaks"] as? [[String: Any]])
+            #expect(breaks.map { $0["id"] as? String } == ["mid-1", "postroll"])
+            let duration = try #require(Self.decimal(manifest["duration"])).doubleValue
+            let log = try await Self.playWithHlsJs(port: server.port, campaign: "last-island", master: master)
+            let ended = log.last { $0.hasPrefix("video-ended:") }.flatMap { Double($0.dropFirst("video-ended:".count)) }
+            #expect(ended.map { abs($0 - duration) < 0.5 } == true, "ended at \(String(describing: ended)) of \(duration) s; \(log)")
         }
     }
 }

@@ -57,12 +57,49 @@ enum PreviewAssets {
           const hls = new window.Hls();
           hls.loadSource(video.dataset.hls);
           hls.attachMedia(video);
+          video.hls = hls;  // for the console (and the end-to-end tests)
           return hls;
         }
+        // hls.js before 1.7 can resume the programme after a break that played apart from it
+        // (X-RESUME-OFFSET=0) without seeking to the resume point: when the break resumes into the
+        // programme's final segment, the seek is dropped with that segment's reload ("finished
+        // buffering, but was aborted"), and the element waits at 0 with [resume, end] buffered
+        // (bufferStalledError), so the rest and the post-roll never play (fixed in 1.7.0, hls.js
+        // PRs #7908 and #7913; docs/real-clients.md). When the programme plays, is not seeking and
+        // stands before what is buffered, seek forward to the schedule item's start or the buffer's.
+        function resumeWhereBuffered(hls, video) {
+          const version = String(window.Hls.version || "").split(".").map(Number);
+          if (version[0] > 1 || (version[0] === 1 && version[1] >= 7)) return;
+          function nudge() {
+            const manager = hls.interstitialsManager;
+            const item = manager && manager.playingItem;
+            if (hls.media !== video || (item && item.event) || video.seeking || video.buffered.length === 0) return;
+            const t = video.currentTime;
+            for (let i = 0; i < video.buffered.length; i++) {
+              if (t >= video.buffered.start(i) && t <= video.buffered.end(i)) return;
+            }
+            const target = Math.max(item ? item.start : 0, video.buffered.start(0));
+            if (t < target && target < video.buffered.end(video.buffered.length - 1)) video.currentTime = target;
+          }
+          hls.on("hlsBufferAppended", nudge);
+          hls.on("hlsError", function (e, d) { if (d.details === "bufferStalledError") nudge(); });
+        }
         (function () {
-          const hls = attach(document.getElementById("video-interstitials"));
+          const video = document.getElementById("video-interstitials");
+          const hls = attach(video);
           const status = document.getElementById("interstitial-now");
           if (!hls || !status) return;
+          resumeWhereBuffered(hls, video);
+          // hls.js 1.6 starts a post-roll paused when the programme's own end, which pauses the
+          // element, comes before it switches to the break (its pause handler forgets it was
+          // playing): a viewer who played the programme to its end plays on into the post-roll.
+          let playedToEnd = false;
+          video.addEventListener("ended", function () { playedToEnd = hls.media === video; });
+          video.addEventListener("loadedmetadata", function () {
+            const item = hls.interstitialsManager && hls.interstitialsManager.playingItem;
+            if (playedToEnd && item && item.event && item.event.cue.post && video.paused) video.play().catch(function () {});
+            playedToEnd = false;
+          });
           hls.on("hlsInterstitialAssetStarted", function (e, d) {
             const restricted = d.event.restrictions.skip || d.event.restrictions.jump;
             status.textContent = "Break " + d.event.identifier + ": asset " + (d.assetListIndex + 1) + " of " + d.event.assetList.length
