@@ -139,7 +139,10 @@ struct Decoded {
     var videoFrames: Int
     var audioSeconds: Double
 
-    init(_ url: URL, scratch: URL, video wantsVideo: Bool = true, audio wantsAudio: Bool = true) async throws {
+    /// `compress`: the playlist's request asks for gzip (souphttpsrc `compress=true`, as libsoup's
+    /// content decoder does in players built on it): a gzip body must then decode to exactly its
+    /// Content-Length's worth of sense, or libsoup asks for "the rest" with a Range.
+    init(_ url: URL, scratch: URL, video wantsVideo: Bool = true, audio wantsAudio: Bool = true, compress: Bool = false) async throws {
         let video = scratch.appendingPathComponent("decoded-\(UUID().uuidString.prefix(6)).gray")
         let audio = scratch.appendingPathComponent("decoded-\(UUID().uuidString.prefix(6)).pcm")
         // hlsdemux and decodebin named, not uridecodebin: for an adaptive stream uridecodebin turns
@@ -147,7 +150,9 @@ struct Decoded {
         // sink can hold a decoder's allocation query (after a resolution change at a splice) behind
         // a queue for good (docs/real-clients.md, "Live sessions"). Without buffering nothing pauses,
         // and decodebin's multiqueue gives each stream its own thread, so no queue is needed.
-        let source = url.isFileURL ? ["filesrc", "location=\(url.path)"] : ["souphttpsrc", "location=\(url.absoluteString)"]
+        let source =
+            url.isFileURL
+            ? ["filesrc", "location=\(url.path)"] : ["souphttpsrc", "location=\(url.absoluteString)"] + (compress ? ["compress=true"] : [])
         var pipeline = ["-q"] + source + ["!", "hlsdemux", "!", "decodebin", "name=d"]
         if wantsVideo {
             pipeline += [

@@ -71,6 +71,40 @@ extension RealClients {
             #expect(try Self.mediaRequests(server) == 1)
         }
 
+        @Test("GStreamer decodes every frame of a session whose every URI carries its token (?st={session}), gzip or plain")
+        func gstreamerDecodesPerSessionTokens() async throws {
+            let origin = try await StaticServer(root: Repository.root.appendingPathComponent("Campaigns/evening-news"))
+            let base = origin.base.absoluteString
+            let port = try #require(origin.base.port)
+            // Every segment and key on the "CDN" with the viewer's session in its query: each row of
+            // each playlist carries the viewer's value (GStreamer once fetched 0 frames of this).
+            let folder = try Self.campaigns(
+                origin: origin,
+                extra:
+                    "rewrite:\n  - { name: token, applies_to: [program, ads, slate, keys], match: '^http://127\\.0\\.0\\.1:\(port)/(.*)$', replace: '\(base)$1?st={session}' }\n"
+            )
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let server = try await HardeningEndToEndTests.Server(campaigns: folder)
+            defer { kill(server.process.pid, SIGKILL) }
+            let (playlists, duration) = try Self.session(server, query: "session=token-viewer-0123456789&locale=es-ES")
+            for path in playlists {
+                let playlist = try server.get(path)
+                let uris = playlist.body.split(separator: "\n").filter { !$0.hasPrefix("#") }
+                #expect(uris.count > 10 && uris.allSatisfy { $0.hasSuffix("?st=token-viewer-0123456789") }, "\(uris.prefix(3))")
+                for compress in [false, true] {
+                    let decoded = try await Decoded(
+                        URL(string: "http://127.0.0.1:\(server.port)\(path)")!,
+                        scratch: FileManager.default.temporaryDirectory,
+                        compress: compress
+                    )
+                    #expect(
+                        decoded.videoFrames == RealClientTests.frames(duration, fps: 25),
+                        "\(path), gzip asked \(compress): \(decoded.videoFrames) frames for \(duration) s"
+                    )
+                }
+            }
+        }
+
         @Test("headless Chromium plays a TS session to the end through a CDN-prefix rewrite; segments come from the CDN, keys from the origin")
         func chromiumPlaysThroughTheCDN() async throws {
             let origin = try await StaticServer(root: Repository.root.appendingPathComponent("Campaigns/evening-news"))
