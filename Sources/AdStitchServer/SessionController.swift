@@ -363,7 +363,17 @@ struct SessionController: Sendable {
         guard let channel = served.channel, let live = served.campaign.live else {
             throw Problem.notFound("campaign \(served.campaign.id) revision \(served.campaign.revision) is not live")
         }
-        let (windows, breaks) = channel.snapshot()
+        let (polled, breaks) = channel.snapshot()
+        // Every rendition cut at the same common clock, so replicas out of phase list the same
+        // window (LiveRenditionWindow.cut); one the clock cannot cut (dates ahead of it) as polled.
+        // The first rendition's hold-back and span for all, so renditions agree with each other too.
+        let now = ExactDecimal(significand: Int((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down)), exponent: 3)
+        let reference = polled.first ?? nil
+        let windows = polled.map { window in
+            window.map { window in
+                reference.flatMap { window.cut(now: now, holdBack: $0.holdBack, span: $0.span) } ?? window
+            }
+        }
         let text = try self.render(Self.metricKind(file)) { () throws -> [UInt8] in
             let plan = self.plan(served, token, tokenText: tokenText, verified: verified)
             let edge = windows.compactMap { $0?.segments.last?.end }.max() ?? .zero

@@ -23,6 +23,48 @@ public struct LiveRenditionWindow: Sendable {
     let version: Int
     public let targetDuration: Int
 
+    private init(segments: [LiveSegment], lines: [SegmentLines], version: Int, targetDuration: Int) {
+        self.segments = segments
+        self.lines = lines
+        self.version = version
+        self.targetDuration = targetDuration
+    }
+
+    /// The window as every replica serves it at `now` (seconds since the epoch on the channel's
+    /// clock, which program date-times are): its segments that end at or before `now − holdBack`,
+    /// and of those the ones that start within `span` of the last one's end. Replicas whose
+    /// pollers are out of phase each hold a window a little ahead or behind; cut at a common
+    /// clock, with `holdBack` covering how far a poller may lag (a poll interval and a fetch) and
+    /// `span` what every replica still holds, they list the same segments, so a viewer whose
+    /// refreshes alternate between them never sees the window go back (RFC 8216bis §6.2.1).
+    /// Nil when no segment ends by then (the origin's dates run ahead of the clock).
+    public func cut(now: ExactDecimal, holdBack: ExactDecimal, span: ExactDecimal) -> LiveRenditionWindow? {
+        let cutoff = now - holdBack
+        guard let last = self.segments.lastIndex(where: { $0.end <= cutoff }) else { return nil }
+        let earliest = self.segments[last].end - span
+        let first = self.segments[...last].firstIndex { $0.start >= earliest } ?? last
+        return LiveRenditionWindow(
+            segments: Array(self.segments[first...last]),
+            lines: Array(self.lines[first...last]),
+            version: self.version,
+            targetDuration: self.targetDuration
+        )
+    }
+
+    /// How far behind the clock a viewer's window ends (``cut(now:holdBack:span:)``): two target
+    /// durations — the poller refreshes every half target duration, and an origin publishes a
+    /// segment up to a target duration after its start.
+    public var holdBack: ExactDecimal { ExactDecimal(2 * self.targetDuration) }
+
+    /// How long a viewer's window is: six target durations — twice the three RFC 8216bis §6.2.2
+    /// asks for. A function of the target duration alone, which every replica shares (a count
+    /// would differ while an origin's window fills, or where its length varies by a segment):
+    /// replicas agree wherever the origin's window holds this plus the hold-back (eight target
+    /// durations; 16 s of 2 s segments).
+    public var span: ExactDecimal {
+        ExactDecimal(6 * self.targetDuration)
+    }
+
     /// Nil when the window is empty or undated (live breaks and programme dates need dates).
     public init?(_ playlist: MediaPlaylist) {
         guard let segments = LiveSegment.segments(of: playlist), !segments.isEmpty else { return nil }

@@ -105,7 +105,9 @@ extension RealClients {
             }
         }
 
-        @Test("headless Chromium plays a TS session to the end through a CDN-prefix rewrite; segments come from the CDN, keys from the origin")
+        @Test(
+            "headless Chromium plays a TS session to the end through a CDN-prefix rewrite with a per-session token; segments from the CDN, keys from the origin"
+        )
         func chromiumPlaysThroughTheCDN() async throws {
             let origin = try await StaticServer(root: Repository.root.appendingPathComponent("Campaigns/evening-news"))
             // The CDN: another server over the same media, and the player's page.
@@ -123,7 +125,7 @@ extension RealClients {
                 origin: origin,
                 extra: """
                     rewrite:
-                      - { name: cdn, match: '^http://127\\.0\\.0\\.1:\(originPort)/(.*)$', replace: '\(cdnBase)$1' }
+                      - { name: cdn, match: '^http://127\\.0\\.0\\.1:\(originPort)/(.*)$', replace: '\(cdnBase)$1?st={session}' }
                     """
             )
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -134,6 +136,8 @@ extension RealClients {
             let playlist = try server.get(try #require(playlists.first))
             let uris = playlist.body.split(separator: "\n").filter { !$0.hasPrefix("#") }
             #expect(uris.count > 10 && uris.allSatisfy { $0.hasPrefix(cdnBase + "media/") }, "\(uris.prefix(3))")
+            // A per-session token in every segment URI (the viewer's value in every row).
+            #expect(uris.allSatisfy { $0.hasSuffix("?st=cdn-1") }, "\(uris.prefix(3))")
 
             // crossorigin: Chromium's native HLS reads a key from another host than the page's
             // only in CORS mode (without it: DEMUXER_ERROR_COULD_NOT_PARSE); docs/real-clients.md.
