@@ -6,7 +6,7 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// How remote playlists are fetched (issue 11; DESIGN.md `origin:`): the defaults a campaign's
+/// How remote playlists are fetched (docs/campaign-format.md `origin:`): the defaults a campaign's
 /// `origin:` block and `serve` flags override.
 public struct OriginSettings: Sendable, Hashable {
     /// Time to establish a connection.

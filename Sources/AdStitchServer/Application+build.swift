@@ -61,7 +61,7 @@ public struct ServerConfiguration: Sendable {
 
 /// Builds the HTTP application: the campaigns of the folder, the routes of the API.
 public func buildApplication(_ configuration: ServerConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
-    // Remote playlists (DESIGN.md `origin:`) through one origin client, shut down with the app.
+    // Remote playlists (docs/campaign-format.md `origin:`) through one origin client, shut down with the app.
     // The first load runs on NIO's blocking thread pool, like every reload: it waits for fetches,
     // and the caller may be an event loop. Campaigns are loaded when the server starts.
     let origin = OriginClient(settings: configuration.origin, metrics: configuration.metrics.factory)
