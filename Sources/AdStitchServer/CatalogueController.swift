@@ -1,4 +1,5 @@
 import AdCampaign
+import Crypto
 import Foundation
 import Hummingbird
 
@@ -22,16 +23,23 @@ struct CatalogueController: Sendable {
         let html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch · \(id)</title>
-            <style>body{font:16px system-ui,sans-serif;margin:2rem;max-width:60rem}video{width:100%;background:#000}</style></head>
+            <style>\(Self.playerStyle)</style></head>
             <body><h1>\(PreviewPage.escape(served.campaign.title))</h1>
             <video id="video" controls autoplay muted playsinline crossorigin="anonymous" src="/v1/campaigns/\(id)/master.m3u8"></video>
             <p>A new session each time the page loads: <code>/v1/campaigns/\(id)/master.m3u8</code>.
             <a href="/preview/\(id)">Preview</a> what a given viewer gets, and why.</p>
             </body></html>
             """
-        // The preview's page headers, its Content-Security-Policy among them.
-        return PreviewController.html(html)
+        // The preview's page headers, its Content-Security-Policy among them, with this page's one
+        // inline style allowed by its digest.
+        var response = PreviewController.html(html)
+        response.headers[.contentSecurityPolicy] = (response.headers[.contentSecurityPolicy] ?? "") + "; style-src 'self' \(Self.playerStyleSource)"
+        return response
     }
+
+    /// The player page's style, inline, and its CSP source (CSP 3 hash-source: SHA-256, base64).
+    static let playerStyle = "body{font:16px system-ui,sans-serif;margin:2rem;max-width:60rem}video{width:100%;background:#000}"
+    static let playerStyleSource = "'sha256-\(Data(SHA256.hash(data: Data(playerStyle.utf8))).base64EncodedString())'"
 
     /// `GET /v1/campaigns`: every campaign file and its load status (paths relative to the campaigns folder).
     func list() -> Response {
