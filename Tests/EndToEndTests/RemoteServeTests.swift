@@ -105,6 +105,28 @@ extension RealClients {
             }
         }
 
+        @Test("hls.js plays a session whose every URI carries its token (?st={session}) to the end, gzip answers and all")
+        func hlsJsPlaysPerSessionTokens() async throws {
+            let origin = try await StaticServer(root: Repository.root.appendingPathComponent("Campaigns/evening-news"))
+            let base = origin.base.absoluteString
+            let port = try #require(origin.base.port)
+            let folder = try Self.campaigns(
+                origin: origin,
+                extra:
+                    "rewrite:\n  - { name: token, applies_to: [program, ads, slate, keys], match: '^http://127\\.0\\.0\\.1:\(port)/(.*)$', replace: '\(base)$1?st={session}' }\n"
+            )
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let server = try await HardeningEndToEndTests.Server(campaigns: folder)
+            defer { kill(server.process.pid, SIGKILL) }
+            let master = try server.get("/v1/campaigns/evening-news/master.m3u8?session=hls-token-viewer")
+            #expect(master.status == 200)
+            let (_, duration) = try Self.session(server, query: "session=hls-token-viewer")
+            let log = try await InterstitialEndToEndTests.playWithHlsJs(port: server.port, campaign: "evening-news", master: master.body)
+            let ended = log.last { $0.hasPrefix("video-ended:") }.flatMap { Double($0.dropFirst("video-ended:".count)) }
+            #expect(ended.map { abs($0 - duration.doubleValue) < 0.5 } == true, "ended at \(String(describing: ended)) of \(duration) s; \(log)")
+            #expect(try origin.hits().keys.contains { $0.hasSuffix(".ts") }, "the segments came from the origin, with the token")
+        }
+
         @Test(
             "headless Chromium plays a TS session to the end through a CDN-prefix rewrite with a per-session token; segments from the CDN, keys from the origin"
         )
