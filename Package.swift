@@ -35,7 +35,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "HLSPlaylist", swiftSettings: swiftSettings),
-        // SCTE 35 splice_info_section decoding (issue 12): no dependencies.
+        // SCTE 35 splice_info_section decoding (docs/campaign-format.md "Markers"): no dependencies.
         .target(name: "SCTE35", swiftSettings: swiftSettings),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -46,9 +46,9 @@ let package = Package(
         ),
         .target(name: "AdDecision", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         .target(name: "AdStitching", dependencies: ["AdDecision", "AdCampaign", "AdLive", "HLSPlaylist"], swiftSettings: swiftSettings),
-        // Live channels (issue 14): break tracking and a viewer's live numbering, pure.
+        // Live channels (docs/design-decisions.md "Live"): break tracking and a viewer's live numbering, pure.
         .target(name: "AdLive", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
-        // Fetching playlists from http(s) origins (issue 11).
+        // Fetching playlists from http(s) origins (docs/campaign-format.md, `origin:`).
         .target(
             name: "AdOrigin",
             dependencies: [

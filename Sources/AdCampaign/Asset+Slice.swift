@@ -2,7 +2,7 @@ import HLSPlaylist
 
 extension Asset {
     /// The stretch of this asset between two cut times on its main video timeline (the first
-    /// variant's segment boundaries), as an asset of its own: a virtual island (issue 12). Every
+    /// variant's segment boundaries), as an asset of its own: a virtual island (docs/campaign-format.md "One programme asset"). Every
     /// other playlist — variants, I-frames, audio, subtitles — is cut at its own segment boundary
     /// nearest the video cut; `skews` gets each such cut's distance from it, by playlist.
     ///
@@ -30,7 +30,7 @@ extension Asset {
 }
 
 /// Cuts one asset into slices (``Asset/slice(from:to:skews:)``) at many times: every playlist's
-/// segment boundaries are read once, and each cut is a binary search in them. Issue 26: reading
+/// segment boundaries are read once, and each cut is a binary search in them. Reading
 /// every segment of every playlist per cut made a programme with 10,000 breaks take minutes.
 struct AssetCutter {
     let asset: Asset

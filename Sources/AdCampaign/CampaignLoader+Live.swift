@@ -7,7 +7,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A live programme (`program: { live: URL }`, issue 14): the channel's multivariant playlist
+/// A live programme (`program: { live: URL }`, docs/campaign-format.md "A live programme"): the channel's multivariant playlist
 /// and one window of each of its media playlists, `marker_breaks` for what the channel's markers
 /// do not say, `join_mid_break`.
 extension Loader {

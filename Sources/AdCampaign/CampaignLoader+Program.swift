@@ -7,7 +7,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// One programme asset cut into virtual islands at its breaks (issue 12): `program: { playlist:
+/// One programme asset cut into virtual islands at its breaks (docs/campaign-format.md "One programme asset"): `program: { playlist:
 /// …, breaks: markers }`, breaks `at:` a programme time, `marker_breaks` for what markers do
 /// not say.
 struct SingleProgram {

@@ -156,7 +156,7 @@ struct Loader {
     var breakNodes: [String: (node: Node, field: String)] = [:]
     var slateNode: Node?
     var declaredIslands: [String] = []
-    /// One programme asset (`program: { playlist: … }`, issue 12): cut into virtual islands at
+    /// One programme asset (`program: { playlist: … }`, docs/campaign-format.md "One programme asset"): cut into virtual islands at
     /// its breaks once they are all known.
     var singleProgram: SingleProgram?
     /// Breaks of a single programme asset: `at:` entries, and entries overriding a marker's.

@@ -1,7 +1,7 @@
 import HLSPlaylist
 import SCTE35
 
-/// An ad break a programme asset's playlist marks (issue 12): where it starts (a segment
+/// An ad break a programme asset's playlist marks (docs/campaign-format.md "One programme asset"): where it starts (a segment
 /// boundary) and, for a replacement, the segments it replaces.
 struct MarkedBreak: Sendable {
     /// From the marker (`scte-<event id>`, a DATERANGE `ID`) or from where it stands (`cue-<line>`).

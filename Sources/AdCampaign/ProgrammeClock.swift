@@ -5,7 +5,7 @@ import HLSPlaylist
 /// when every date-time is after it).
 ///
 /// Each lookup is two binary searches, so reading n date ranges costs n log n however many
-/// segments carry dates (issue 26: a linear scan per date range made a 10,000-marker programme
+/// segments carry dates (a linear scan per date range made a 10,000-marker programme
 /// take minutes).
 struct ProgrammeClock {
     /// Each dated segment, in playlist order: its start time in the playlist and date-time in seconds.

@@ -8,7 +8,7 @@ import NIOCore
 /// between the layout's long shared segment blocks — a programme island's hundreds of lines —
 /// each of those one buffer made at load (``StitchedBody/Block/plain``, ``StitchedBody/sharedMinimum``):
 /// no request copies them, and an answer in flight holds only its own bytes
-/// (docs/performance.md, issue 10). Every other answer is one buffer.
+/// (docs/performance.md "Direct answers"). Every other answer is one buffer.
 struct AnswerBody: Sendable {
     /// The buffers, in order; none of them empty.
     let buffers: [ByteBuffer]

@@ -10,7 +10,7 @@ import Synchronization
 /// playlists, boundary manifests) in the connection's channel pipeline, on its event loop, without
 /// the router: the request a service exists for, and most of the requests it gets, skips the
 /// async channel, the task switches, the router and the middleware chain (docs/performance.md,
-/// issue 10). The answer is the router's to the byte: the same ``SessionController/answer(_:)``,
+/// "Direct answers"). The answer is the router's to the byte: the same ``SessionController/answer(_:)``,
 /// the same ``HTTPSemanticsMiddleware/finish(_:method:ifNoneMatch:)``, the same metrics, then the
 /// `Date` and `Server` headers the application adds.
 ///

@@ -6,7 +6,7 @@ import Foundation
 import HLSPlaylist
 
 extension PreviewPage {
-    /// A live campaign's preview (issue 14): the channel as this replica's poller sees it — its
+    /// A live campaign's preview (docs/design-decisions.md "Live"): the channel as this replica's poller sees it — its
     /// window, whether it is stalled — the break airing now and the ones before it in the window
     /// with the ads this viewer gets in each, what the next break will be filled from (its marker
     /// has not aired, so its ads are not drawn yet), and a player of a live session for the context.

@@ -102,7 +102,7 @@ public struct MediaPlaylist: Sendable {
     }
 
     /// The playlist cut to the segments `range` (a stretch of one programme asset that AdStitch
-    /// plays as a virtual island, issue 12): the same lines and tables, those segments only,
+    /// plays as a virtual island: docs/campaign-format.md "One programme asset"): the same lines and tables, those segments only,
     /// each keeping its key, map, byte range and media sequence number; the duration theirs.
     public func segments(_ range: Range<Int>) -> MediaPlaylist {
         MediaPlaylist(slicing: self, range.clamped(to: 0..<self.segmentRecords.count))
