@@ -18,7 +18,8 @@ struct LiveChannelTests {
         _ origin: LiveOriginTests.Origin,
         history: PostgresBreakHistory?,
         client: OriginClient,
-        stallAfter: Duration? = nil
+        stallAfter: Duration? = nil,
+        historyDeadline: Duration = .seconds(2)
     ) -> LiveChannel {
         let base = "http://127.0.0.1:\(origin.port)"
         return LiveChannel(
@@ -28,7 +29,8 @@ struct LiveChannelTests {
             history: history,
             defaultDuration: nil,
             logger: Self.logger,
-            stallAfter: stallAfter
+            stallAfter: stallAfter,
+            historyDeadline: historyDeadline
         )
     }
 
@@ -108,16 +110,7 @@ struct LiveChannelTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await history.run() }
             try await origin.waitForSegments(2)
-            let base = "http://127.0.0.1:\(origin.port)"
-            let channel = LiveChannel(
-                key: base + "/master.m3u8",
-                renditions: [URL(string: base + "/240p/index.m3u8")!, URL(string: base + "/360p/index.m3u8")!],
-                client: client,
-                history: history,
-                defaultDuration: nil,
-                logger: Self.logger,
-                historyDeadline: .milliseconds(500)
-            )
+            let channel = Self.channel(origin, history: history, client: client, historyDeadline: .milliseconds(500))
             // Reading the history at start gives up at its deadline, not when the database returns.
             let started = ContinuousClock.now
             await #expect(throws: (any Error).self) { try await channel.loadHistory(since: ExactDecimal(origin.epoch)) }
