@@ -23,6 +23,9 @@ public struct Campaign: Sendable {
     /// The programme's islands, in play order.
     public let islands: [Island]
     public let breaks: [AdBreak]
+    /// ``breaks`` by where they play, each place's in campaign order: found once at load, since a
+    /// programme cut at 10,000 markers has 10,000 islands to look up for every plan.
+    public let breaksAt: [AdBreak.Position: [AdBreak]]
     public let slate: Asset?
     public let pools: [Pool]
     public let rules: [Rule]

@@ -240,6 +240,7 @@ struct Loader {
             revision: self.assets.digest.hex,
             islands: islands,
             breaks: breaks,
+            breaksAt: Dictionary(grouping: breaks, by: \.position),
             slate: slate,
             pools: pools,
             rules: rules,

@@ -36,14 +36,13 @@ public struct Planner: Sendable {
             breaks.append(planned)
         }
 
-        // The breaks at each place, in campaign order, found once: looked up per island, a
-        // programme cut at 10,000 markers compared 10,000 breaks for each of its 10,000 islands.
-        let breaksAt = Dictionary(grouping: campaign.breaks, by: \.position)
+        // The breaks at each place, grouped at load (a programme cut at 10,000 markers compared
+        // 10,000 breaks for each of its 10,000 islands here).
         for island in campaign.islands {
-            for adBreak in breaksAt[.before(island: island.id)] ?? [] { fill(adBreak) }
+            for adBreak in campaign.breaksAt[.before(island: island.id)] ?? [] { fill(adBreak) }
             pieces.append(Piece(kind: .island(island), asset: island.asset, start: time))
             time += island.asset.duration
-            for adBreak in breaksAt[.after(island: island.id)] ?? [] { fill(adBreak) }
+            for adBreak in campaign.breaksAt[.after(island: island.id)] ?? [] { fill(adBreak) }
         }
         return Plan(
             campaign: campaign,
