@@ -21,5 +21,10 @@ let package = Package(
             ],
             swiftSettings: fuzzer
         ),
+        .executableTarget(
+            name: "LiveFuzzer",
+            dependencies: [.product(name: "HLSPlaylist", package: "AdStitch"), .product(name: "AdLive", package: "AdStitch")],
+            swiftSettings: fuzzer
+        ),
     ]
 )

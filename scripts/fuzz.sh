@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (Fuzz/: the playlist parser, and the campaign pipeline — load,
-# plan, render every file of a session) with AddressSanitizer, and runs each for RUNS executions
-# on a corpus seeded with the test fixtures. Usage: scripts/fuzz.sh [RUNS] [TARGET…]
-# (default 1000000 executions; targets playlist, campaign and scte35). Findings land in .build-fuzz/.
+# Builds the libFuzzer targets (Fuzz/: the playlist parser, the campaign pipeline — load,
+# plan, render every file of a session —, the SCTE-35 decoder, and a live channel's numbering under
+# origin faults) with AddressSanitizer, and runs each for RUNS executions on a corpus seeded with
+# the test fixtures. Usage: scripts/fuzz.sh [RUNS] [TARGET…] (default 1000000 executions; targets
+# playlist, campaign, scte35 and live). Findings land in .build-fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-1000000}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(playlist campaign scte35)
+[ ${#targets[@]} -eq 0 ] && targets=(playlist campaign scte35 live)
 out=.build-fuzz
-mkdir -p "$out/corpus-playlist" "$out/corpus-campaign" "$out/corpus-scte35"
+mkdir -p "$out/corpus-playlist" "$out/corpus-campaign" "$out/corpus-scte35" "$out/corpus-live"
 cp Tests/HLSPlaylistTests/Fixtures/*.m3u8 "$out/corpus-playlist/" 2>/dev/null || true
 cp Fuzz/Seeds/campaign/*.txt "$out/corpus-campaign/"
 cp Fuzz/Seeds/scte35/*.bin "$out/corpus-scte35/"
+cp Fuzz/Seeds/live/*.bin "$out/corpus-live/"
 cat Fuzz/campaign.dict Fuzz/hls.dict > "$out/campaign.dict"
 
 # Each fuzzer is built as its own product, in the debug configuration with -O, with
@@ -39,7 +41,9 @@ for target in "${targets[@]}"; do
         playlist) fuzzer=PlaylistFuzzer dict=Fuzz/hls.dict max=4096 least=5000 ;;
         campaign) fuzzer=CampaignFuzzer dict="$out/campaign.dict" max=8192 least=5000 ;;
         scte35) fuzzer=SCTE35Fuzzer dict="" max=512 least=500 ;;
-        *) echo "unknown fuzz target $target (playlist, campaign, scte35)" >&2; exit 2 ;;
+        # live: each input is a script of origin behaviour; its windows are counted on exit.
+        live) fuzzer=LiveFuzzer dict="" max=1024 least=2000 ;;
+        *) echo "unknown fuzz target $target (playlist, campaign, scte35, live)" >&2; exit 2 ;;
     esac
     build "$fuzzer"
     echo "== $fuzzer: $runs executions"

@@ -46,10 +46,26 @@ public struct LiveBreakTracker: Sendable {
     public private(set) var problems: [String] = []
     /// A break's duration when its marker gives none (`marker_breaks.duration`).
     public let defaultDuration: ExactDecimal?
+    /// The channel's numbering of its origin's windows: the poller numbers every window with it
+    /// before ``observe(_:)`` reads it (kept here, with the breaks it numbers, so a replica's
+    /// numbering starts after the history's newest break).
+    public var sequencer = LiveOriginSequencer()
     /// The durations of open breaks, by id.
     private var durations: [String: ExactDecimal] = [:]
-    /// Ends of breaks never seen open, already reported.
+    /// Ends of breaks never seen open, already reported; openings on served segments, likewise.
     private var ignoredEnds: Set<Int> = []
+    private var ignoredOpenings: Set<Int> = []
+    /// The newest segment of the last window read: viewers may have been served everything up to
+    /// it, so no break opens or closes at or before it (that would renumber what was served).
+    private var edge: Int?
+    /// The latest end of the open break's segments seen so far: its closing is never earlier, so
+    /// every fill segment listed while it was open stays listed (dates that go back inside a break).
+    private var reach: ExactDecimal?
+    /// ``breaks`` indexed: by id, by first segment; the segments ends stand at (closings, and end
+    /// markers already handled), so each marker costs O(1) however many breaks a window holds.
+    private var byID: [String: Int] = [:]
+    private var byFirst: [Int: Int] = [:]
+    private var ends: Set<Int> = []
 
     public init(defaultDuration: ExactDecimal? = nil, history: [LiveBreak] = []) {
         self.defaultDuration = defaultDuration
@@ -58,34 +74,38 @@ public struct LiveBreakTracker: Sendable {
         for open in self.breaks where open.closing == nil {
             if let duration = open.duration ?? defaultDuration { self.durations[open.id] = duration }
         }
+        self.reindex()
     }
 
     /// Adds the breaks of `history` this tracker does not know (by id) — those a replica read from
     /// the shared history after it started polling (the database was away at start); what it saw
     /// itself stays as it saw it.
     public mutating func merge(history: [LiveBreak]) {
-        let known = Set(self.breaks.map(\.id))
-        let added = history.filter { !known.contains($0.id) }
+        let added = history.filter { self.byID[$0.id] == nil }
         guard !added.isEmpty else { return }
         self.breaks = (self.breaks + added).sorted { $0.first < $1.first }
         for open in added where open.closing == nil {
             if let duration = open.duration ?? self.defaultDuration { self.durations[open.id] = duration }
         }
+        self.reindex()
     }
 
     /// The open break, if any.
     public var open: LiveBreak? { self.breaks.last.flatMap { $0.closing == nil ? $0 : nil } }
 
-    /// Reads one window of the origin; returns the breaks it opened or closed (for the history).
+    /// Reads one window of the origin, numbered by ``sequencer``; returns the breaks it opened or
+    /// closed (for the history).
     @discardableResult
     public mutating func observe(_ playlist: MediaPlaylist) -> [LiveBreak] {
         self.problems = []
-        guard let segments = LiveSegment.segments(of: playlist), !segments.isEmpty else {
+        guard let segments = LiveSegment.segments(of: playlist), let newest = segments.last else {
             if !playlist.segments.isEmpty {
-                self.problems.append("the window has segments without EXT-X-PROGRAM-DATE-TIME; live breaks need dates")
+                self.problems.append("the window has no segment with EXT-X-PROGRAM-DATE-TIME before its first undated one; live breaks need dates")
             }
             return []
         }
+        defer { self.edge = max(self.edge ?? newest.sequence, newest.sequence) }
+        let served = self.edge ?? Int.min
         let scan = AdMarkerScan(playlist)
         self.problems += scan.problems.map { "line \($0.line): \($0.message); that marker is ignored" }
         var changed: [String] = []
@@ -95,17 +115,32 @@ public struct LiveBreakTracker: Sendable {
             case .out(let id, let announced):
                 // A marker's duration is checked where it enters (LiveLimits): never negative, at most an hour.
                 let (duration, durationProblem) = LiveLimits.breakDuration(announced)
-                if let index = self.breaks.firstIndex(where: { $0.first == segment.sequence }) {
-                    if self.durations[self.breaks[index].id] == nil, let duration { self.durations[self.breaks[index].id] = duration }
+                if let index = self.byFirst[segment.sequence] {
+                    if self.durations[self.breaks[index].id] == nil, self.breaks[index].closing == nil, let duration {
+                        self.durations[self.breaks[index].id] = duration
+                    }
                     continue
                 }
                 guard self.breaks.last.map({ segment.sequence > $0.first }) ?? true else { continue }  // an older break's marker
+                guard segment.sequence > served else {
+                    // A marker on a segment viewers may have played as programme: opening there
+                    // would renumber it. Reported once.
+                    if self.ignoredOpenings.insert(segment.sequence).inserted {
+                        self.problems.append(
+                            "line \(marker.line): a break starts at segment \(segment.sequence), already served as programme; ignored"
+                        )
+                    }
+                    continue
+                }
                 if let open = self.open {
-                    self.close(open.id, at: segment)
+                    // Back to back: the open break ends where the next starts.
+                    guard segment.sequence > open.first else { continue }
+                    self.close(open.id, at: segment, in: segments)
                     changed.append(open.id)
                 }
                 var breakID = id ?? "seq-\(segment.sequence)"
-                if self.breaks.contains(where: { $0.id == breakID }) { breakID += "-\(segment.sequence)" }
+                if self.byID[breakID] != nil { breakID += "-\(segment.sequence)" }
+                if self.byID[breakID] != nil { continue }  // an id taken twice over: the marker is ignored
                 self.breaks.append(
                     LiveBreak(
                         id: breakID,
@@ -115,11 +150,14 @@ public struct LiveBreakTracker: Sendable {
                         duration: duration
                     )
                 )
+                self.byID[breakID] = self.breaks.count - 1
+                self.byFirst[segment.sequence] = self.breaks.count - 1
+                self.reach = nil
                 if let duration = duration ?? self.defaultDuration { self.durations[breakID] = duration }
                 if let durationProblem { self.problems.append("line \(marker.line): \(durationProblem)") }
                 changed.append(breakID)
             case .in:
-                if self.breaks.contains(where: { $0.closing?.end == segment.sequence }) { continue }  // seen already
+                if self.ends.contains(segment.sequence) { continue }  // seen already
                 guard let open = self.open, segment.sequence >= open.first else {
                     // The end of a break this tracker never saw open (it started before the first
                     // window it read): reported once, however many windows still show it.
@@ -128,45 +166,90 @@ public struct LiveBreakTracker: Sendable {
                     }
                     continue
                 }
-                guard segment.sequence > open.first else {
-                    // Opened and closed at one place: an insertion point, which live breaks are not.
+                if segment.sequence == open.first, open.first > served {
+                    // Opened and closed at one place, in this window: an insertion point, which live breaks are not.
                     self.breaks.removeLast()
+                    self.byID[open.id] = nil
+                    self.byFirst[open.first] = nil
+                    self.durations[open.id] = nil
+                    self.ends.insert(segment.sequence)
+                    changed.removeAll { $0 == open.id }
                     self.problems.append(
                         "line \(marker.line): break \(open.id) ends where it starts; live breaks replace a stretch, so it is ignored"
                     )
                     continue
                 }
-                self.close(open.id, at: segment)
+                // An end on a segment already served (late, or where the break started) ends the
+                // break at the first segment not served yet; none in this window: the next one.
+                // (The window's numbers are consecutive: found by index, so 10,000 ends cost 10,000 steps.)
+                let position = max(segment.sequence, served == .min ? segment.sequence : served + 1, open.first + 1) - segments[0].sequence
+                guard position >= 0, position < segments.count else { continue }
+                let end = segments[position]
+                self.ends.insert(segment.sequence)
+                self.close(open.id, at: end, in: segments)
                 changed.append(open.id)
             case .point:
                 self.problems.append("line \(marker.line): a placement opportunity; live breaks replace a marked stretch, so it is ignored")
             }
         }
-        // An open break whose duration has elapsed within the window closes at the first segment after it.
+        // An open break whose duration has elapsed within the window closes at the first segment
+        // after it not served yet.
         if let open = self.open, let duration = self.durations[open.id],
-            let end = segments.first(where: { $0.sequence > open.first && $0.start >= open.start + duration })
+            let end = segments.first(where: { $0.sequence > open.first && $0.sequence > served && $0.start >= open.start + duration })
         {
-            self.close(open.id, at: end)
+            self.close(open.id, at: end, in: segments)
             changed.append(open.id)
         }
-        return self.breaks.filter { changed.contains($0.id) }
+        if let open = self.open {
+            for segment in segments where segment.sequence >= open.first { self.reach = max(self.reach ?? segment.end, segment.end) }
+        }
+        return changed.isEmpty ? [] : Set(changed).compactMap { id in self.byID[id].map { self.breaks[$0] } }.sorted { $0.first < $1.first }
     }
 
     /// Forgets the breaks that ended before `time` (seconds since the epoch, on the channel's
     /// clock): no session still playing joined before them, so no viewer's numbering needs them
     /// (the poller passes its live edge less the session TTL). Open breaks are kept.
     public mutating func forget(endedBefore time: ExactDecimal) {
+        let count = self.breaks.count
         self.breaks.removeAll { $0.closing.map { $0.time < time } ?? false }
+        if self.breaks.count != count { self.reindex() }
     }
 
-    private mutating func close(_ id: String, at segment: LiveSegment) {
-        guard let index = self.breaks.firstIndex(where: { $0.id == id }) else { return }
+    private mutating func reindex() {
+        self.byID = [:]
+        self.byFirst = [:]
+        for (index, item) in self.breaks.enumerated() {
+            self.byID[item.id] = index
+            self.byFirst[item.first] = index
+            if let closing = item.closing { self.ends.insert(closing.end) }
+        }
+        if let last = self.breaks.last {
+            self.sequencer.floor(
+                after: last.closing?.end ?? last.first,
+                at: last.closing?.time ?? last.start,
+                discontinuitySequence: last.closing?.discontinuitySequence ?? last.enteringDiscontinuity
+            )
+        }
+    }
+
+    /// Closes break `id` at `segment`, no earlier than the end of anything seen of it (``reach``)
+    /// nor than the segments before `segment` in `window`.
+    private mutating func close(_ id: String, at segment: LiveSegment, in window: [LiveSegment]) {
+        guard let index = self.byID[id] else { return }
+        var time = max(segment.start, self.reach ?? segment.start)
+        if let base = window.first?.sequence {
+            let from = max(0, self.breaks[index].first - base)
+            let to = min(window.count, segment.sequence - base)
+            if from < to { for item in window[from..<to] { time = max(time, item.end) } }
+        }
         self.breaks[index].closing = LiveBreak.Closing(
             end: segment.sequence,
-            time: segment.start,
+            time: time,
             discontinuitySequence: segment.discontinuitySequence,
             isDiscontinuity: segment.isDiscontinuity
         )
+        self.ends.insert(segment.sequence)
         self.durations[id] = nil
+        self.reach = nil
     }
 }

@@ -145,50 +145,62 @@ public enum LiveNumbering {
     ///   - fill: the viewer's fill of a break, in play order (ads, then as many slates as the
     ///     caller likes: what ends past the break is never listed).
     public static func window(_ window: [LiveSegment], breaks: [LiveBreak], joined: Int, fill: (LiveBreak) -> [LiveFill]) -> LiveWindow {
-        guard let first = window.first, let last = window.last else {
+        guard let first = window.first else {
             return LiveWindow(entries: [], mediaSequence: 0, discontinuitySequence: 0)
         }
-        let replaced = breaks.filter { $0.first >= joined }.sorted { $0.first < $1.first }
-        // What each closed break changed in both numberings, for everything after it.
-        var served: [String: [LiveFill]] = [:]
-        var shifts: [(end: Int, sequence: Int, discontinuity: Int)] = []
-        for adBreak in replaced {
-            guard let closing = adBreak.closing, let length = adBreak.replacedDuration else { continue }
-            let items = Self.served(fill(adBreak), within: length)
-            served[adBreak.id] = items
-            let replacedDiscontinuities = closing.discontinuitySequence - (closing.isDiscontinuity ? 1 : 0) - adBreak.enteringDiscontinuity
-            shifts.append(
-                (
-                    closing.end,
-                    items.count - (closing.end - adBreak.first),
-                    Self.pieces(items) + (closing.isDiscontinuity ? 0 : 1) - replacedDiscontinuities
-                )
-            )
+        // The viewer's breaks in order, each after the previous one's end: a break that overlaps an
+        // earlier one (or follows one still open) cannot be told apart from it and plays as programme.
+        var replaced: [LiveBreak] = []
+        for adBreak in breaks.filter({ $0.first >= joined }).sorted(by: { $0.first < $1.first }) {
+            if let closing = adBreak.closing, closing.end <= adBreak.first { continue }
+            if let previous = replaced.last, (previous.closing?.end).map({ adBreak.first < $0 }) ?? true { continue }
+            replaced.append(adBreak)
         }
-        func shift(before sequence: Int) -> (sequence: Int, discontinuity: Int) {
-            shifts.reduce((0, 0)) { total, shift in shift.end <= sequence ? (total.0 + shift.sequence, total.1 + shift.discontinuity) : total }
+        // The latest end published from each segment on: what an open break's fill may reach.
+        var reach = [ExactDecimal](repeating: .zero, count: window.count)
+        for index in window.indices.reversed() {
+            reach[index] = index + 1 < window.count ? max(window[index].end, reach[index + 1]) : window[index].end
         }
-
+        // One pass over the window and the breaks together: each break's shift is added once the
+        // window passes its end, so the work is linear in both (10,000 breaks in a window).
         var entries: [LiveWindow.Entry] = []
-        var listed: Set<String> = []
-        for segment in window {
-            guard let adBreak = replaced.first(where: { $0.replaces(segment.sequence) }) else {
-                let (sequence, discontinuity) = shift(before: segment.sequence)
-                let returning = replaced.contains { $0.closing?.end == segment.sequence }
+        entries.reserveCapacity(window.count)
+        var next = 0
+        var shift = (sequence: 0, discontinuity: 0)
+        var listed = -1
+        // The numbers the next entry would take: what an empty window says (never below what was served).
+        var upcoming = (sequence: first.sequence, discontinuity: first.discontinuitySequence - (first.isDiscontinuity ? 1 : 0))
+        for (index, segment) in window.enumerated() {
+            while next < replaced.count, let closing = replaced[next].closing, closing.end <= segment.sequence {
+                // Back to back (the next break starts where this one ends): no return to the programme between.
+                let backToBack = next + 1 < replaced.count && replaced[next + 1].first == closing.end
+                let change = Self.shift(replaced[next], closing, returning: !backToBack, fill: fill)
+                shift = (shift.sequence + change.sequence, shift.discontinuity + change.discontinuity)
+                next += 1
+            }
+            guard next < replaced.count, replaced[next].replaces(segment.sequence) else {
+                let returning = next > 0 && replaced[next - 1].closing?.end == segment.sequence
                 entries.append(
                     LiveWindow.Entry(
                         item: .programme(segment.sequence),
-                        sequence: segment.sequence + sequence,
-                        discontinuitySequence: segment.discontinuitySequence + discontinuity,
+                        sequence: segment.sequence + shift.sequence,
+                        discontinuitySequence: segment.discontinuitySequence + shift.discontinuity,
                         isDiscontinuity: segment.isDiscontinuity || returning
                     )
                 )
+                upcoming = (segment.sequence + shift.sequence + 1, segment.discontinuitySequence + shift.discontinuity)
                 continue
             }
             // The break's fill, listed where its first segment in this window stands.
-            guard listed.insert(adBreak.id).inserted else { continue }
-            let items = served[adBreak.id] ?? Self.served(fill(adBreak), within: last.end - adBreak.start)
-            let (sequence, discontinuity) = shift(before: adBreak.first)
+            guard listed != next else { continue }
+            listed = next
+            let adBreak = replaced[next]
+            let length = adBreak.replacedDuration ?? (reach[index] - adBreak.start)
+            let items = Self.served(fill(adBreak), within: length)
+            upcoming = (
+                adBreak.first + shift.sequence + items.count,
+                adBreak.enteringDiscontinuity + shift.discontinuity + (items.last.map { $0.piece + 1 } ?? 0)
+            )
             let gone = segment.start - adBreak.start  // the break's programme already out of the window
             var offset = ExactDecimal.zero
             for (position, item) in items.enumerated() {
@@ -197,8 +209,8 @@ public enum LiveNumbering {
                 entries.append(
                     LiveWindow.Entry(
                         item: .fill(breakID: adBreak.id, position: position, item),
-                        sequence: adBreak.first + sequence + position,
-                        discontinuitySequence: adBreak.enteringDiscontinuity + discontinuity + item.piece + 1,
+                        sequence: adBreak.first + shift.sequence + position,
+                        discontinuitySequence: adBreak.enteringDiscontinuity + shift.discontinuity + item.piece + 1,
                         isDiscontinuity: item.index == 0
                     )
                 )
@@ -208,13 +220,29 @@ public enum LiveNumbering {
         // the entries dropped from the head keep their numbers, as if they had left the window.
         if entries.count > LiveLimits.maxViewerEntries { entries.removeFirst(entries.count - LiveLimits.maxViewerEntries) }
         guard let head = entries.first else {
-            return LiveWindow(entries: [], mediaSequence: first.sequence, discontinuitySequence: first.discontinuitySequence)
+            return LiveWindow(entries: [], mediaSequence: upcoming.sequence, discontinuitySequence: upcoming.discontinuity)
         }
         return LiveWindow(
             entries: entries,
             mediaSequence: head.sequence,
             discontinuitySequence: head.discontinuitySequence - (head.isDiscontinuity ? 1 : 0)
         )
+    }
+
+    /// What closed break `adBreak` changes in both numberings for everything after it: its fill
+    /// segments less the segments it replaces; the discontinuities its fill adds (one per piece,
+    /// one back to the programme unless the origin's segment has one or the next break follows at
+    /// once) less those of the replaced segments.
+    static func shift(
+        _ adBreak: LiveBreak,
+        _ closing: LiveBreak.Closing,
+        returning: Bool,
+        fill: (LiveBreak) -> [LiveFill]
+    ) -> (sequence: Int, discontinuity: Int) {
+        let items = Self.served(fill(adBreak), within: adBreak.replacedDuration ?? .zero)
+        let replacedDiscontinuities = closing.discontinuitySequence - (closing.isDiscontinuity ? 1 : 0) - adBreak.enteringDiscontinuity
+        let back = returning && !closing.isDiscontinuity ? 1 : 0
+        return (items.count - (closing.end - adBreak.first), Self.pieces(items) + back - replacedDiscontinuities)
     }
 
     /// The fill segments that end within `length` of the break's start, in order.

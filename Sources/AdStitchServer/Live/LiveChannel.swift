@@ -190,6 +190,19 @@ public final class LiveChannel: Sendable {
                 if index == 0 { self.checkStall() }
                 continue
             }
+            // The channel's own numbering (LiveOriginSequencer): an origin that restarts, renumbers,
+            // answers from a stale replica or rewrites its discontinuity sequence is numbered so a
+            // viewer's playlist never goes back; a window older than the one serving is not used.
+            let sequenced = self.state.withLock { $0.tracker.sequencer.sequence(playlist, rendition: index) }
+            guard let playlist = sequenced.playlist else {
+                self.logger.warning(
+                    "live window not used; the last window keeps serving",
+                    metadata: ["url": "\(url)", "problem": "\(sequenced.note ?? "")"]
+                )
+                if index == 0 { self.checkStall() }
+                continue
+            }
+            if let note = sequenced.note { self.logger.notice("live origin numbering", metadata: ["url": "\(url)", "note": "\(note)"]) }
             let prepared = LiveRenditionWindow(playlist)
             if prepared == nil {
                 self.logger.warning(
