@@ -50,8 +50,8 @@ enum ByteRange: Equatable {
 
 extension AnswerBody {
     /// A session file's answer to its request's `Range` and `If-Range`, as nginx answers for a
-    /// static file (RFC 9110 §14, §13.1.5): on the representation sent — the gzip bytes when the
-    /// answer is gzip — `206` with `Content-Range` for one satisfiable range, `416` with
+    /// static file (RFC 9110 §14, §13.1.5): on the plain representation (a request with a Range
+    /// gets no gzip: ``Response/acceptsGzip(_:range:)``) — `206` with `Content-Range` for one satisfiable range, `416` with
     /// `Content-Range: bytes */size` for a well-formed one past the end, the whole `200` when
     /// there is no Range, one the server does not understand, or an If-Range that is not the
     /// answer's strong ETag (a date never matches: session files carry no Last-Modified). Every

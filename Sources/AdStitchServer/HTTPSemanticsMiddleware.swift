@@ -106,7 +106,7 @@ extension Response {
             count: text.utf8.count,
             contentType: contentType,
             cache: cache,
-            acceptsGzip: request.map { Self.acceptsGzip($0.headers[.acceptEncoding]) } ?? false,
+            acceptsGzip: request.map { Self.acceptsGzip($0.headers[.acceptEncoding], range: $0.headers[.range]) } ?? false,
             etag: etag ?? Self.digest(text.utf8),
             plain: { ByteBuffer(string: text) },
             gzip: { Self.compressed(ByteBuffer(string: text)) }
@@ -204,6 +204,13 @@ extension Response {
             out.append(hex[Int(byte & 0xf)])
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether a request gets gzip: its Accept-Encoding allows it, and it asks for no byte range —
+    /// ranges are of the plain bytes (``AnswerBody/ranged(_:_:range:ifRange:)``), as a client that
+    /// resumes a cut transfer, or a generic HTTP client, can use a part of them as it is.
+    static func acceptsGzip(_ header: String?, range: String?) -> Bool {
+        range == nil && Self.acceptsGzip(header)
     }
 
     /// Whether an Accept-Encoding header allows gzip (and does not give it q=0).

@@ -200,7 +200,7 @@ struct SessionController: Sendable {
             campaign: try context.parameters.require("id"),
             token: try context.parameters.require("token"),
             file: try context.parameters.require("file"),
-            gzip: Response.acceptsGzip(request.headers[.acceptEncoding]),
+            gzip: Response.acceptsGzip(request.headers[.acceptEncoding], range: request.headers[.range]),
             scope: scope
         )
         let (headers, body): (HTTPFields, AnswerBody)

@@ -179,7 +179,7 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
             campaign: String(id),
             token: String(token),
             file: String(file),
-            gzip: Response.acceptsGzip(head.headerFields[.acceptEncoding]),
+            gzip: Response.acceptsGzip(head.headerFields[.acceptEncoding], range: head.headerFields[.range]),
             scope: .viewer
         )
     }

@@ -51,18 +51,22 @@ struct SessionFileRangeTests {
         }
     }
 
-    @Test("Range and If-Range on session files: 206 on the representation sent, 416 past the end, 200 for what is not understood")
+    @Test("Range and If-Range on session files: 206 of the plain bytes (gzip accepted or not), 416 past the end, 200 for what is not understood")
     func ranges() async throws {
         try await RouteTests().app().test(.router) { client in
             let (_, prefix) = try await RouteTests().startSession(client)
+            // A request with a Range gets ranges of the plain bytes, gzip accepted or not: a part of
+            // a gzip stream is of no use to a client that resumes, nor to a generic HTTP client.
+            let (whole, etag) = try await client.execute(uri: prefix + "v0.m3u8", method: .get, headers: [.acceptEncoding: "identity"]) {
+                response in
+                #expect(response.headers[.acceptRanges] == "bytes")
+                return (Array(response.body.readableBytesView), try #require(response.headers[.eTag]))
+            }
+            try await client.execute(uri: prefix + "v0.m3u8", method: .get, headers: [.acceptEncoding: "gzip"]) { response in
+                #expect(response.headers[.contentEncoding] == "gzip" && response.headers[.eTag]?.hasSuffix("-gz\"") == true)
+            }
+            let size = whole.count
             for encoding in ["identity", "gzip"] {
-                let (whole, etag) = try await client.execute(uri: prefix + "v0.m3u8", method: .get, headers: [.acceptEncoding: encoding]) {
-                    response in
-                    #expect(response.headers[.acceptRanges] == "bytes")
-                    return (Array(response.body.readableBytesView), try #require(response.headers[.eTag]))
-                }
-                #expect(etag.hasSuffix("-gz\"") == (encoding == "gzip"))
-                let size = whole.count
                 func fetch(_ range: String, ifRange: String? = nil) async throws -> (HTTPResponse.Status, HTTPFields, [UInt8]) {
                     var headers: HTTPFields = [.acceptEncoding: encoding, .range: range]
                     if let ifRange { headers[.ifRange] = ifRange }
@@ -79,7 +83,7 @@ struct SessionFileRangeTests {
                     #expect(headers[.contentRange] == "bytes \(first)-\(last)/\(size)", "\(encoding) \(range)")
                     #expect(headers[.contentLength] == String(last - first + 1))
                     #expect(body == Array(whole[first...last]), "\(encoding) \(range)")
-                    #expect(headers[.eTag] == etag)
+                    #expect(headers[.eTag] == etag && headers[.contentEncoding] == nil)
                 }
                 // The rest after a short read, as libsoup asks for it: the two parts are the whole.
                 let (_, _, head) = try await fetch("bytes=0-\(size / 3)")
