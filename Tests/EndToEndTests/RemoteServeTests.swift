@@ -19,6 +19,18 @@ extension RealClients {
             return folder
         }
 
+        /// ``campaigns(origin:extra:)`` with every segment and key on the origin with the viewer's
+        /// session in its query (`?st={session}`): each row of each playlist carries the viewer's
+        /// value (GStreamer once fetched 0 frames of such a session).
+        static func tokenCampaigns(origin: StaticServer) throws -> URL {
+            let port = try #require(origin.base.port)
+            return try Self.campaigns(
+                origin: origin,
+                extra:
+                    "rewrite:\n  - { name: token, applies_to: [program, ads, slate, keys], match: '^http://127\\.0\\.0\\.1:\(port)/(.*)$', replace: '\(origin.base.absoluteString)$1?st={session}' }\n"
+            )
+        }
+
         /// A session's video playlists (their server paths) and its duration, from its master.
         static func session(_ server: HardeningEndToEndTests.Server, query: String) throws -> (playlists: [String], duration: ExactDecimal) {
             let master = try server.get("/v1/campaigns/evening-news/master.m3u8?\(query)")
@@ -74,15 +86,7 @@ extension RealClients {
         @Test("GStreamer decodes every frame of a session whose every URI carries its token (?st={session}), gzip or plain")
         func gstreamerDecodesPerSessionTokens() async throws {
             let origin = try await StaticServer(root: Repository.root.appendingPathComponent("Campaigns/evening-news"))
-            let base = origin.base.absoluteString
-            let port = try #require(origin.base.port)
-            // Every segment and key on the "CDN" with the viewer's session in its query: each row of
-            // each playlist carries the viewer's value (GStreamer once fetched 0 frames of this).
-            let folder = try Self.campaigns(
-                origin: origin,
-                extra:
-                    "rewrite:\n  - { name: token, applies_to: [program, ads, slate, keys], match: '^http://127\\.0\\.0\\.1:\(port)/(.*)$', replace: '\(base)$1?st={session}' }\n"
-            )
+            let folder = try Self.tokenCampaigns(origin: origin)
             defer { try? FileManager.default.removeItem(at: folder) }
             let server = try await HardeningEndToEndTests.Server(campaigns: folder)
             defer { kill(server.process.pid, SIGKILL) }
@@ -108,13 +112,7 @@ extension RealClients {
         @Test("hls.js plays a session whose every URI carries its token (?st={session}) to the end, gzip answers and all")
         func hlsJsPlaysPerSessionTokens() async throws {
             let origin = try await StaticServer(root: Repository.root.appendingPathComponent("Campaigns/evening-news"))
-            let base = origin.base.absoluteString
-            let port = try #require(origin.base.port)
-            let folder = try Self.campaigns(
-                origin: origin,
-                extra:
-                    "rewrite:\n  - { name: token, applies_to: [program, ads, slate, keys], match: '^http://127\\.0\\.0\\.1:\(port)/(.*)$', replace: '\(base)$1?st={session}' }\n"
-            )
+            let folder = try Self.tokenCampaigns(origin: origin)
             defer { try? FileManager.default.removeItem(at: folder) }
             let server = try await HardeningEndToEndTests.Server(campaigns: folder)
             defer { kill(server.process.pid, SIGKILL) }
