@@ -39,7 +39,7 @@ final class PostgresServer: Sendable {
             ["-D", data.path, "-p", "\(self.port)", "-k", self.folder.path, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]
         )
         self.process = try BackgroundProcess(postgres, arguments)
-        guard await self.process.waitForLine(containing: "ready to accept connections", timeout: 30) != nil else {
+        guard await self.process.waitForLine(containing: "ready to accept connections", timeout: 120) != nil else {
             let log = (try? String(contentsOf: self.process.log, encoding: .utf8)) ?? ""
             throw Tool.Missing(name: "PostgreSQL on port \(self.port): \(log.suffix(400))")
         }

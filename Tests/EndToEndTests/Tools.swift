@@ -144,7 +144,10 @@ final class BackgroundProcess: @unchecked Sendable {
 
     /// Waits until the output has a line containing `marker`, returning that line (nil after
     /// `timeout`, or as soon as the process has exited without writing it).
-    func waitForLine(containing marker: String, timeout: TimeInterval = 20) async -> String? {
+    /// `timeout` is generous: it is wall-clock time, and while the test run's other tests keep
+    /// Swift's two cooperative threads busy this task may not run for tens of seconds (the clean-
+    /// clone CI replica saw a python origin that had started reported as "not installed").
+    func waitForLine(containing marker: String, timeout: TimeInterval = 120) async -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let exited = self.hasExited
@@ -169,7 +172,7 @@ final class BackgroundProcess: @unchecked Sendable {
         _ name: String,
         ports: Range<Int>,
         marker: String,
-        timeout: TimeInterval = 30,
+        timeout: TimeInterval = 120,
         environment: [String: String] = [:],
         _ arguments: (Int) -> [String]
     ) async throws -> (process: BackgroundProcess, port: Int) {
