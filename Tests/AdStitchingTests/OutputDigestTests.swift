@@ -1,8 +1,10 @@
 import AdCampaign
 import AdDecision
+import AdLive
 import AdStitching
 import Crypto
 import Foundation
+import HLSPlaylist
 import Testing
 
 /// Every file of every session the invariant tests stitch (both demos, 50 varied viewers each)
@@ -30,8 +32,7 @@ struct OutputDigestTests {
             for context in viewers {
                 let plan = Planner().plan(layout.campaign, for: context)
                 for (file, text) in try renderer.renderAll(plan) {
-                    let digest = SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
-                    lines.append("\(layout.campaign.id) \(context.session) \(file.name) \(digest)")
+                    lines.append("\(layout.campaign.id) \(context.session) \(file.name) \(Self.digest(text))")
                 }
             }
         }
@@ -50,17 +51,119 @@ struct OutputDigestTests {
         return lines
     }
 
-    @Test("Every file of every session is byte for byte what the reviewed renderer wrote")
+    /// The same for interstitial sessions (`insertion: interstitials`): the multivariant
+    /// playlist, every primary playlist with its date ranges, the boundary manifest and the asset
+    /// list of every break that plays, with a base URL as the server writes them.
+    static func interstitialDigests() throws -> [String] {
+        var lines: [String] = []
+        func add(_ layout: StitchLayout, _ viewers: [ViewerContext]) throws {
+            let renderer = SessionRenderer(layout: layout)
+            for context in viewers {
+                let plan = Planner().plan(layout.campaign, for: context)
+                let playing = Set(renderer.schedule(plan).interstitials.map(\.id))
+                for file in renderer.files(.interstitials) {
+                    if case .assetList(let id) = file, !playing.contains(id) { continue }
+                    let text = try renderer.render(file, plan, insertion: .interstitials, base: "https://stitch.example/v1/campaigns/x/")
+                    lines.append("\(layout.campaign.id) \(context.session) \(file.name) \(Self.digest(text))")
+                }
+            }
+        }
+        for demo in Demo.allCases {
+            let campaign = try demo.campaign()
+            try add(
+                StitchLayout(campaign: campaign, uris: Demo.uris(for: campaign), emptySubtitleURI: StitchedSession.emptySubtitleURI),
+                variedViewers(20)
+            )
+        }
+        let base = URL(string: "https://cdn.example/fixtures/")!
+        for name in Self.fixtures {
+            let campaign = try Fixture.load(name)
+            try add(StitchLayout(campaign: campaign, uris: .rebased(root: Fixture.directory, onto: base)), variedViewers(8))
+        }
+        return lines
+    }
+
+    /// The same for live sessions: the simulated channel of ``LiveSessionTests`` (breaks with an
+    /// early return, one announced past its end, a discontinuity), polled segment by segment;
+    /// at every poll, for viewers joining at different points, every rendition's playlist and
+    /// the boundary manifest, cut as the server cuts windows (``LiveRenditionWindow/cut(now:holdBack:span:)``).
+    static func liveDigests() throws -> [String] {
+        let channel = LiveSessionTests.Channel(breaks: [(10, 4, 4), (20, 4, 2), (31, 3, nil)], window: 8)
+        var lines: [String] = []
+        for (name, yaml) in [
+            ("slate", LiveSessionTests.campaign), ("program", LiveSessionTests.campaign + "\njoin_mid_break: program"),
+        ] {
+            let campaign = try LiveSessionTests.load(yaml, channel: channel)
+            let live = try #require(campaign.live)
+            let layout = try StitchLayout(campaign: campaign, uris: .absolute)
+            let renderer = SessionRenderer(layout: layout)
+            var tracker = LiveBreakTracker(defaultDuration: live.defaultDuration)
+            let viewers = [(session: "early", joined: 5), (session: "mid-break", joined: 12), (session: "late", joined: 27)]
+            for last in 5...40 {
+                var windows: [LiveRenditionWindow] = []
+                for rendition in ["v0", "v1"] {
+                    let playlist = try PlaylistParser().parseMediaPlaylist(
+                        channel.playlist(rendition, last: last),
+                        url: URL(string: "https://origin.test/channel/\(rendition).m3u8")!
+                    )
+                    if rendition == "v0" { tracker.observe(playlist) }
+                    windows.append(try #require(LiveRenditionWindow(playlist)))
+                }
+                let edge = try #require(windows[0].segments.last?.end)
+                let cut = windows.map { $0.cut(now: edge, holdBack: 4, span: 12) ?? $0 }
+                for viewer in viewers where viewer.joined <= last {
+                    let at = Int64(LiveSessionTests.epoch + 2 * viewer.joined) * 1000
+                    let plan = Planner().plan(campaign, for: ViewerContext(session: viewer.session, milliseconds: at, attributes: [:]))
+                    let schedule = try LiveSchedule(
+                        plan: plan,
+                        live: live,
+                        layout: layout,
+                        breaks: tracker.breaks,
+                        joined: viewer.joined,
+                        liveEdge: edge
+                    )
+                    for (index, rendition) in layout.renditions.enumerated() {
+                        let bytes = try renderer.livePlaylist(schedule, rendition: rendition, window: cut[index])
+                        lines.append(
+                            "\(name) \(viewer.session) poll-\(last) \(rendition.id).m3u8 \(Self.digest(String(decoding: bytes, as: UTF8.self)))"
+                        )
+                    }
+                    lines.append("\(name) \(viewer.session) poll-\(last) boundaries.json \(Self.digest(schedule.manifest(cut[0]).text()))")
+                }
+            }
+        }
+        return lines
+    }
+
+    static func digest(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test("Every file of every stitched session is byte for byte what the reviewed renderer wrote")
     func unchanged() throws {
-        let actual = try Self.digests()
+        try Self.compare(try Self.digests(), with: Self.file, atLeast: 1_000)
+    }
+
+    @Test("Every file of every interstitial session is byte for byte what the reviewed renderer wrote")
+    func interstitialsUnchanged() throws {
+        try Self.compare(try Self.interstitialDigests(), with: Repository.golden.appendingPathComponent("interstitial-digests.txt"), atLeast: 500)
+    }
+
+    @Test("Every live playlist and manifest of every poll is byte for byte what the reviewed renderer wrote")
+    func liveUnchanged() throws {
+        try Self.compare(try Self.liveDigests(), with: Repository.golden.appendingPathComponent("live-digests.txt"), atLeast: 400)
+    }
+
+    /// `actual` against the lines of `file` (rewritten instead with `ADSTITCH_UPDATE_GOLDEN=1`).
+    static func compare(_ actual: [String], with file: URL, atLeast minimum: Int) throws {
         if GoldenTests.isUpdating {
-            try Data((actual.joined(separator: "\n") + "\n").utf8).write(to: Self.file)
+            try Data((actual.joined(separator: "\n") + "\n").utf8).write(to: file)
             return
         }
-        let expected = try String(contentsOf: Self.file, encoding: .utf8).split(separator: "\n").map(String.init)
+        let expected = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(actual.count == expected.count, "\(actual.count) files rendered, \(expected.count) recorded")
         // A loop over both lists: an empty rendering cannot pass by having nothing to compare.
-        #expect(expected.count > 1_000)
+        #expect(expected.count > minimum)
         for (line, recorded) in zip(actual, expected) where line != recorded {
             Issue.record("rendered \(line), recorded \(recorded)")
         }
