@@ -71,48 +71,32 @@ extension SessionRenderer {
     /// attribute. Ids are validated at load (no quote can occur in a quoted value); base64 has
     /// no quote either.
     static func appendInterstitialDateRanges(_ schedule: InterstitialSchedule, to bytes: inout [UInt8]) {
-        func add(_ text: StaticString) { bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
-        func add(_ text: String) { bytes.append(contentsOf: text.utf8) }
         let anchor = schedule.plan.context.milliseconds
         for interstitial in schedule.interstitials {
             let adBreak = interstitial.planned.adBreak
-            add("#EXT-X-DATERANGE:ID=\"")
-            add(adBreak.id)
-            add("\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"")
-            DateTime.appendISO8601(
-                millisecondsSinceEpoch: Self.milliseconds(anchor, plus: interstitial.isPostRoll ? schedule.duration : interstitial.start),
-                to: &bytes
-            )
-            add("\"")
-            if interstitial.isPreRoll || interstitial.isPostRoll || adBreak.once {
-                add(",CUE=\"")
-                if interstitial.isPreRoll { add("PRE") }
-                if interstitial.isPostRoll { add("POST") }
-                if adBreak.once { add(interstitial.isPreRoll || interstitial.isPostRoll ? ",ONCE" : "ONCE") }
-                add("\"")
+            var cue: TagBytes.Cue = []
+            if interstitial.isPreRoll { cue.insert(.pre) }
+            if interstitial.isPostRoll { cue.insert(.post) }
+            if adBreak.once { cue.insert(.once) }
+            TagBytes.dateRange(
+                id: CollectionOfOne(adBreak.id),
+                class: "com.apple.hls.interstitial",
+                start: Self.milliseconds(anchor, plus: interstitial.isPostRoll ? schedule.duration : interstitial.start),
+                cue: cue,
+                duration: interstitial.isReplacement ? interstitial.resumeOffset : interstitial.duration,
+                into: &bytes
+            ) { bytes in
+                TagBytes.quoted("X-ASSET-LIST", SessionFile.assetList(adBreak.id).name, into: &bytes)
+                TagBytes.decimal("X-RESUME-OFFSET", interstitial.resumeOffset, into: &bytes)
+                TagBytes.decimal("X-PLAYOUT-LIMIT", adBreak.duration, into: &bytes)
+                TagBytes.quotedList("X-RESTRICT", adBreak.restrict.names.map { $0.uppercased() }, into: &bytes)
+                if interstitial.snap != .none {
+                    TagBytes.quoted("X-SNAP", interstitial.snap.out ? (interstitial.snap.in ? "OUT,IN" : "OUT") : "IN", into: &bytes)
+                }
+                TagBytes.quoted("X-TIMELINE-OCCUPIES", interstitial.isReplacement ? "RANGE" : "POINT", into: &bytes)
+                TagBytes.quoted("X-TIMELINE-STYLE", "HIGHLIGHT", into: &bytes)
+                TagBytes.quoted("X-AD-CREATIVE-SIGNALING", into: &bytes) { TagBytes.base64(Self.creativeSignalingJSON(interstitial), into: &$0) }
             }
-            add(",DURATION=")
-            add((interstitial.isReplacement ? interstitial.resumeOffset : interstitial.duration).description)
-            add(",X-ASSET-LIST=\"")
-            add(SessionFile.assetList(adBreak.id).name)
-            add("\",X-RESUME-OFFSET=")
-            add(interstitial.resumeOffset.description)
-            add(",X-PLAYOUT-LIMIT=")
-            add(adBreak.duration.description)
-            if !adBreak.restrict.isEmpty {
-                add(",X-RESTRICT=\"")
-                add(adBreak.restrict.names.map { $0.uppercased() }.joined(separator: ","))
-                add("\"")
-            }
-            if interstitial.snap != .none {
-                add(",X-SNAP=\"")
-                add(interstitial.snap.out ? (interstitial.snap.in ? "OUT,IN" : "OUT") : "IN")
-                add("\"")
-            }
-            add(interstitial.isReplacement ? ",X-TIMELINE-OCCUPIES=\"RANGE\"" : ",X-TIMELINE-OCCUPIES=\"POINT\"")
-            add(",X-TIMELINE-STYLE=\"HIGHLIGHT\",X-AD-CREATIVE-SIGNALING=\"")
-            Self.appendBase64(Self.creativeSignalingJSON(interstitial), to: &bytes)
-            add("\"\n")
         }
     }
 
@@ -202,25 +186,6 @@ extension SessionRenderer {
         }
         add("]}")
         return json
-    }
-
-    /// Standard base64 with padding (RFC 4648 §4: what `atob` reads), appended.
-    static func appendBase64(_ input: [UInt8], to bytes: inout [UInt8]) {
-        let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-        let table = UnsafeBufferPointer(start: alphabet.utf8Start, count: 64)
-        bytes.reserveCapacity(bytes.count + (input.count + 2) / 3 * 4)
-        var index = 0
-        while index < input.count {
-            let count = min(3, input.count - index)
-            var value = UInt32(input[index]) << 16
-            if count > 1 { value |= UInt32(input[index + 1]) << 8 }
-            if count > 2 { value |= UInt32(input[index + 2]) }
-            bytes.append(table[Int(value >> 18 & 63)])
-            bytes.append(table[Int(value >> 12 & 63)])
-            bytes.append(count > 1 ? table[Int(value >> 6 & 63)] : UInt8(ascii: "="))
-            bytes.append(count > 2 ? table[Int(value & 63)] : UInt8(ascii: "="))
-            index += 3
-        }
     }
 
     /// SVTA 2053-2 creative signalling (`X-AD-CREATIVE-SIGNALING`): one `slot` whose payload lists

@@ -267,16 +267,14 @@ extension SessionRenderer {
     /// `EXT-X-DATERANGE` of a live break: its id, start date on the channel's timeline, planned
     /// duration, and once it has closed the duration the viewer's fill runs.
     private static func liveDateRange(_ fill: LiveSchedule.LiveBreakFill, into output: inout [UInt8]) {
-        output.append(contentsOf: "#EXT-X-DATERANGE:ID=\"\(fill.adBreak.id)\",CLASS=\"com.adstitch.break\",START-DATE=\"".utf8)
-        DateTime.appendISO8601(millisecondsSinceEpoch: Self.milliseconds(0, plus: fill.adBreak.start), to: &output)
-        output.append(UInt8(ascii: "\""))
-        if let replaced = fill.adBreak.replacedDuration {
-            output.append(contentsOf: ",DURATION=\(replaced.description)".utf8)
-        }
-        output.append(contentsOf: ",PLANNED-DURATION=\(fill.nominalDuration.description)".utf8)
-        let ads = fill.pieces.compactMap { $0.ad?.id }
-        if !ads.isEmpty { output.append(contentsOf: ",X-AD-ID=\"\(ads.joined(separator: ","))\"".utf8) }
-        output.append(UInt8(ascii: "\n"))
+        TagBytes.dateRange(
+            id: CollectionOfOne(fill.adBreak.id),
+            class: "com.adstitch.break",
+            start: Self.milliseconds(0, plus: fill.adBreak.start),
+            duration: fill.adBreak.replacedDuration,
+            plannedDuration: fill.nominalDuration,
+            into: &output
+        ) { TagBytes.quotedList("X-AD-ID", fill.pieces.compactMap { $0.ad?.id }, into: &$0) }
     }
 }
 

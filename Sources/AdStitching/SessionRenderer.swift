@@ -105,10 +105,8 @@ public struct SessionRenderer: Sendable {
         )
     }
 
-    /// An `EXT-X-DATERANGE` line (RFC 8216bis §4.4.5.1), its attributes in the order the
-    /// attribute model writes them (OutputDigestTests holds it to that), written piece by piece
-    /// into the session's bytes: several per playlist, per request. `id` is the concatenation of
-    /// its pieces; ids are validated at load, so no quoted value can hold a quote.
+    /// An `EXT-X-DATERANGE` line of a break or an ad (``TagBytes/dateRange(id:class:start:cue:duration:plannedDuration:into:client:)``):
+    /// `X-AD-ID` lists the ads.
     private static func dateRange(
         id: [String],
         class: StaticString,
@@ -119,28 +117,9 @@ public struct SessionRenderer: Sendable {
         into output: inout RenderedBytes
     ) {
         output.appendLiteral { bytes in
-            func add(_ text: StaticString) { bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
-            add("#EXT-X-DATERANGE:ID=\"")
-            for piece in id { bytes.append(contentsOf: piece.utf8) }
-            add("\",CLASS=\"")
-            add(`class`)
-            add("\",START-DATE=\"")
-            DateTime.appendISO8601(millisecondsSinceEpoch: start, to: &bytes)
-            add("\",DURATION=")
-            bytes.append(contentsOf: duration.description.utf8)
-            if let plannedDuration {
-                add(",PLANNED-DURATION=")
-                bytes.append(contentsOf: plannedDuration.description.utf8)
+            TagBytes.dateRange(id: id, class: `class`, start: start, duration: duration, plannedDuration: plannedDuration, into: &bytes) {
+                TagBytes.quotedList("X-AD-ID", adIDs, into: &$0)
             }
-            if !adIDs.isEmpty {
-                add(",X-AD-ID=\"")
-                for (index, adID) in adIDs.enumerated() {
-                    if index > 0 { add(",") }
-                    bytes.append(contentsOf: adID.utf8)
-                }
-                add("\"")
-            }
-            add("\n")
         }
     }
 
