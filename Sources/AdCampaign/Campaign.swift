@@ -20,8 +20,8 @@ public struct Campaign: Sendable {
     /// edit changes the ads a session gets while an untouched campaign decides the same way on
     /// every replica.
     public let revision: String
-    /// The programme's islands, in play order.
-    public let islands: [Island]
+    /// What plays between the ads: islands, one asset cut at its breaks, or a live channel.
+    public let programme: Programme
     public let breaks: [AdBreak]
     /// ``breaks`` by where they play, each place's in campaign order: found once at load, since a
     /// programme cut at 10,000 markers has 10,000 islands to look up for every plan.
@@ -42,12 +42,6 @@ public struct Campaign: Sendable {
     /// How sessions get their ads by default (`insertion:`): stitched into the playlists, or as
     /// HLS Interstitials the player fetches (a session start's `insertion=` overrides it).
     public let insertion: Insertion
-    /// The one programme asset (`program: { playlist: … }`) whole, as interstitial sessions play
-    /// it (its replaced stretches left in, covered by `X-RESUME-OFFSET`); nil with islands.
-    public let programAsset: Asset?
-    /// A live programme (`program: { live: URL }`): its breaks come from the channel's markers as
-    /// they appear; nil for VOD campaigns.
-    public let live: LiveProgram?
     /// The local files the campaign is made of (playlists, segments, keys, init sections).
     public let files: CampaignFiles
     /// Findings that do not stop the campaign from loading (`adstitch validate` prints them).
@@ -58,15 +52,51 @@ public struct Campaign: Sendable {
 
     public func pool(_ id: String) -> Pool? { self.pools.first { $0.id == id } }
 
+    /// The programme's islands in play order: its own, or the stretches of the one programme
+    /// asset between its breaks; none for a live channel.
+    public var islands: [Island] {
+        switch self.programme {
+        case .islands(let islands), .asset(_, let islands): islands
+        case .live: []
+        }
+    }
+
+    /// The one programme asset (`program: { playlist: … }`) whole, as interstitial sessions play
+    /// it (its replaced stretches left in, covered by `X-RESUME-OFFSET`); nil otherwise.
+    public var programAsset: Asset? {
+        if case .asset(let asset, _) = self.programme { asset } else { nil }
+    }
+
+    /// The live channel (`program: { live: URL }`); nil for a VOD programme.
+    public var live: LiveProgram? {
+        if case .live(let live) = self.programme { live } else { nil }
+    }
+
     /// The asset whose multivariant playlist is every session's template: the live channel's, or
     /// the first island's.
-    public var programme: Asset? { self.live?.asset ?? self.islands.first?.asset }
+    public var templateAsset: Asset? {
+        switch self.programme {
+        case .islands(let islands), .asset(_, let islands): islands.first?.asset
+        case .live(let live): live.asset
+        }
+    }
 
     /// Every ad in every pool, each once, in pool order.
     public var ads: [Ad] {
         var seen: Set<String> = []
         return self.pools.flatMap(\.ads).filter { seen.insert($0.id).inserted }
     }
+}
+
+/// What a campaign plays between its ads (`program:`, docs/campaign-format.md): exactly one of
+/// three shapes, so no code has to know which fields exclude which.
+public enum Programme: Sendable {
+    /// Islands of their own, each its own HLS asset, in play order (`program: { islands: … }`).
+    case islands([Island])
+    /// One programme asset and the virtual islands its breaks cut it into (`program: { playlist: … }`).
+    case asset(Asset, cuts: [Island])
+    /// A live channel, whose breaks come from its markers as they appear (`program: { live: URL }`).
+    case live(LiveProgram)
 }
 
 /// A stretch of the programme between breaks: its own HLS asset, or a stretch of the one

@@ -7,7 +7,7 @@ import Yams
 /// every programme rendition, and every ad fits some break that may play it.
 extension Loader {
     mutating func validate(_ campaign: Campaign) {
-        guard let program = campaign.programme else { return }
+        guard let program = campaign.templateAsset else { return }
         for island in campaign.islands.dropFirst() {
             self.checkSameLadder(island, as: campaign.islands[0])
         }
@@ -46,18 +46,27 @@ extension Loader {
     /// `InterstitialSchedule.breaksResumingInFinalSegment(of:)`, which this module cannot import;
     /// `auto` serves such campaigns stitched to those players, so this is a warning.
     private mutating func checkResumesBeforeFinalSegment(_ campaign: Campaign) {
-        guard campaign.live == nil, let last = campaign.programAsset ?? campaign.islands.last?.asset else { return }
         // Times on the primary timeline: the programme asset whole, else the islands in a row.
         var starts: [String: ExactDecimal] = [:]
         var ends: [String: ExactDecimal] = [:]
-        var end = last.duration
-        if campaign.programAsset == nil {
-            end = .zero
-            for island in campaign.islands {
+        let last: Asset
+        var end = ExactDecimal.zero
+        let remedy: String
+        switch campaign.programme {
+        case .live:
+            return
+        case .asset(let asset, _):
+            (last, end) = (asset, asset.duration)
+            remedy = "end the break (or its replaced stretch) before the programme's last segment"
+        case .islands(let islands):
+            guard let final = islands.last else { return }
+            last = final.asset
+            for island in islands {
                 starts[island.id] = end
                 end += island.asset.duration
                 ends[island.id] = end
             }
+            remedy = "give the last island at least two segments"
         }
         let playlists = last.variants.map(\.playlist) + last.audioRenditions.compactMap(\.playlist)
         guard let finalSegment = playlists.compactMap({ $0.segments.last?.startTime }).min() else { return }
@@ -75,9 +84,6 @@ extension Loader {
                 }
             guard let resume, resume >= finalStart, resume < end else { continue }
             let (node, field) = self.breakNodes[adBreak.id] ?? (nil, "breaks")
-            let remedy =
-                campaign.programAsset == nil
-                ? "give the last island at least two segments" : "end the break (or its replaced stretch) before the programme's last segment"
             self.warn(
                 node,
                 field,

@@ -232,13 +232,21 @@ struct Loader {
         }
         if self.isLive { self.checkLiveLimits(fields, insertion: insertion) }
         guard self.reader.issues.isEmpty, self.assets.issues.isEmpty else { return nil }
+        let programme: Programme
+        if let live {
+            programme = .live(live)
+        } else if let program = self.singleProgram {
+            programme = .asset(program.asset, cuts: islands)
+        } else {
+            programme = .islands(islands)
+        }
         var campaign = Campaign(
             id: id,
             title: title,
             file: self.file,
             origin: origin,
             revision: self.assets.digest.hex,
-            islands: islands,
+            programme: programme,
             breaks: breaks,
             breaksAt: Dictionary(grouping: breaks, by: \.position),
             slate: slate,
@@ -250,8 +258,6 @@ struct Loader {
             trustedAttributes: trusted,
             rewrites: rewrites,
             insertion: insertion,
-            programAsset: self.singleProgram?.asset,
-            live: live,
             files: self.assets.files,
             warnings: []
         )

@@ -27,7 +27,7 @@ public struct PlanReport: Sendable {
 
     public var json: JSONValue {
         let plan = self.plan
-        let variants = plan.campaign.programme?.variants.map(\.streamInf) ?? []
+        let variants = plan.campaign.templateAsset?.variants.map(\.streamInf) ?? []
         var members: [(String, JSONValue)] = [
             ("campaign", .string(plan.campaign.id)),
             ("revision", .string(plan.campaign.revision)),
@@ -118,7 +118,7 @@ public struct PlanReport: Sendable {
     /// The report as a timeline a person reads in a terminal.
     public var text: String {
         let plan = self.plan
-        let variants = plan.campaign.programme?.variants.map(\.streamInf) ?? []
+        let variants = plan.campaign.templateAsset?.variants.map(\.streamInf) ?? []
         var out = "Campaign \(plan.campaign.id) (revision \(plan.campaign.revision))\n"
         out += "Session \(plan.context.session) at \(DateTime.iso8601(millisecondsSinceEpoch: plan.context.milliseconds, alwaysMilliseconds: false))"
         let attributes = plan.context.attributes.keys.sorted().map { "\($0)=\(plan.context.attributes[$0] ?? "")" }

@@ -10,7 +10,7 @@ public struct StartupSelector: Sendable {
     public init() {}
 
     public func decide(_ campaign: Campaign, for context: ViewerContext) -> StartupDecision {
-        guard let program = campaign.programme, !program.variants.isEmpty else {
+        guard let program = campaign.templateAsset, !program.variants.isEmpty else {
             return StartupDecision(variant: 0, order: [], rule: nil, reason: "no variants")
         }
         let variants = program.variants.map(\.streamInf)

@@ -126,21 +126,23 @@ public struct InterstitialSchedule: Sendable {
     /// A post-roll (resuming at the primary's end) is not one. A function of the campaign alone,
     /// so of its revision; live programmes have no interstitials and none.
     public static func breaksResumingInFinalSegment(of campaign: Campaign) -> [String] {
-        guard campaign.live == nil else { return [] }
         // The primary timeline: the programme asset whole, else the islands one after another.
         let resumes: [(id: String, time: ExactDecimal)]
         let last: (asset: Asset, start: ExactDecimal)
-        if let programme = campaign.programAsset {
+        switch campaign.programme {
+        case .live:
+            return []
+        case .asset(let programme, _):
             resumes = campaign.breaks.compactMap { adBreak in
                 adBreak.placement.map { (adBreak.id, $0.cut + ($0.replaced ?? .zero)) }
             }
             last = (programme, .zero)
-        } else {
-            guard let final = campaign.islands.last else { return [] }
+        case .islands(let islands):
+            guard let final = islands.last else { return [] }
             var starts: [String: ExactDecimal] = [:]
             var ends: [String: ExactDecimal] = [:]
             var time = ExactDecimal.zero
-            for island in campaign.islands {
+            for island in islands {
                 starts[island.id] = time
                 time += island.asset.duration
                 ends[island.id] = time

@@ -30,7 +30,7 @@ public struct StitchLayout: Sendable {
     /// - Parameter emptySubtitleURI: the URI of an empty WebVTT file, played for the length of
     ///   an ad that has no subtitle rendition (invariant 10).
     public init(campaign: Campaign, uris: URIStyle, emptySubtitleURI: String = SessionFile.emptySubtitles.name) throws(StitchError) {
-        guard let program = campaign.programme else { throw .noProgramme() }
+        guard let program = campaign.templateAsset else { throw .noProgramme() }
         var renditions = program.variants.indices.map { StitchRendition(kind: .video($0)) }
         for (index, rendition) in program.renditions.enumerated() where rendition.playlist != nil {
             switch rendition.media.type {
@@ -39,13 +39,20 @@ public struct StitchLayout: Sendable {
             default: continue
             }
         }
+        var assets: [(name: String, asset: Asset)]
+        let isLive: Bool
+        switch campaign.programme {
+        case .islands(let islands):
+            (assets, isLive) = (islands.map { ("island \"\($0.id)\"", $0.asset) }, false)
+        case .asset(let programme, let cuts):
+            // Interstitial sessions play the one programme asset whole.
+            (assets, isLive) = (cuts.map { ("island \"\($0.id)\"", $0.asset) } + [("the programme", programme)], false)
+        case .live:
+            (assets, isLive) = ([], true)
+        }
         // A live session has no I-frame playlists: trick play over a sliding window of minutes
         // is left to the player (docs/design-decisions.md "Live").
-        if campaign.live == nil { renditions += program.iFrameVariants.indices.map { StitchRendition(kind: .iFrame($0)) } }
-
-        var assets: [(name: String, asset: Asset)] = campaign.islands.map { ("island \"\($0.id)\"", $0.asset) }
-        // Interstitial sessions play the one programme asset whole.
-        if let programme = campaign.programAsset { assets.append(("the programme", programme)) }
+        if !isLive { renditions += program.iFrameVariants.indices.map { StitchRendition(kind: .iFrame($0)) } }
         assets += campaign.ads.map { ("ad \"\($0.id)\"", $0.asset) }
         if let slate = campaign.slate { assets.append(("the slate", slate)) }
 
@@ -74,14 +81,14 @@ public struct StitchLayout: Sendable {
                     uris: recording,
                     emptySubtitleURI: emptySubtitleURI,
                     passthrough: campaign.markersPassthrough && islands.contains(asset.url),
-                    perSegment: campaign.live != nil
+                    perSegment: isLive
                 )
                 try Self.checkAlignment(block, rendition: rendition, of: asset, named: name, program: program, frame: frame)
                 block.seal(id: byteBlocks.count)
                 byteBlocks.append(block.bytes)
                 row.append(block)
             }
-            if campaign.live != nil { try Self.checkLiveSegments(row, renditions: renditions, of: asset, named: name) }
+            if isLive { try Self.checkLiveSegments(row, renditions: renditions, of: asset, named: name) }
             blocks[ObjectIdentifier(asset)] = row
             if !campaign.rewrites.isEmpty {
                 writtenByAsset[ObjectIdentifier(asset)] = written.withLock { urls in

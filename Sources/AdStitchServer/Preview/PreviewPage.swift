@@ -58,7 +58,7 @@ enum PreviewPage {
         let query = context.query
         let master = "/preview/\(escape(campaign.id))/master.m3u8?\(escape(query))"
         // Chromium plays TS natively but stops at the first fMP4 discontinuity: hls.js plays those.
-        let viaHlsJs = hasPlayer && campaign.programme?.segmentFormat == .fragmentedMP4
+        let viaHlsJs = hasPlayer && campaign.templateAsset?.segmentFormat == .fragmentedMP4
         let source = viaHlsJs ? "data-hls=\"\(master)&amp;insertion=stitched\"" : "src=\"\(master)&amp;insertion=stitched\""
         body += """
             <section class="player">
@@ -323,7 +323,7 @@ enum PreviewPage {
     }
 
     static func startup(_ plan: Plan) -> String {
-        let variants = plan.campaign.programme?.variants.map(\.streamInf) ?? []
+        let variants = plan.campaign.templateAsset?.variants.map(\.streamInf) ?? []
         func describe(_ index: Int) -> String { PlanReport.variantTraits(variants, index).joined(separator: " · ") }
         let entry = plan.startup.rule.map { " (startup entry \($0 + 1))" } ?? ""
         var out =
