@@ -14,6 +14,15 @@ struct Problem: HTTPResponseError {
     static func badRequest(_ detail: String) -> Problem { Problem(status: .badRequest, title: "Bad request", detail: detail) }
     static func forbidden(_ detail: String) -> Problem { Problem(status: .forbidden, title: "Forbidden", detail: detail) }
 
+    /// The answer of every resource here to a method that would change it (RFC 9110 §15.5.6:
+    /// 405 with `Allow`): all are read-only.
+    static var readOnly: Response {
+        var response = Problem(status: .methodNotAllowed, title: "Method not allowed", detail: "this resource answers GET, HEAD and OPTIONS only")
+            .response
+        response.headers[.allow] = "GET, HEAD, OPTIONS"
+        return response
+    }
+
     func response(from request: Request, context: some RequestContext) throws -> Response {
         self.response
     }
