@@ -4,7 +4,7 @@ import Testing
 
 @testable import AdCampaign
 
-/// Cutting one programme asset (issue 12): every playlist is cut at its own segment boundary
+/// Cutting one programme asset (docs/campaign-format.md "One programme asset"): every playlist is cut at its own segment boundary
 /// nearest the video cut, the skew reported; slices keep their segments' media sequence numbers.
 @Suite("Asset slices")
 struct AssetSliceTests {

@@ -3,7 +3,7 @@ import Foundation
 import HLSPlaylist
 import Testing
 
-/// A programme that marks 10,000 breaks in 20,000 segments loads (issue 26: it took minutes, and
+/// A programme that marks 10,000 breaks in 20,000 segments loads (docs/reliability.md: it took minutes, and
 /// the server never came up). Not a timed test — the benchmarks measure — but one that a
 /// quadratic step in marker reading or cutting would make take minutes again.
 @Suite("A programme with 10,000 markers")

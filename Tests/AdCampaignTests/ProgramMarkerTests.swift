@@ -3,7 +3,7 @@ import Foundation
 import HLSPlaylist
 import Testing
 
-/// The breaks a single programme asset's ad markers give (issues 12 and 25), one test per shape
+/// The breaks a single programme asset's ad markers give (docs/campaign-format.md "Markers"), one test per shape
 /// packagers write — CUE, DATERANGE, OATCLS/SPLICEPOINT; insertion and replacement; mixed — each
 /// checking every break (where, which kind, how long) and the programme segments kept, in order.
 /// SCTE-35 payloads are real sections (``SpliceSection``), decoded and CRC-checked by the loader.
@@ -199,7 +199,7 @@ struct ProgramMarkerTests {
 
     // MARK: Mixed
 
-    @Test("every shape in one playlist: the issue-25 date-range insertion point, then replacements and insertions of each kind")
+    @Test("every shape in one playlist: a date-range insertion point, then replacements and insertions of each kind")
     func mixed() throws {
         let timeSignal = SpliceSection.base64(SpliceSection.timeSignal(eventID: 11, typeID: 0x34, duration: SpliceSection.ticks(8)))
         let text = Self.programme(
@@ -241,7 +241,7 @@ struct ProgramMarkerTests {
 
     // MARK: Recovery
 
-    @Test("a date-range insertion point without an end does not swallow the replacement after it (issue 25)")
+    @Test("a date-range insertion point without an end does not swallow the replacement after it")
     func insertionPointThenReplacement() throws {
         let text = Self.programme(
             [

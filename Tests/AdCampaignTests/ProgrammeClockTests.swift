@@ -4,7 +4,7 @@ import Testing
 @testable import AdCampaign
 
 /// Where a date falls on a playlist's PROGRAM-DATE-TIME timeline (date ranges placed by their
-/// dates): found by binary search since issue 26, it must answer as the scan over every dated
+/// dates): found by binary search (docs/reliability.md), it must answer as the scan over every dated
 /// segment it replaced did — including where date-times jump back at a discontinuity.
 @Suite("Programme clock")
 struct ProgrammeClockTests {

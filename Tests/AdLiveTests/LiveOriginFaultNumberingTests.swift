@@ -4,7 +4,7 @@ import Testing
 
 @testable import AdLive
 
-/// A viewer's live numbering under origin faults (issue 26; docs/reliability.md "Live origin
+/// A viewer's live numbering under origin faults (docs/reliability.md "Live origin
 /// faults"): each origin window goes through what the poller does — LiveLimits, the
 /// ``LiveOriginSequencer``, the ``LiveBreakTracker``, ``LiveNumbering`` — and the viewer's
 /// successive windows must never go back nor give one number to two items (RFC 8216bis §6.2.1–6.2.2).

@@ -6,7 +6,7 @@ import Foundation
 import HLSPlaylist
 import Testing
 
-/// A viewer's live playlists (issue 14) rendered from a simulated channel as its poller would see
+/// A viewer's live playlists (docs/design-decisions.md "Live") rendered from a simulated channel as its poller would see
 /// it, window after window: the campaign loaded with `program: { live: URL }`, breaks tracked from
 /// the channel's CUE markers, every rendition rendered at every poll and read back.
 @Suite("Live sessions")

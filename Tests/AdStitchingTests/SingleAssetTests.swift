@@ -5,7 +5,7 @@ import Foundation
 import HLSPlaylist
 import Testing
 
-/// One programme asset cut at its breaks (issue 12): breaks from its CUE markers (an insertion
+/// One programme asset cut at its breaks (docs/campaign-format.md "One programme asset"): breaks from its CUE markers (an insertion
 /// point, a replaced stretch) and at a programme time, filled and stitched like islands.
 @Suite("A single programme asset")
 struct SingleAssetTests {

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 extension RealClients {
-    /// A live channel stitched per viewer (issue 14), watched for three minutes of wall clock by
+    /// A live channel stitched per viewer (docs/design-decisions.md "Live"), watched for three minutes of wall clock by
     /// GStreamer, ffmpeg and headless Chromium at once, while a checker polls every rendition each
     /// second on two replicas in turn — the second started after a break has left the origin's
     /// window, knowing it only from the break history in PostgreSQL.

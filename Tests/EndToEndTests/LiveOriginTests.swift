@@ -4,7 +4,7 @@ import HLSPlaylist
 import SCTE35
 import Testing
 
-/// The live origin the live tests and demo run on (`scripts/live-origin.py`, issue 14), held to
+/// The live origin the live tests and demo run on (`scripts/live-origin.py`), held to
 /// what a packager's sliding window must be: polled as a live player polls it, read back with the
 /// playlist engine and the SCTE-35 decoder.
 @Suite("Live origin (test tool)", .serialized)
