@@ -4,6 +4,9 @@
 /// `TagBytesTests` parses every line it writes back through the tag model (``DateRange``) to the
 /// same values.
 ///
+/// Inlinable, so each renderer gets them specialized for its own id and list types (unspecialized,
+/// the generic sequences cost a stitched playlist 47 more allocations).
+///
 /// Quoted values are written as given: the callers' ids are validated at load (no quote, no line
 /// break can occur in them), and base64 has neither.
 public enum TagBytes {
@@ -24,6 +27,7 @@ public enum TagBytes {
     /// ISO 8601 with milliseconds), `CUE`, `DURATION`, `PLANNED-DURATION`, then the client-defined
     /// `X-` attributes `client` writes (with ``quoted(_:_:into:)``, ``decimal(_:_:into:)``,
     /// ``quotedList(_:_:into:)``, ``quoted(_:into:value:)``), in its order.
+    @inlinable
     public static func dateRange(
         id: some Sequence<String>,
         class dateRangeClass: StaticString,
@@ -58,11 +62,13 @@ public enum TagBytes {
     }
 
     /// `,NAME="value"`.
+    @inlinable
     public static func quoted(_ name: StaticString, _ value: String, into bytes: inout [UInt8]) {
         Self.quoted(name, into: &bytes) { $0.append(contentsOf: value.utf8) }
     }
 
     /// `,NAME="…"`, the value written by `value`.
+    @inlinable
     public static func quoted(_ name: StaticString, into bytes: inout [UInt8], value: (inout [UInt8]) -> Void) {
         bytes.append(UInt8(ascii: ","))
         Self.add(name, to: &bytes)
@@ -72,6 +78,7 @@ public enum TagBytes {
     }
 
     /// `,NAME="a,b,c"`; nothing when `values` is empty.
+    @inlinable
     public static func quotedList(_ name: StaticString, _ values: some Collection<String>, into bytes: inout [UInt8]) {
         guard !values.isEmpty else { return }
         Self.quoted(name, into: &bytes) { bytes in
@@ -83,6 +90,7 @@ public enum TagBytes {
     }
 
     /// `,NAME=value` for a decimal-floating-point (or signed) value, exactly as ``ExactDecimal`` writes it.
+    @inlinable
     public static func decimal(_ name: StaticString, _ value: ExactDecimal, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: ","))
         Self.add(name, to: &bytes)
@@ -92,6 +100,7 @@ public enum TagBytes {
 
     /// Standard base64 with padding (RFC 4648 §4: what `atob` reads) of `input`, appended: the
     /// one base64 writer of playlists (`X-AD-CREATIVE-SIGNALING`).
+    @inlinable
     public static func base64(_ input: [UInt8], into bytes: inout [UInt8]) {
         let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
         let table = UnsafeBufferPointer(start: alphabet.utf8Start, count: 64)
@@ -110,7 +119,8 @@ public enum TagBytes {
         }
     }
 
-    private static func add(_ text: StaticString, to bytes: inout [UInt8]) {
+    @usableFromInline
+    static func add(_ text: StaticString, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 }
