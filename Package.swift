@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "AdDecision", targets: ["AdDecision"]),
         .library(name: "AdStitching", targets: ["AdStitching"]),
         .library(name: "AdLive", targets: ["AdLive"]),
+        .library(name: "AdLiveRuntime", targets: ["AdLiveRuntime"]),
         .executable(name: "adstitch", targets: ["adstitch"]),
     ],
     dependencies: [
@@ -60,10 +61,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // A live channel's runtime (docs/design-decisions.md "Live"): its poller over an origin,
+        // the pollers of a server, the break history the replicas share in PostgreSQL.
+        .target(
+            name: "AdLiveRuntime",
+            dependencies: [
+                "AdLive", "AdStitching", "AdCampaign", "HLSPlaylist", "AdOrigin",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "AdStitchServer",
             dependencies: [
-                "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib", "AdOrigin", "AdLive",
+                "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib", "AdOrigin", "AdLive", "AdLiveRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -76,7 +90,6 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -111,7 +124,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "AdCampaign", "AdDecision", "AdStitching", "AdStitchServer", "AdOrigin", "AdLive", "HLSPlaylist", "SCTE35",
+                "AdCampaign", "AdDecision", "AdStitching", "AdStitchServer", "AdOrigin", "AdLive", "AdLiveRuntime", "HLSPlaylist", "SCTE35",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import AdLiveRuntime
 import AdOrigin
 import Foundation
 import Hummingbird

@@ -1,5 +1,6 @@
 import AdCampaign
 import AdDecision
+import AdLiveRuntime
 import AdOrigin
 import AdStitching
 import Foundation

@@ -1,6 +1,7 @@
 import AdCampaign
 import AdDecision
 import AdLive
+import AdLiveRuntime
 import AdStitching
 import Crypto
 import Foundation

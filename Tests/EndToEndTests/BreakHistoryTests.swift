@@ -1,5 +1,5 @@
 import AdLive
-import AdStitchServer
+import AdLiveRuntime
 import Foundation
 import HLSPlaylist
 import Logging

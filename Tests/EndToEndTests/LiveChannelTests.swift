@@ -1,6 +1,6 @@
 import AdLive
+import AdLiveRuntime
 import AdOrigin
-import AdStitchServer
 import Foundation
 import HLSPlaylist
 import Logging

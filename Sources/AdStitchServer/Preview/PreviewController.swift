@@ -1,5 +1,6 @@
 import AdCampaign
 import AdDecision
+import AdLiveRuntime
 import AdStitching
 import Foundation
 import Hummingbird

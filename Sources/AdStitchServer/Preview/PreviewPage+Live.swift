@@ -1,6 +1,7 @@
 import AdCampaign
 import AdDecision
 import AdLive
+import AdLiveRuntime
 import AdStitching
 import Foundation
 import HLSPlaylist

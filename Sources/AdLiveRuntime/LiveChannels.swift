@@ -33,7 +33,7 @@ public final class LiveChannels: Sendable {
 
     /// The poller of `campaign`'s channel, started on first use; nil for a VOD campaign. Its
     /// renditions are the layout's, in order.
-    func channel(for campaign: Campaign, layout: StitchLayout) -> LiveChannel? {
+    public func channel(for campaign: Campaign, layout: StitchLayout) -> LiveChannel? {
         guard let live = campaign.live else { return nil }
         let key = live.url.absoluteString + (live.defaultDuration.map { "#duration=\($0)" } ?? "")
         let renditions: [URL] = layout.renditions.compactMap { rendition in
@@ -66,7 +66,7 @@ public final class LiveChannels: Sendable {
 
     /// Runs every channel's poller, those added later too, until cancelled: each first reads the
     /// break history of the sessions still playing, then polls.
-    func run() async {
+    public func run() async {
         if let history = self.history {
             do {
                 try await history.migrate()
@@ -97,10 +97,12 @@ public final class LiveChannels: Sendable {
 
 /// Runs the live channels' pollers (and the PostgreSQL client of their history) with the server;
 /// a graceful shutdown cancels them.
-struct LiveChannelsService: Service {
+public struct LiveChannelsService: Service {
     let channels: LiveChannels
 
-    func run() async throws {
+    public init(channels: LiveChannels) { self.channels = channels }
+
+    public func run() async throws {
         try? await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 if let history = self.channels.history {
