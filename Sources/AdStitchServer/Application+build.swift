@@ -42,8 +42,8 @@ public struct ServerConfiguration: Sendable {
     /// breaks it saw (docs/design-decisions.md "Live").
     public var database: String?
     /// Whether viewers' session files are answered in the connection's pipeline, past the
-    /// router (``SessionFileResponder``; byte for byte the router's answer, faster). Off while
-    /// requests are logged at debug level, so the access log keeps every request.
+    /// router (``SessionFileResponder``; byte for byte the router's answer, faster, logged and
+    /// counted alike). Off only to compare the two (`serve --no-direct-answers`, hidden).
     public var directAnswers = true
     /// Folders campaigns' local media may lie in through a symbolic link inside their folder
     /// (`serve --media-root`): one ad library, many campaigns. The media route still serves only
@@ -107,8 +107,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let serverName = "AdStitch"
     let dates = HTTPDateCache()
     let sessionFiles: (@Sendable () -> SessionFileResponder)?
-    if configuration.directAnswers, logger.logLevel > .debug {
-        sessionFiles = { @Sendable in SessionFileResponder(sessions: sessions, serverName: serverName, dates: dates) }
+    if configuration.directAnswers {
+        sessionFiles = { @Sendable in SessionFileResponder(sessions: sessions, serverName: serverName, dates: dates, logger: logger) }
     } else {
         sessionFiles = nil
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -12,7 +13,9 @@ import Synchronization
 /// async channel, the task switches, the router and the middleware chain (docs/performance.md,
 /// "Direct answers"). The answer is the router's to the byte: the same ``SessionController/answer(_:)``,
 /// the same ``HTTPSemanticsMiddleware/finish(_:method:ifNoneMatch:)``, the same metrics, then the
-/// `Date` and `Server` headers the application adds.
+/// `Date` and `Server` headers the application adds, and at debug level the access log line of
+/// the router's `LogRequestsMiddleware` with a request id of its own: the log level does not
+/// choose how a request is answered.
 ///
 /// Everything else goes on to Hummingbird untouched: other routes and methods, paths it would
 /// read differently (percent-escapes, dot segments, a query is fine), requests with a body, the
@@ -32,6 +35,8 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
     let sessions: SessionController
     let serverName: String?
     let dates: HTTPDateCache
+    /// The application's logger: at debug level, a line per request (``logRequest(_:)``).
+    let logger: Logger
 
     /// Requests passed on whose answers have not ended yet.
     private var passedOn = 0
@@ -42,10 +47,11 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
     private var encoder: ChannelHandlerContext?
 
     /// `Server` as the application sends it; `dates` shared by a server's connections.
-    init(sessions: SessionController, serverName: String?, dates: HTTPDateCache) {
+    init(sessions: SessionController, serverName: String?, dates: HTTPDateCache, logger: Logger) {
         self.sessions = sessions
         self.serverName = serverName
         self.dates = dates
+        self.logger = logger
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -97,7 +103,8 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
                 let ranged = AnswerBody.ranged(headers, answer, range: head.headerFields[.range], ifRange: head.headerFields[.ifRange])
                 (response, body) = (Response(status: ranged.status, headers: ranged.headers), ranged.body)
             case .assetList, .live:
-                // Shaped by the request: the router's (the checks above are repeated there; no metric was counted).
+                // Shaped by the request: the router's (the checks above are repeated there; no
+                // metric was counted, no line logged).
                 self.passedOn += 1
                 context.fireChannelRead(self.wrapInboundOut(.head(head)))
                 context.fireChannelRead(self.wrapInboundOut(.end(nil)))
@@ -107,6 +114,7 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
             let (headers, buffer) = error.parts
             (response, body) = (Response(status: error.status, headers: headers, body: ResponseBody(byteBuffer: buffer)), AnswerBody(buffer))
         }
+        if self.logger.logLevel <= .debug { self.logRequest(head) }
         let (finished, sendsBody) = HTTPSemanticsMiddleware.finish(response, method: head.method, ifNoneMatch: head.headerFields[.ifNoneMatch])
         response = finished
         self.sessions.store.metrics.request(route: Self.route, method: head.method, status: response.status, duration: ContinuousClock.now - start)
@@ -123,6 +131,19 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
         }
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(self.wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
+    }
+
+    /// The line the router's `LogRequestsMiddleware` writes for a request, with the same message,
+    /// metadata keys and source, and a request id made as Hummingbird makes one: an access log
+    /// reads one format whichever way a request was answered.
+    private func logRequest(_ head: HTTPRequest) {
+        var logger = self.logger
+        logger[metadataKey: "hb.request.id"] = .stringConvertible(RequestID())
+        logger.debug(
+            "Request",
+            metadata: ["hb.request.path": .string(head.path ?? ""), "hb.request.method": .string(head.method.rawValue)],
+            source: "Hummingbird"
+        )
     }
 
     /// Writes the buffers of a body. A stitched media playlist of a long programme has several

@@ -97,8 +97,14 @@ struct Serve: AsyncParsableCommand {
     )
     var database: String?
 
-    @Option(help: "Log level: trace, debug (a line per request, every request through the router), info, notice, warning, error or critical.")
+    @Option(help: "Log level: trace, debug (a line per request), info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp("Answer viewers' session files in the connection's pipeline (off: through the router, to compare).", visibility: .hidden)
+    )
+    var directAnswers = true
 
     func validate() throws {
         guard (1...65_535).contains(self.port) else { throw ValidationError("--port must be between 1 and 65535") }
@@ -161,6 +167,7 @@ struct Serve: AsyncParsableCommand {
             policy: policy
         )
         configuration.responseCacheBytes = self.responseCacheMib << 20
+        configuration.directAnswers = self.directAnswers
         configuration.idleTimeout = .seconds(self.idleTimeout)
         configuration.headerTimeout = .seconds(self.headerTimeout)
         configuration.maxConnections = self.maxConnections

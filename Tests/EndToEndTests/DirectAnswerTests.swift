@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 /// A viewer's session files are answered in the connection's pipeline (`SessionFileResponder`,
-/// docs/performance.md), unless requests are logged (`--log-level debug`: every request through
-/// the router). Two replicas of the demo campaigns, one each way, must answer alike, byte for byte.
+/// docs/performance.md) whatever the log level. Two replicas of the demo campaigns, one answering
+/// directly and logging every request (`--log-level debug`), one through the router alone
+/// (`--no-direct-answers`), must answer alike, byte for byte, and log a line per request alike.
 @Suite("Direct answers of session files, end to end", .serialized)
 struct DirectAnswerTests {
     typealias Server = RealClients.HardeningEndToEndTests.Server
@@ -14,13 +15,13 @@ struct DirectAnswerTests {
         let campaigns = try Self.campaigns()
         let direct: Server
         do {
-            direct = try await Server(campaigns: campaigns)
+            direct = try await Server(campaigns: campaigns, extra: ["--log-level", "debug"])
         } catch {
             try? FileManager.default.removeItem(at: campaigns)
             throw error
         }
         do {
-            return (direct, try await Server(campaigns: campaigns, extra: ["--log-level", "debug"]), campaigns)
+            return (direct, try await Server(campaigns: campaigns, extra: ["--no-direct-answers", "--log-level", "debug"]), campaigns)
         } catch {
             kill(direct.process.pid, SIGKILL)
             try? FileManager.default.removeItem(at: campaigns)
@@ -101,8 +102,14 @@ struct DirectAnswerTests {
         }.compactMap { $0.split(separator: " ").last.flatMap { Double($0) }.map { Int($0) } }.reduce(0, +)
     }
 
+    /// The access log lines (the router's `LogRequestsMiddleware` format) in a server's log so far.
+    static func requestLines(_ server: Server) throws -> [String] {
+        try String(contentsOf: server.process.log, encoding: .utf8).split(separator: "\n").filter { $0.hasSuffix("[Hummingbird] Request") }
+            .map(String.init)
+    }
+
     @Test(
-        "every session file of the demos — plain, gzip, cached, 304, HTTP/1.0, errors — is the router's answer byte for byte, counted alike"
+        "every session file of the demos — plain, gzip, cached, 304, HTTP/1.0, errors — is the router's answer byte for byte, counted and logged alike"
     )
     func sameBytesAsTheRouter() async throws {
         let (direct, routed, campaigns) = try await Self.servers()
@@ -187,6 +194,7 @@ struct DirectAnswerTests {
         let counted = { (server: Server, status: Int) in try Self.metric("adstitch_http_requests_total", route: route, status: status, server: server)
         }
         let countedBefore = try [200, 304, 403, 404].map { status in try [direct, routed].map { try counted($0, status) } }
+        let loggedBefore = try [direct, routed].map { try Self.requestLines($0) }
         var statuses: Set<Int> = []
         for (head, _) in requests {
             let fromDirect = try Self.raw(head, port: direct.port)
@@ -200,6 +208,13 @@ struct DirectAnswerTests {
             )
         }
         #expect(statuses.isSuperset(of: [200, 304, 403, 404]), "\(statuses)")
+        // One access log line per request on both, each with its own request id, whichever way it was answered.
+        for (index, server) in [direct, routed].enumerated() {
+            let lines = try Self.requestLines(server).dropFirst(loggedBefore[index].count)
+            #expect(lines.count == requests.count, "\(lines.count) lines logged for \(requests.count) requests")
+            let ids = Set(lines.compactMap { $0.firstMatch(of: /hb\.request\.id=(\S+)/).map { String($0.output.1) } })
+            #expect(ids.count == lines.count, "\(ids.count) request ids for \(lines.count) lines")
+        }
         // The direct replica answered what it should itself (the asset lists are the router's),
         // the routed one nothing; both counted every request alike.
         let answeredDirectly = try Self.metric("adstitch_http_direct_answers_total", server: direct) - directBefore
