@@ -24,6 +24,8 @@ struct SegmentBlock: Sendable {
     /// The source variant's figures, for the multivariant playlist.
     var bandwidth: Int?
     var averageBandwidth: Int?
+    /// The `CODECS` of the variant it was cut from (video and I-frame renditions).
+    var codecs: [String] = []
     /// The playlist the block was rendered from, for error messages.
     var source: URL?
     /// Each segment's lines on their own, with the map and keys in force at it: kept for live

@@ -215,6 +215,7 @@ public struct SessionRenderer: Sendable {
                 if let peak { streamInf.bandwidth = peak }
                 if streamInf.averageBandwidth != nil || average != nil { streamInf.averageBandwidth = average }
             }
+            streamInf.codecs = Self.codecs(streamInf.codecs, rows, rendition: position)
             line("#EXT-X-STREAM-INF:", streamInf.attributes)
             text += playlistURI(rendition)
             text += "\n"
@@ -228,6 +229,7 @@ public struct SessionRenderer: Sendable {
             let (peak, average) = Self.bandwidth(assets, rows, rendition: position)
             if let peak { streamInf.bandwidth = peak }
             if streamInf.averageBandwidth != nil || average != nil { streamInf.averageBandwidth = average }
+            streamInf.codecs = Self.codecs(streamInf.codecs, rows, rendition: position)
             streamInf.uri = playlistURI(rendition)
             line("#EXT-X-I-FRAME-STREAM-INF:", streamInf.attributes)
         }
@@ -239,6 +241,21 @@ public struct SessionRenderer: Sendable {
         }
         line("#EXT-X-SESSION-DATA:", SessionData(dataID: Self.boundariesDataID, uri: boundariesURI).attributes)
         return text
+    }
+
+    /// The CODECS of a stitched variant (RFC 8216bis §4.4.6.2: "every media format present in any
+    /// Media Segment in any of the Renditions specified by the Variant Stream"): the programme
+    /// variant's list, then each format another piece played there declares that the list does
+    /// not hold yet (compared without case), in play order. A programme variant without CODECS
+    /// stays without: a list of the ads' formats alone would claim the programme's are absent.
+    private static func codecs(_ programme: [String], _ rows: [[SegmentBlock]], rendition: Int) -> [String] {
+        guard !programme.isEmpty else { return [] }
+        var codecs = programme
+        var listed = Set(programme.map { $0.lowercased() })
+        for row in rows {
+            for codec in row[rendition].codecs where listed.insert(codec.lowercased()).inserted { codecs.append(codec) }
+        }
+        return codecs
     }
 
     /// The peak BANDWIDTH over the pieces of a session in one rendition, and the duration-weighted

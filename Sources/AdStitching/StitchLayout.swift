@@ -161,6 +161,7 @@ public struct StitchLayout: Sendable {
             var block = SegmentBlock(variant.playlist, uris: uris, version: version, passthrough: passthrough, perSegment: perSegment)
             block.bandwidth = variant.streamInf.bandwidth
             block.averageBandwidth = variant.streamInf.averageBandwidth
+            block.codecs = variant.streamInf.codecs
             return block
         case .iFrame(let index):
             let target = program.iFrameVariants[index].streamInf
@@ -173,6 +174,7 @@ public struct StitchLayout: Sendable {
                 block.bandwidth = variant.streamInf.bandwidth
                 // Invariant 9: the multivariant playlist recomputes AVERAGE-BANDWIDTH from it.
                 block.averageBandwidth = variant.streamInf.averageBandwidth
+                block.codecs = variant.streamInf.codecs
                 return block
             }
             // No I-frame playlist: the asset's video segments marked GAP keep the timeline aligned.

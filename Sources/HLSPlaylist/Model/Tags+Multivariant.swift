@@ -46,9 +46,10 @@ extension VariantAttributes {
         get { self.attributes.integer("AVERAGE-BANDWIDTH") }
         set { self.attributes.set("AVERAGE-BANDWIDTH", rawValue: newValue.map(String.init)) }
     }
-    /// The `CODECS` list, split at commas.
+    /// The `CODECS` list, split at commas; set to an empty list, the attribute is removed.
     public var codecs: [String] {
-        self.attributes.string("CODECS").map { $0.split(separator: ",").map { $0.trimmingSpaces() } } ?? []
+        get { self.attributes.string("CODECS").map { $0.split(separator: ",").map { $0.trimmingSpaces() } } ?? [] }
+        set { self.attributes.setQuoted("CODECS", newValue.isEmpty ? nil : newValue.joined(separator: ",")) }
     }
     public var resolution: Resolution? { self.attributes.resolution("RESOLUTION") }
     /// `HDR10`, `HLG`, `PQ` or `SDR` as written.

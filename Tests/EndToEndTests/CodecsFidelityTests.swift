@@ -1,0 +1,110 @@
+import Foundation
+import HLSPlaylist
+import Testing
+
+/// The stitched multivariant playlist's CODECS lists every format any piece behind a variant may
+/// carry (RFC 8216bis §4.4.6.2), through `adstitch stitch` as a user runs it, on campaigns made for
+/// each shape: an ad of another AVC profile, an ad of the same formats written in other case, a
+/// slate with another audio codec, an I-frame variant, a programme variant without CODECS.
+@Suite("Fidelity: CODECS of stitched variants")
+struct CodecsFidelityTests {
+    /// A folder with a programme (two variants and an I-frame variant), ads `profile` (High
+    /// profile AVC, `avc1.64001f`), `upper` (the programme's formats, the profile in upper-case hex) and a slate
+    /// with AC-3 audio; `programCodecs` is the programme variants' CODECS attribute (nil: none).
+    /// A break of `breakDuration` s, filled by a 4 s ad of `pool`, then the 4 s slate where it is longer.
+    static func folder(pool: String, breakDuration: Int = 4, programCodecs: String? = "avc1.42c01e,mp4a.40.2") throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("codecs-\(UUID().uuidString.prefix(8))")
+        func master(_ codecs: String?, iFrameCodecs: String?) -> String {
+            let attribute = codecs.map { ",CODECS=\"\($0)\"" } ?? ""
+            var text = "#EXTM3U\n#EXT-X-VERSION:4\n"
+            text += "#EXT-X-STREAM-INF:BANDWIDTH=400000\(attribute),RESOLUTION=640x360,FRAME-RATE=25.000\nlow.m3u8\n"
+            text += "#EXT-X-STREAM-INF:BANDWIDTH=900000\(attribute),RESOLUTION=1280x720,FRAME-RATE=25.000\nhigh.m3u8\n"
+            if let iFrameCodecs {
+                text += "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=90000,CODECS=\"\(iFrameCodecs)\",RESOLUTION=640x360,URI=\"iframes.m3u8\"\n"
+            }
+            return text
+        }
+        func media(_ count: Int, iFrames: Bool = false) -> String {
+            var text = "#EXTM3U\n#EXT-X-VERSION:4\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+            if iFrames { text += "#EXT-X-I-FRAMES-ONLY\n" }
+            for index in 0..<count {
+                text += iFrames ? "#EXTINF:4.000,\n#EXT-X-BYTERANGE:1000@0\ns\(index).ts\n" : "#EXTINF:4.000,\ns\(index).ts\n"
+            }
+            return text + "#EXT-X-ENDLIST\n"
+        }
+        var files = [
+            "p/master.m3u8": master(programCodecs, iFrameCodecs: programCodecs == nil ? nil : "avc1.42c01e"),
+            "profile/master.m3u8": master("avc1.64001f,mp4a.40.2", iFrameCodecs: "avc1.64001f"),
+            "upper/master.m3u8": master("avc1.42C01E,mp4a.40.2", iFrameCodecs: "avc1.42C01E"),
+            "slate/master.m3u8": master("avc1.42c01e,ac-3", iFrameCodecs: nil),
+            "campaign.yaml": """
+            version: 1
+            id: codecs
+            program: { islands: [ { id: act-1, playlist: p/master.m3u8 } ] }
+            breaks: [ { id: pre, before: act-1, duration: \(breakDuration), pools: [\(pool)] } ]
+            slate: { playlist: slate/master.m3u8 }
+            pools:
+              profile: [ { id: profile, playlist: profile/master.m3u8 } ]
+              upper: [ { id: upper, playlist: upper/master.m3u8 } ]
+            """,
+        ]
+        for asset in ["p", "profile", "upper", "slate"] {
+            files["\(asset)/low.m3u8"] = media(asset == "p" ? 4 : 1)
+            files["\(asset)/high.m3u8"] = media(asset == "p" ? 4 : 1)
+            files["\(asset)/iframes.m3u8"] = media(asset == "p" ? 4 : 1, iFrames: true)
+        }
+        for (path, text) in files {
+            let url = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        return folder
+    }
+
+    /// `adstitch stitch` of the campaign in `folder`: the stitched multivariant playlist.
+    static func stitch(_ folder: URL) async throws -> MultivariantPlaylist {
+        let out = folder.appendingPathComponent("out")
+        let result = try await CLITests().adstitch("stitch", folder.appendingPathComponent("campaign.yaml").path, "--out", out.path, "--session", "c")
+        #expect(result.status == 0, "\(result.output)")
+        let text = try String(contentsOf: out.appendingPathComponent("master.m3u8"), encoding: .utf8)
+        let master = try PlaylistParser().parseMultivariantPlaylist(text)
+        #expect(PlaylistLinter().lint(master).filter { $0.severity == .error }.isEmpty, "\(text)")
+        return master
+    }
+
+    @Test("an ad of another AVC profile adds its codec to every variant and the I-frame variant; the programme's stay first")
+    func anotherProfileIsListed() async throws {
+        let folder = try Self.folder(pool: "profile")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let master = try await Self.stitch(folder)
+        #expect(master.variants.count == 2)
+        for variant in master.variants {
+            #expect(variant.streamInf.codecs == ["avc1.42c01e", "mp4a.40.2", "avc1.64001f"])
+        }
+        #expect(master.iFrameVariants.map(\.value.codecs) == [["avc1.42c01e", "avc1.64001f"]])
+    }
+
+    @Test("an ad whose formats are the programme's, its profile in upper-case hex, adds nothing")
+    func sameFormatsAddNothing() async throws {
+        let folder = try Self.folder(pool: "upper")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let master = try await Self.stitch(folder)
+        #expect(master.variants.map(\.streamInf.codecs) == Array(repeating: ["avc1.42c01e", "mp4a.40.2"], count: 2))
+    }
+
+    @Test("a break the slate fills the rest of adds the slate's audio codec")
+    func slateAudioIsListed() async throws {
+        let folder = try Self.folder(pool: "upper", breakDuration: 8)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let master = try await Self.stitch(folder)
+        #expect(master.variants.map(\.streamInf.codecs) == Array(repeating: ["avc1.42c01e", "mp4a.40.2", "ac-3"], count: 2))
+    }
+
+    @Test("a programme variant without CODECS stays without: the ads' formats alone would deny the programme's")
+    func noProgrammeCodecsStaysAbsent() async throws {
+        let folder = try Self.folder(pool: "profile", programCodecs: nil)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let master = try await Self.stitch(folder)
+        #expect(master.variants.count == 2 && master.variants.allSatisfy { $0.streamInf.attributes.string("CODECS") == nil })
+    }
+}
