@@ -30,12 +30,13 @@ extension SessionRenderer {
         output.append("#EXT-X-PLAYLIST-TYPE:VOD\n")
         if case .iFrame = rendition.kind { output.append("#EXT-X-I-FRAMES-ONLY\n") }
         if self.layout.program.multivariant.hasIndependentSegments { output.append("#EXT-X-INDEPENDENT-SEGMENTS\n") }
-        output.append("#EXT-X-PROGRAM-DATE-TIME:\(Self.iso8601(anchor, plus: .zero))\n")
+        output.appendLiteral { TagBytes.programDateTime(anchor, into: &$0) }
         output.appendLiteral { Self.appendInterstitialDateRanges(schedule, to: &$0) }
         var previousKeys: [String] = []
         for (position, primary) in schedule.primary.enumerated() {
             if position > 0 {
-                output.append("#EXT-X-DISCONTINUITY\n#EXT-X-PROGRAM-DATE-TIME:\(Self.iso8601(anchor, plus: primary.start))\n")
+                output.append("#EXT-X-DISCONTINUITY\n")
+                output.appendLiteral { TagBytes.programDateTime(Self.milliseconds(anchor, plus: primary.start), into: &$0) }
             }
             let transition = SegmentBlock.keyTransition(from: previousKeys, to: rows[position][index].startKeys)
             if values.isEmpty { output.append(transition) } else { output.append(transition, filling: values) }

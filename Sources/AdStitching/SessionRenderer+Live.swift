@@ -256,9 +256,7 @@ extension SessionRenderer {
             }
             add(SegmentBlock.keyTransition(from: currentKeys, to: lines.keys))
             currentKeys = lines.keys
-            add("#EXT-X-PROGRAM-DATE-TIME:")
-            DateTime.appendISO8601(millisecondsSinceEpoch: Self.milliseconds(0, plus: date), to: &output)
-            add("\n")
+            TagBytes.programDateTime(Self.milliseconds(0, plus: date), into: &output)
             output.append(contentsOf: lines.body)
         }
         return output

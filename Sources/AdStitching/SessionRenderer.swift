@@ -47,13 +47,21 @@ public struct SessionRenderer: Sendable {
         if self.layout.program.multivariant.hasIndependentSegments { output.append("#EXT-X-INDEPENDENT-SEGMENTS\n") }
         if daterange {
             // RFC 8216bis §4.4.5.1: date ranges need a program date-time to anchor them.
-            output.append("#EXT-X-PROGRAM-DATE-TIME:\(Self.iso8601(anchor, plus: .zero))\n")
+            output.appendLiteral { TagBytes.programDateTime(anchor, into: &$0) }
         }
         var previousKeys: [String] = []
         var openBreak: String?
         for position in plan.pieces.indices {
             let breakID = plan.pieces[position].breakID
-            if position > 0 { output.append("#EXT-X-DISCONTINUITY\n") }
+            if position > 0 {
+                output.append("#EXT-X-DISCONTINUITY\n")
+                // The date again after every discontinuity, on the session's one timeline (every
+                // rendition alike): a player that reads dates per discontinuity sequence (Shaka,
+                // Media3) otherwise loses wall-clock time across every ad.
+                if daterange {
+                    output.appendLiteral { TagBytes.programDateTime(Self.milliseconds(anchor, plus: plan.pieces[position].start), into: &$0) }
+                }
+            }
             if openBreak != nil, breakID != openBreak {
                 if cue { output.append(Self.cueIn) }
                 openBreak = nil
@@ -128,12 +136,6 @@ public struct SessionRenderer: Sendable {
     static func milliseconds(_ anchor: Int64, plus offset: ExactDecimal) -> Int64 {
         let millisecond = ExactDecimal(1).scaledValue / 1000
         return anchor + Int64(clamping: (offset.scaledValue + millisecond / 2) / millisecond)
-    }
-
-    /// `anchor + offset` as `2026-11-23T06:00:05.760Z`: the anchor in whole milliseconds and the
-    /// offset rounded to the nearest one, added exactly (a `Double` on the way writes 1 ms early).
-    static func iso8601(_ anchor: Int64, plus offset: ExactDecimal) -> String {
-        DateTime.iso8601(millisecondsSinceEpoch: Self.milliseconds(anchor, plus: offset))
     }
 
     // MARK: - Multivariant playlist

@@ -61,6 +61,15 @@ public enum TagBytes {
         bytes.append(UInt8(ascii: "\n"))
     }
 
+    /// `#EXT-X-PROGRAM-DATE-TIME:` (RFC 8216bis §4.4.4.6) for `milliseconds` since 1970, ISO 8601
+    /// with milliseconds, and its line break.
+    @inlinable
+    public static func programDateTime(_ milliseconds: Int64, into bytes: inout [UInt8]) {
+        Self.add("#EXT-X-PROGRAM-DATE-TIME:", to: &bytes)
+        DateTime.appendISO8601(millisecondsSinceEpoch: milliseconds, to: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
     /// `,NAME="value"`.
     @inlinable
     public static func quoted(_ name: StaticString, _ value: String, into bytes: inout [UInt8]) {
