@@ -5,7 +5,9 @@ import HLSPlaylist
 /// the one players start with, so it must be one the viewer's network sustains; where the
 /// ladder holds several codec families or HDR and SDR, the first variant of each family
 /// follows at a similar tier, so a player that cannot decode the first starts on a sibling
-/// rather than at the far end of the list.
+/// rather than at the far end of the list. An audio-only variant is never the startup variant
+/// (a player that starts there shows no picture until it switches up) unless a rule's `codecs`
+/// matches audio-only variants alone, or the ladder has nothing else.
 public struct StartupSelector: Sendable {
     public init() {}
 
@@ -24,7 +26,7 @@ public struct StartupSelector: Sendable {
                 reason: reason
             )
         }
-        let lowest = Self.lowest(variants, in: Array(variants.indices))
+        let lowest = Self.lowest(variants, in: Self.withPicture(variants, Array(variants.indices)))
         return StartupDecision(
             variant: lowest,
             order: self.order(variants, families: families, startingWith: lowest),
@@ -40,6 +42,9 @@ public struct StartupSelector: Sendable {
             candidates = candidates.filter { variants[$0].codecs.contains { $0.hasPrefix(codecs) } }
             why.append("CODECS with \(codecs)")
         }
+        // Audio-only variants stay only when the rule's codecs matched nothing else: it asked for them.
+        let asksForAudioOnly = pick.codecs != nil && !candidates.isEmpty && candidates.allSatisfy { variants[$0].isAudioOnly }
+        if !asksForAudioOnly { candidates = candidates.filter { !variants[$0].isAudioOnly } }
         if let range = pick.videoRange {
             candidates = candidates.filter { variants[$0].range == range }
             why.append("VIDEO-RANGE \(range)")
@@ -60,7 +65,7 @@ public struct StartupSelector: Sendable {
             why.append("BANDWIDTH ≤ \(ceiling)")
         }
         guard !candidates.isEmpty else {
-            let lowest = Self.lowest(variants, in: Array(variants.indices))
+            let lowest = Self.lowest(variants, in: Self.withPicture(variants, Array(variants.indices)))
             return (lowest, "no variant has \(why.joined(separator: ", ")): the lowest BANDWIDTH")
         }
         if pick.lowest {
@@ -68,6 +73,12 @@ public struct StartupSelector: Sendable {
         }
         let highest = candidates.max { (variants[$0].bandwidth ?? 0, -$0) < (variants[$1].bandwidth ?? 0, -$1) } ?? candidates[0]
         return (highest, (why + ["the highest BANDWIDTH"]).joined(separator: ", "))
+    }
+
+    /// `candidates` without the audio-only variants — all of them when every one is.
+    private static func withPicture(_ variants: [StreamInf], _ candidates: [Int]) -> [Int] {
+        let video = candidates.filter { !variants[$0].isAudioOnly }
+        return video.isEmpty ? candidates : video
     }
 
     private static func lowest(_ variants: [StreamInf], in candidates: [Int]) -> Int {

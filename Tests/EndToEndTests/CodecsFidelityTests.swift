@@ -108,3 +108,81 @@ struct CodecsFidelityTests {
         #expect(master.variants.count == 2 && master.variants.allSatisfy { $0.streamInf.attributes.string("CODECS") == nil })
     }
 }
+
+/// An audio-only variant (AAC alone, no RESOLUTION) is never the startup variant a stitched
+/// master lists first, whatever the viewer's bandwidth, unless a startup rule's `codecs` asks for
+/// it — through `adstitch stitch`, on a ladder whose lowest rung is audio-only.
+@Suite("Fidelity: audio-only variants and the startup variant")
+struct AudioOnlyStartupTests {
+    static func folder(startup: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("audio-only-\(UUID().uuidString.prefix(8))")
+        let master = """
+            #EXTM3U
+            #EXT-X-VERSION:3
+            #EXT-X-STREAM-INF:BANDWIDTH=64000,CODECS="mp4a.40.2"
+            audio.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=96000,CODECS="ec-3"
+            surround.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=400000,CODECS="avc1.42c01e,mp4a.40.2",RESOLUTION=640x360
+            low.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=900000,CODECS="avc1.42c01e,mp4a.40.2",RESOLUTION=1280x720
+            high.m3u8
+
+            """
+        func media(_ count: Int) -> String {
+            "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+                + (0..<count).map { "#EXTINF:4.000,\ns\($0).ts\n" }.joined() + "#EXT-X-ENDLIST\n"
+        }
+        var files = [
+            "p/master.m3u8": master, "a/master.m3u8": master,
+            "campaign.yaml": """
+            version: 1
+            id: audio-only
+            program: { islands: [ { id: act-1, playlist: p/master.m3u8 } ] }
+            breaks: [ { id: pre, before: act-1, duration: 4, pools: [prime] } ]
+            pools: { prime: [ { id: alpha, playlist: a/master.m3u8 } ] }
+            \(startup)
+            """,
+        ]
+        for (asset, count) in [("p", 3), ("a", 1)] {
+            for name in ["audio", "surround", "low", "high"] { files["\(asset)/\(name).m3u8"] = media(count) }
+        }
+        for (path, text) in files {
+            let url = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        return folder
+    }
+
+    /// The first variant of the stitched master's, by its CODECS and BANDWIDTH.
+    static func startupVariant(startup: String, attributes: [String] = []) async throws -> (codecs: [String], bandwidth: Int?) {
+        let folder = try Self.folder(startup: startup)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out")
+        let arguments = ["stitch", folder.appendingPathComponent("campaign.yaml").path, "--out", out.path, "--session", "a"]
+        let result = try await CLITests().adstitch(arguments + attributes.flatMap { ["--attribute", $0] })
+        #expect(result.status == 0, "\(result.output)")
+        let master = try PlaylistParser().parseMultivariantPlaylist(String(contentsOf: out.appendingPathComponent("master.m3u8"), encoding: .utf8))
+        let first = try #require(master.variants.first?.streamInf)
+        return (first.codecs, first.bandwidth)
+    }
+
+    @Test("without a startup rule: the lowest variant with a picture, not the lower audio-only ones")
+    func defaultSkipsAudioOnly() async throws {
+        let first = try await Self.startupVariant(startup: "")
+        #expect(first.codecs == ["avc1.42c01e", "mp4a.40.2"] && first.bandwidth == 400_000)
+    }
+
+    @Test("a ceiling only the audio-only variants fit under: the lowest variant with a picture")
+    func ceilingSkipsAudioOnly() async throws {
+        let first = try await Self.startupVariant(startup: "startup: [ { pick: { max_bandwidth: 100000 } } ]")
+        #expect(first.codecs == ["avc1.42c01e", "mp4a.40.2"] && first.bandwidth == 400_000)
+    }
+
+    @Test("a rule whose codecs match audio-only variants alone starts there")
+    func codecsAskForAudioOnly() async throws {
+        let first = try await Self.startupVariant(startup: "startup: [ { pick: { codecs: ec-3 } } ]")
+        #expect(first.codecs == ["ec-3"] && first.bandwidth == 96_000)
+    }
+}

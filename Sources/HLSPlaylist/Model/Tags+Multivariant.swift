@@ -52,6 +52,16 @@ extension VariantAttributes {
         set { self.attributes.setQuoted("CODECS", newValue.isEmpty ? nil : newValue.joined(separator: ",")) }
     }
     public var resolution: Resolution? { self.attributes.resolution("RESOLUTION") }
+    /// An audio-only variant: its CODECS lists only audio formats (AAC, AC-3, E-AC-3, AC-4, Opus,
+    /// FLAC, ALAC, MP3) and it has no RESOLUTION. Without CODECS, a variant is not known to be one.
+    public var isAudioOnly: Bool {
+        let codecs = self.codecs
+        return !codecs.isEmpty && self.resolution == nil
+            && codecs.allSatisfy { codec in
+                let family = codec.prefix { $0 != "." }.lowercased()
+                return ["mp4a", "ac-3", "ec-3", "ac-4", "opus", "flac", "alac", "mp3"].contains(family)
+            }
+    }
     /// `HDR10`, `HLG`, `PQ` or `SDR` as written.
     public var videoRange: String? { self.attributes.string("VIDEO-RANGE") }
     /// The VIDEO-RANGE, SDR when absent (RFC 8216bis §4.4.6.2: the attribute defaults to SDR).
