@@ -157,8 +157,39 @@ public struct SessionRenderer: Sendable {
             order: plan.startup.order,
             playlistURI: playlistURI,
             boundariesURI: boundariesURI,
-            live: plan.campaign.live != nil
+            live: plan.campaign.live != nil,
+            start: plan.campaign.live == nil ? Self.start(plan) : self.layout.program.multivariant.start
         )
+    }
+
+    /// The programme's `EXT-X-START` (RFC 8216bis §4.4.2.2) on the session's timeline: its
+    /// TIME-OFFSET is programme time (from the end when negative: the islands in a row, or the
+    /// one programme asset whole), moved by the ads played before it; a point a break replaced
+    /// starts where that break starts. PRECISE and any other attribute as the programme says.
+    static func start(_ plan: Plan) -> Start? {
+        guard var start = plan.campaign.templateAsset?.multivariant.start, let offset = start.timeOffset else { return nil }
+        // Each island piece: where it starts in programme time and in session time.
+        var islands: [(programme: ExactDecimal, session: ExactDecimal, duration: ExactDecimal)] = []
+        var programmeTime = ExactDecimal.zero
+        for piece in plan.pieces {
+            guard case .island(let island) = piece.kind else { continue }
+            let begins = island.contentStart ?? programmeTime
+            islands.append((begins, piece.start, piece.duration))
+            programmeTime = begins + piece.duration
+        }
+        let total = plan.campaign.programAsset?.duration ?? programmeTime
+        let target = max(.zero, min(total, offset < .zero ? total + offset : offset))
+        var session = islands.last.map { $0.session + $0.duration } ?? .zero
+        var previousEnd = ExactDecimal.zero
+        for island in islands {
+            if target < island.programme + island.duration {
+                session = target >= island.programme ? island.session + (target - island.programme) : previousEnd
+                break
+            }
+            previousEnd = island.session + island.duration
+        }
+        start.attributes.set("TIME-OFFSET", rawValue: session.description)
+        return start
     }
 
     /// An interstitial session's multivariant playlist: as a stitched session's, its BANDWIDTH
@@ -168,11 +199,13 @@ public struct SessionRenderer: Sendable {
         playlistURI: (StitchRendition) -> String,
         boundariesURI: String
     ) throws(StitchError) -> String {
+        // The primary content is the programme as it is: its EXT-X-START holds as written.
         try self.multivariant(
             schedule.primary.map(\.asset),
             order: schedule.plan.startup.order,
             playlistURI: playlistURI,
-            boundariesURI: boundariesURI
+            boundariesURI: boundariesURI,
+            start: self.layout.program.multivariant.start
         )
     }
 
@@ -183,7 +216,8 @@ public struct SessionRenderer: Sendable {
         order: [Int],
         playlistURI: (StitchRendition) -> String,
         boundariesURI: String,
-        live: Bool = false
+        live: Bool = false,
+        start: Start?
     ) throws(StitchError) -> String {
         let program = self.layout.program
         let renditions = self.layout.renditions
@@ -198,6 +232,7 @@ public struct SessionRenderer: Sendable {
             text += "\n"
         }
         if program.multivariant.hasIndependentSegments { text += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
+        if let start { line("#EXT-X-START:", start.attributes) }
         for (index, rendition) in program.renditions.enumerated() {
             var media = rendition.media
             if let stitched = renditions.first(where: { $0.kind == .audio(index) || $0.kind == .subtitles(index) }) {
