@@ -94,6 +94,21 @@ struct LiveSessionTests {
         var manifests: [String] = []
     }
 
+    /// The channel's window of each rendition (`v0`, `v1`) at segment `last`, as the poller reads
+    /// them; `tracker` observes the first.
+    static func windows(_ channel: Channel, last: Int, tracker: inout LiveBreakTracker) throws -> [LiveRenditionWindow] {
+        var windows: [LiveRenditionWindow] = []
+        for rendition in ["v0", "v1"] {
+            let playlist = try PlaylistParser().parseMediaPlaylist(
+                channel.playlist(rendition, last: last),
+                url: URL(string: "https://origin.test/channel/\(rendition).m3u8")!
+            )
+            if rendition == "v0" { tracker.observe(playlist) }
+            windows.append(try #require(LiveRenditionWindow(playlist)))
+        }
+        return windows
+    }
+
     /// Polls the channel from segment `from` to `to`, the viewer joining after segment
     /// `joinedAfter`; the tracker starts with `history` (a replica starting late reads it).
     static func watch(
@@ -114,15 +129,7 @@ struct LiveSessionTests {
         defer { breaks?(tracker.breaks) }
         var observed: [String: Observed] = [:]
         for last in from...to {
-            var windows: [LiveRenditionWindow] = []
-            for rendition in ["v0", "v1"] {
-                let playlist = try PlaylistParser().parseMediaPlaylist(
-                    channel.playlist(rendition, last: last),
-                    url: URL(string: "https://origin.test/channel/\(rendition).m3u8")!
-                )
-                if rendition == "v0" { tracker.observe(playlist) }
-                windows.append(try #require(LiveRenditionWindow(playlist)))
-            }
+            let windows = try Self.windows(channel, last: last, tracker: &tracker)
             let edge = try #require(windows[0].segments.last?.end)
             let schedule = try LiveSchedule(plan: plan, live: live, layout: layout, breaks: tracker.breaks, joined: joinedAfter + 1, liveEdge: edge)
             for (index, rendition) in layout.renditions.enumerated() {

@@ -100,15 +100,7 @@ struct OutputDigestTests {
             var tracker = LiveBreakTracker(defaultDuration: live.defaultDuration)
             let viewers = [(session: "early", joined: 5), (session: "mid-break", joined: 12), (session: "late", joined: 27)]
             for last in 5...40 {
-                var windows: [LiveRenditionWindow] = []
-                for rendition in ["v0", "v1"] {
-                    let playlist = try PlaylistParser().parseMediaPlaylist(
-                        channel.playlist(rendition, last: last),
-                        url: URL(string: "https://origin.test/channel/\(rendition).m3u8")!
-                    )
-                    if rendition == "v0" { tracker.observe(playlist) }
-                    windows.append(try #require(LiveRenditionWindow(playlist)))
-                }
+                let windows = try LiveSessionTests.windows(channel, last: last, tracker: &tracker)
                 let edge = try #require(windows[0].segments.last?.end)
                 let cut = windows.map { $0.cut(now: edge, holdBack: 4, span: 12) ?? $0 }
                 for viewer in viewers where viewer.joined <= last {

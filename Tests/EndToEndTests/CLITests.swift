@@ -24,6 +24,28 @@ struct CLITests {
         return Tool.Result(status: status, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 
+    /// `files` (paths relative to a new folder, texts) written into it, its `campaign.yaml`
+    /// stitched by `adstitch stitch`: the stitched master's text, parsed and lint-checked. The
+    /// folder is removed after.
+    static func stitchedMaster(_ files: [String: String], extra: [String] = []) async throws -> MultivariantPlaylist {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (path, text) in files {
+            let url = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        let out = folder.appendingPathComponent("out")
+        let result = try await CLITests().adstitch(
+            ["stitch", folder.appendingPathComponent("campaign.yaml").path, "--out", out.path, "--session", "s"] + extra
+        )
+        #expect(result.status == 0, "\(result.output)")
+        let text = try String(contentsOf: out.appendingPathComponent("master.m3u8"), encoding: .utf8)
+        let master = try PlaylistParser().parseMultivariantPlaylist(text)
+        #expect(PlaylistLinter().lint(master).filter { $0.severity == .error }.isEmpty, "\(text)")
+        return master
+    }
+
     func temporary(_ name: String, _ text: String) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString.prefix(6))-\(name)")
         try Data(text.utf8).write(to: url)

@@ -8,12 +8,11 @@ import Testing
 /// slate with another audio codec, an I-frame variant, a programme variant without CODECS.
 @Suite("Fidelity: CODECS of stitched variants")
 struct CodecsFidelityTests {
-    /// A folder with a programme (two variants and an I-frame variant), ads `profile` (High
+    /// A campaign's files: a programme (two variants and an I-frame variant), ads `profile` (High
     /// profile AVC, `avc1.64001f`), `upper` (the programme's formats, the profile in upper-case hex) and a slate
     /// with AC-3 audio; `programCodecs` is the programme variants' CODECS attribute (nil: none).
     /// A break of `breakDuration` s, filled by a 4 s ad of `pool`, then the 4 s slate where it is longer.
-    static func folder(pool: String, breakDuration: Int = 4, programCodecs: String? = "avc1.42c01e,mp4a.40.2") throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("codecs-\(UUID().uuidString.prefix(8))")
+    static func files(pool: String, breakDuration: Int = 4, programCodecs: String? = "avc1.42c01e,mp4a.40.2") -> [String: String] {
         func master(_ codecs: String?, iFrameCodecs: String?) -> String {
             let attribute = codecs.map { ",CODECS=\"\($0)\"" } ?? ""
             var text = "#EXTM3U\n#EXT-X-VERSION:4\n"
@@ -53,30 +52,12 @@ struct CodecsFidelityTests {
             files["\(asset)/high.m3u8"] = media(asset == "p" ? 4 : 1)
             files["\(asset)/iframes.m3u8"] = media(asset == "p" ? 4 : 1, iFrames: true)
         }
-        for (path, text) in files {
-            let url = folder.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url)
-        }
-        return folder
-    }
-
-    /// `adstitch stitch` of the campaign in `folder`: the stitched multivariant playlist.
-    static func stitch(_ folder: URL) async throws -> MultivariantPlaylist {
-        let out = folder.appendingPathComponent("out")
-        let result = try await CLITests().adstitch("stitch", folder.appendingPathComponent("campaign.yaml").path, "--out", out.path, "--session", "c")
-        #expect(result.status == 0, "\(result.output)")
-        let text = try String(contentsOf: out.appendingPathComponent("master.m3u8"), encoding: .utf8)
-        let master = try PlaylistParser().parseMultivariantPlaylist(text)
-        #expect(PlaylistLinter().lint(master).filter { $0.severity == .error }.isEmpty, "\(text)")
-        return master
+        return files
     }
 
     @Test("an ad of another AVC profile adds its codec to every variant and the I-frame variant; the programme's stay first")
     func anotherProfileIsListed() async throws {
-        let folder = try Self.folder(pool: "profile")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let master = try await Self.stitch(folder)
+        let master = try await CLITests.stitchedMaster(Self.files(pool: "profile"))
         #expect(master.variants.count == 2)
         for variant in master.variants {
             #expect(variant.streamInf.codecs == ["avc1.42c01e", "mp4a.40.2", "avc1.64001f"])
@@ -86,25 +67,19 @@ struct CodecsFidelityTests {
 
     @Test("an ad whose formats are the programme's, its profile in upper-case hex, adds nothing")
     func sameFormatsAddNothing() async throws {
-        let folder = try Self.folder(pool: "upper")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let master = try await Self.stitch(folder)
+        let master = try await CLITests.stitchedMaster(Self.files(pool: "upper"))
         #expect(master.variants.map(\.streamInf.codecs) == Array(repeating: ["avc1.42c01e", "mp4a.40.2"], count: 2))
     }
 
     @Test("a break the slate fills the rest of adds the slate's audio codec")
     func slateAudioIsListed() async throws {
-        let folder = try Self.folder(pool: "upper", breakDuration: 8)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let master = try await Self.stitch(folder)
+        let master = try await CLITests.stitchedMaster(Self.files(pool: "upper", breakDuration: 8))
         #expect(master.variants.map(\.streamInf.codecs) == Array(repeating: ["avc1.42c01e", "mp4a.40.2", "ac-3"], count: 2))
     }
 
     @Test("a programme variant without CODECS stays without: the ads' formats alone would deny the programme's")
     func noProgrammeCodecsStaysAbsent() async throws {
-        let folder = try Self.folder(pool: "profile", programCodecs: nil)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let master = try await Self.stitch(folder)
+        let master = try await CLITests.stitchedMaster(Self.files(pool: "profile", programCodecs: nil))
         #expect(master.variants.count == 2 && master.variants.allSatisfy { $0.streamInf.attributes.string("CODECS") == nil })
     }
 }
@@ -114,8 +89,7 @@ struct CodecsFidelityTests {
 /// it — through `adstitch stitch`, on a ladder whose lowest rung is audio-only.
 @Suite("Fidelity: audio-only variants and the startup variant")
 struct AudioOnlyStartupTests {
-    static func folder(startup: String) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("audio-only-\(UUID().uuidString.prefix(8))")
+    static func files(startup: String) -> [String: String] {
         let master = """
             #EXTM3U
             #EXT-X-VERSION:3
@@ -147,24 +121,12 @@ struct AudioOnlyStartupTests {
         for (asset, count) in [("p", 3), ("a", 1)] {
             for name in ["audio", "surround", "low", "high"] { files["\(asset)/\(name).m3u8"] = media(count) }
         }
-        for (path, text) in files {
-            let url = folder.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url)
-        }
-        return folder
+        return files
     }
 
     /// The first variant of the stitched master's, by its CODECS and BANDWIDTH.
-    static func startupVariant(startup: String, attributes: [String] = []) async throws -> (codecs: [String], bandwidth: Int?) {
-        let folder = try Self.folder(startup: startup)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let out = folder.appendingPathComponent("out")
-        let arguments = ["stitch", folder.appendingPathComponent("campaign.yaml").path, "--out", out.path, "--session", "a"]
-        let result = try await CLITests().adstitch(arguments + attributes.flatMap { ["--attribute", $0] })
-        #expect(result.status == 0, "\(result.output)")
-        let master = try PlaylistParser().parseMultivariantPlaylist(String(contentsOf: out.appendingPathComponent("master.m3u8"), encoding: .utf8))
-        let first = try #require(master.variants.first?.streamInf)
+    static func startupVariant(startup: String) async throws -> (codecs: [String], bandwidth: Int?) {
+        let first = try #require(try await CLITests.stitchedMaster(Self.files(startup: startup)).variants.first?.streamInf)
         return (first.codecs, first.bandwidth)
     }
 

@@ -22,22 +22,9 @@ struct StartOffsetFidelityTests {
             + "#EXT-X-STREAM-INF:BANDWIDTH=400000,CODECS=\"avc1.42c01e,mp4a.40.2\",RESOLUTION=640x360\nv.m3u8\n"
     }
 
-    /// `files` in a new folder, stitched by `adstitch stitch`: the stitched master's EXT-X-START.
+    /// `files` stitched by `adstitch stitch`: the stitched master's EXT-X-START.
     static func stitchedStart(_ files: [String: String]) async throws -> Start? {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("start-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        for (path, text) in files {
-            let url = folder.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url)
-        }
-        let out = folder.appendingPathComponent("out")
-        let result = try await CLITests().adstitch("stitch", folder.appendingPathComponent("campaign.yaml").path, "--out", out.path, "--session", "s")
-        #expect(result.status == 0, "\(result.output)")
-        let text = try String(contentsOf: out.appendingPathComponent("master.m3u8"), encoding: .utf8)
-        let master = try PlaylistParser().parseMultivariantPlaylist(text)
-        #expect(PlaylistLinter().lint(master).filter { $0.severity == .error }.isEmpty, "\(text)")
-        return master.start
+        try await CLITests.stitchedMaster(files).start
     }
 
     /// Islands act-1 and act-2 (16 s each), a 4 s pre-roll and a 4 s mid-roll between them.
