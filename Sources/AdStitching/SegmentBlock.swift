@@ -16,6 +16,9 @@ struct SegmentBlock: Sendable {
     /// The `EXT-X-KEY` lines in force at the first and last segment; empty when clear.
     var startKeys: [String] = []
     var endKeys: [String] = []
+    /// Every key its segments are encrypted with, once each, as an `EXT-X-SESSION-KEY` declares it
+    /// (METHOD, URI as written here, KEYFORMAT, KEYFORMATVERSIONS: no IV, which is per segment).
+    var sessionKeys: [String] = []
     var duration = ExactDecimal.zero
     var maxRoundedDuration = 0
     /// The minimum EXT-X-VERSION the block's lines need (RFC 8216bis §8), by the rule the linter
@@ -60,7 +63,12 @@ struct SegmentBlock: Sendable {
             }
             var keys: [String] = []
             if fillURI == nil {
-                for key in segment.keys { keys.append(self.keyLine(key, segment: segment, playlist: playlist, uris: uris)) }
+                for key in segment.keys {
+                    keys.append(self.keyLine(key, segment: segment, playlist: playlist, uris: uris))
+                    if let declared = Self.sessionKey(key, playlist: playlist, uris: uris), !self.sessionKeys.contains(declared) {
+                        self.sessionKeys.append(declared)
+                    }
+                }
                 if let map = segment.map {
                     var attributes = map.attributes
                     if let uri = map.uri, let url = playlist.resolve(uri) { attributes.setQuoted("URI", uris.rewrite(url)) }
@@ -203,6 +211,17 @@ struct SegmentBlock: Sendable {
     /// An `EXT-X-KEY` line with its URI rewritten and its IV explicit: AES-128 and SAMPLE-AES
     /// without IV use the media sequence number (RFC 8216bis §5.2), which stitching renumbers
     /// (docs/architecture.md invariant 5).
+    /// `key` as an `EXT-X-SESSION-KEY` declares it (RFC 8216bis §4.4.6.5: not METHOD=NONE); nil
+    /// for METHOD=NONE.
+    private static func sessionKey(_ key: Key, playlist: MediaPlaylist, uris: URIStyle) -> String? {
+        guard let method = key.method, method != .noEncryption else { return nil }
+        var attributes = AttributeList([Attribute(name: "METHOD", rawValue: method.rawValue)])
+        if let uri = key.uri { attributes.setQuoted("URI", playlist.resolve(uri).map { uris.write($0, as: .key) } ?? uri) }
+        attributes.setQuoted("KEYFORMAT", key.attributes.string("KEYFORMAT"))
+        attributes.setQuoted("KEYFORMATVERSIONS", key.keyFormatVersions)
+        return "#EXT-X-SESSION-KEY:\(attributes.serialized)"
+    }
+
     private func keyLine(_ key: Key, segment: MediaSegment, playlist: MediaPlaylist, uris: URIStyle) -> String {
         var attributes = key.attributes
         if let uri = key.uri, let url = playlist.resolve(uri) { attributes.setQuoted("URI", uris.write(url, as: .key)) }

@@ -273,8 +273,21 @@ public struct SessionRenderer: Sendable {
         for entry in program.multivariant.sessionData where entry.value.dataID != Self.boundariesDataID {
             line("#EXT-X-SESSION-DATA:", entry.value.attributes)
         }
-        for entry in program.multivariant.sessionKeys {
-            line("#EXT-X-SESSION-KEY:", entry.value.attributes)
+        // Every key of every piece the session plays, once each (RFC 8216bis §4.4.6.5): players
+        // load them before playback, and offline downloads need them all. A live channel's keys
+        // move with its window: its master declares those the programme's does.
+        if live {
+            for entry in program.multivariant.sessionKeys { line("#EXT-X-SESSION-KEY:", entry.value.attributes) }
+        } else {
+            var declared: Set<String> = []
+            for row in rows {
+                for block in row {
+                    for key in block.sessionKeys where declared.insert(key).inserted {
+                        text += key
+                        text += "\n"
+                    }
+                }
+            }
         }
         line("#EXT-X-SESSION-DATA:", SessionData(dataID: Self.boundariesDataID, uri: boundariesURI).attributes)
         return text

@@ -148,3 +148,57 @@ struct AudioOnlyStartupTests {
         #expect(first.codecs == ["ec-3"] && first.bandwidth == 96_000)
     }
 }
+
+/// The stitched master declares every key the session's pieces are encrypted with, once each
+/// (`EXT-X-SESSION-KEY`, RFC 8216bis §4.4.6.5: not METHOD=NONE, no per-segment IV) — through
+/// `adstitch stitch`, on islands with two keys and explicit IVs, a SAMPLE-AES ad with a key format
+/// of its own, and a clear slate.
+@Suite("Fidelity: session keys")
+struct SessionKeyTests {
+    static func media(_ count: Int, keys: [Int: String]) -> String {
+        var text = "#EXTM3U\n#EXT-X-VERSION:5\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        for index in 0..<count {
+            if let key = keys[index] { text += key + "\n" }
+            text += "#EXTINF:4.000,\ns\(index).ts\n"
+        }
+        return text + "#EXT-X-ENDLIST\n"
+    }
+
+    @Test("every key of every piece played, once each, without IVs; a clear piece adds none")
+    func everyKeyOnce() async throws {
+        let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=400000,CODECS=\"avc1.42c01e,mp4a.40.2\",RESOLUTION=640x360\nv.m3u8\n"
+        let iv = { (n: Int) in "IV=0x\(String(repeating: "0", count: 31))\(n)" }
+        let files = [
+            "a1/master.m3u8": master,
+            "a1/v.m3u8": Self.media(
+                3,
+                keys: [
+                    0: "#EXT-X-KEY:METHOD=AES-128,URI=\"k/one.key\",\(iv(1))", 1: "#EXT-X-KEY:METHOD=AES-128,URI=\"k/one.key\",\(iv(2))",
+                    2: "#EXT-X-KEY:METHOD=AES-128,URI=\"k/two.key\",\(iv(3))",
+                ]
+            ),
+            "a2/master.m3u8": master, "a2/v.m3u8": Self.media(2, keys: [0: "#EXT-X-KEY:METHOD=AES-128,URI=\"../a1/k/two.key\""]),
+            "ad/master.m3u8": master,
+            "ad/v.m3u8": Self.media(
+                1,
+                keys: [0: "#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"skd://ad-key\",KEYFORMAT=\"com.apple.streamingkeydelivery\",KEYFORMATVERSIONS=\"1\""]
+            ),
+            "slate/master.m3u8": master, "slate/v.m3u8": Self.media(1, keys: [:]),
+            "campaign.yaml": """
+            version: 1
+            id: keys
+            program: { islands: [ { id: act-1, playlist: a1/master.m3u8 }, { id: act-2, playlist: a2/master.m3u8 } ] }
+            breaks: [ { id: mid, after: act-1, duration: 8, pools: [prime] } ]
+            slate: { playlist: slate/master.m3u8 }
+            pools: { prime: [ { id: alpha, playlist: ad/master.m3u8 } ] }
+            """,
+        ]
+        let stitched = try await CLITests.stitchedMaster(files)
+        let keys = stitched.sessionKeys.map(\.value)
+        #expect(keys.count == 3, "\(keys.map(\.attributes.serialized))")
+        #expect(keys.allSatisfy { $0.method != .noEncryption && $0.iv == nil })
+        #expect(keys.map(\.method) == [.aes128, .aes128, .sampleAES])
+        #expect(keys[0].uri?.hasSuffix("a1/k/one.key") == true && keys[1].uri?.hasSuffix("a1/k/two.key") == true, "the shared key once")
+        #expect(keys[2].uri == "skd://ad-key" && keys[2].keyFormat == "com.apple.streamingkeydelivery" && keys[2].keyFormatVersions == "1")
+    }
+}
