@@ -164,8 +164,10 @@ public struct SessionRenderer: Sendable {
 
     /// The programme's `EXT-X-START` (RFC 8216bis §4.4.2.2) on the session's timeline: its
     /// TIME-OFFSET is programme time (from the end when negative: the islands in a row, or the
-    /// one programme asset whole), moved by the ads played before it; a point a break replaced
-    /// starts where that break starts. PRECISE and any other attribute as the programme says.
+    /// one programme asset whole), moved by the ads played before it. A point where a break stands
+    /// — the start of an island after a break, one the break replaced, the programme's start before
+    /// a pre-roll — starts where that break starts: a start offset never skips the break at its
+    /// own place. PRECISE and any other attribute as the programme says.
     static func start(_ plan: Plan) -> Start? {
         guard var start = plan.campaign.templateAsset?.multivariant.start, let offset = start.timeOffset else { return nil }
         // Each island piece: where it starts in programme time and in session time.
@@ -183,7 +185,7 @@ public struct SessionRenderer: Sendable {
         var previousEnd = ExactDecimal.zero
         for island in islands {
             if target < island.programme + island.duration {
-                session = target >= island.programme ? island.session + (target - island.programme) : previousEnd
+                session = target > island.programme ? island.session + (target - island.programme) : previousEnd
                 break
             }
             previousEnd = island.session + island.duration

@@ -5,7 +5,8 @@ import Testing
 /// The programme's `EXT-X-START` is kept in the stitched master, its TIME-OFFSET moved onto the
 /// session's timeline (RFC 8216bis §4.4.2.2) — through `adstitch stitch`, on campaigns made for
 /// each shape: islands with a pre-roll and a mid-roll, offsets from the start and from the end,
-/// one programme asset with a replaced stretch (a start inside it starts at its break).
+/// before the start and at an island's start (the break standing there plays), one programme
+/// asset with a replaced stretch (a start inside it starts at its break).
 @Suite("Fidelity: EXT-X-START of stitched sessions")
 struct StartOffsetFidelityTests {
     static func media(_ count: Int, markers: [Int: String] = [:]) -> String {
@@ -52,7 +53,9 @@ struct StartOffsetFidelityTests {
         let backward = try #require(try await Self.stitchedStart(Self.islands(start: "TIME-OFFSET=-4")))
         #expect(backward.timeOffset == 36 && !backward.isPrecise, "programme 28 s of 32 = act-2 + 12 s")
         let beyond = try #require(try await Self.stitchedStart(Self.islands(start: "TIME-OFFSET=-100")))
-        #expect(beyond.timeOffset == 4, "before the programme's start: where act-1 starts, after the pre-roll")
+        #expect(beyond.timeOffset == 0, "before the programme's start: the session's start, the pre-roll with it")
+        let atBoundary = try #require(try await Self.stitchedStart(Self.islands(start: "TIME-OFFSET=16")))
+        #expect(atBoundary.timeOffset == 20, "act-2's start: the mid-roll before it, not after")
         #expect(try await Self.stitchedStart(Self.islands(start: nil)) == nil)
     }
 
