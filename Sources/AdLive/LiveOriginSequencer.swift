@@ -234,29 +234,20 @@ public struct LiveOriginSequencer: Sendable {
         for index in from..<segments.count {
             let segment = segments[index]
             let sequence = segment.sequence + offset
-            if !restart, let known = known(sequence), Self.agree(segment, known, tolerance: rendition == 0 ? 0 : 1) {
-                numbered.append(
-                    Numbered(
-                        origin: segment.sequence,
-                        sequence: sequence,
-                        start: segment.start,
-                        duration: segment.duration,
-                        discontinuitySequence: known.discontinuitySequence,
-                        isDiscontinuity: known.isDiscontinuity,
-                        originDiscontinuity: segment.discontinuitySequence
-                    )
-                )
-                continue
-            }
-            let tag = segment.isDiscontinuity || (restart && index == from)
             let discontinuity: Int
-            if let previous = numbered.last {
-                discontinuity = previous.discontinuitySequence + (tag ? 1 : 0)
+            let tag: Bool
+            if !restart, let known = known(sequence), Self.agree(segment, known, tolerance: rendition == 0 ? 0 : 1) {
+                (discontinuity, tag) = (known.discontinuitySequence, known.isDiscontinuity)
             } else {
-                // No overlap: the origin's number with the channel's offset, never below the last.
-                let fromOrigin = segment.discontinuitySequence + (tag && !segment.isDiscontinuity ? 1 : 0) + self.discontinuityOffset
-                let lowest = (ceiling?.discontinuitySequence ?? Int.min / 2) + (tag ? 1 : 0)
-                discontinuity = ceiling == nil ? segment.discontinuitySequence : max(fromOrigin, lowest)
+                tag = segment.isDiscontinuity || (restart && index == from)
+                if let previous = numbered.last {
+                    discontinuity = previous.discontinuitySequence + (tag ? 1 : 0)
+                } else {
+                    // No overlap: the origin's number with the channel's offset, never below the last.
+                    let fromOrigin = segment.discontinuitySequence + (tag && !segment.isDiscontinuity ? 1 : 0) + self.discontinuityOffset
+                    let lowest = (ceiling?.discontinuitySequence ?? Int.min / 2) + (tag ? 1 : 0)
+                    discontinuity = ceiling == nil ? segment.discontinuitySequence : max(fromOrigin, lowest)
+                }
             }
             numbered.append(
                 Numbered(

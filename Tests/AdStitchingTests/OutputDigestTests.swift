@@ -24,46 +24,20 @@ struct OutputDigestTests {
     /// not depend on where the tests are built).
     static let fixtures = ["aes-fmp4.yaml", "aes-ts.yaml", "byterange.yaml", "cue.yaml", "ladder.yaml", "renditions.yaml"]
 
-    /// `campaign session file digest` lines, in a fixed order.
-    static func digests() throws -> [String] {
+    /// `campaign session file digest` lines, in a fixed order: every file of every session of
+    /// `demoViewers` varied viewers of each demo and `fixtureViewers` of each fixture in
+    /// `insertion` mode — for interstitial sessions the asset list of every break that plays,
+    /// with a base URL as the server writes them.
+    static func digests(_ insertion: Insertion = .stitched, demoViewers: Int = 50, fixtureViewers: Int = 20) throws -> [String] {
         var lines: [String] = []
         func add(_ layout: StitchLayout, _ viewers: [ViewerContext]) throws {
             let renderer = SessionRenderer(layout: layout)
             for context in viewers {
                 let plan = Planner().plan(layout.campaign, for: context)
-                for (file, text) in try renderer.renderAll(plan) {
-                    lines.append("\(layout.campaign.id) \(context.session) \(file.name) \(Self.digest(text))")
-                }
-            }
-        }
-        for demo in Demo.allCases {
-            let campaign = try demo.campaign()
-            try add(
-                StitchLayout(campaign: campaign, uris: Demo.uris(for: campaign), emptySubtitleURI: StitchedSession.emptySubtitleURI),
-                variedViewers(50)
-            )
-        }
-        let base = URL(string: "https://cdn.example/fixtures/")!
-        for name in Self.fixtures {
-            let campaign = try Fixture.load(name)
-            try add(StitchLayout(campaign: campaign, uris: .rebased(root: Fixture.directory, onto: base)), variedViewers(20))
-        }
-        return lines
-    }
-
-    /// The same for interstitial sessions (`insertion: interstitials`): the multivariant
-    /// playlist, every primary playlist with its date ranges, the boundary manifest and the asset
-    /// list of every break that plays, with a base URL as the server writes them.
-    static func interstitialDigests() throws -> [String] {
-        var lines: [String] = []
-        func add(_ layout: StitchLayout, _ viewers: [ViewerContext]) throws {
-            let renderer = SessionRenderer(layout: layout)
-            for context in viewers {
-                let plan = Planner().plan(layout.campaign, for: context)
-                let playing = Set(renderer.schedule(plan).interstitials.map(\.id))
-                for file in renderer.files(.interstitials) {
+                let playing = insertion == .interstitials ? Set(renderer.schedule(plan).interstitials.map(\.id)) : []
+                for file in renderer.files(insertion) {
                     if case .assetList(let id) = file, !playing.contains(id) { continue }
-                    let text = try renderer.render(file, plan, insertion: .interstitials, base: "https://stitch.example/v1/campaigns/x/")
+                    let text = try renderer.render(file, plan, insertion: insertion, base: "https://stitch.example/v1/campaigns/x/")
                     lines.append("\(layout.campaign.id) \(context.session) \(file.name) \(Self.digest(text))")
                 }
             }
@@ -72,13 +46,13 @@ struct OutputDigestTests {
             let campaign = try demo.campaign()
             try add(
                 StitchLayout(campaign: campaign, uris: Demo.uris(for: campaign), emptySubtitleURI: StitchedSession.emptySubtitleURI),
-                variedViewers(20)
+                variedViewers(demoViewers)
             )
         }
         let base = URL(string: "https://cdn.example/fixtures/")!
         for name in Self.fixtures {
             let campaign = try Fixture.load(name)
-            try add(StitchLayout(campaign: campaign, uris: .rebased(root: Fixture.directory, onto: base)), variedViewers(8))
+            try add(StitchLayout(campaign: campaign, uris: .rebased(root: Fixture.directory, onto: base)), variedViewers(fixtureViewers))
         }
         return lines
     }
@@ -138,7 +112,11 @@ struct OutputDigestTests {
 
     @Test("Every file of every interstitial session is byte for byte what the reviewed renderer wrote")
     func interstitialsUnchanged() throws {
-        try Self.compare(try Self.interstitialDigests(), with: Repository.golden.appendingPathComponent("interstitial-digests.txt"), atLeast: 500)
+        try Self.compare(
+            try Self.digests(.interstitials, demoViewers: 20, fixtureViewers: 8),
+            with: Repository.golden.appendingPathComponent("interstitial-digests.txt"),
+            atLeast: 500
+        )
     }
 
     @Test("Every live playlist and manifest of every poll is byte for byte what the reviewed renderer wrote")
