@@ -21,7 +21,10 @@ public final class Asset: Sendable {
     public let renditions: [Rendition]
     /// The duration of the first variant: the asset's length on the main video timeline.
     public let duration: ExactDecimal
-    public let segmentFormat: SegmentFormat
+    /// Whether any variant's segments are fMP4: a player must take them through MSE (hls.js in a
+    /// browser). Containers are per variant (``Variant/segmentFormat``): HEVC variants are fMP4
+    /// beside AVC ones in MPEG-TS in many ladders.
+    public let usesFragmentedMP4: Bool
     /// Per variant, its family: video codec family and VIDEO-RANGE (`avc/SDR`, `hevc/PQ`), or
     /// `audio/SDR` for audio-only variants — worked out once, used for every startup decision.
     public let variantFamilies: [VariantFamily]
@@ -30,6 +33,8 @@ public final class Asset: Sendable {
         public let streamInf: StreamInf
         public let url: URL
         public let playlist: MediaPlaylist
+        /// The container of this variant's segments (a variant cannot switch: invariant 6).
+        public var segmentFormat: SegmentFormat { SegmentFormat(self.playlist) }
     }
 
     public struct IFrameVariant: Sendable {
@@ -42,6 +47,8 @@ public final class Asset: Sendable {
         public let media: Media
         public let url: URL?
         public let playlist: MediaPlaylist?
+        /// The container of this rendition's segments; nil without a playlist (closed captions).
+        public var segmentFormat: SegmentFormat? { self.playlist.map(SegmentFormat.init) }
     }
 
     init(url: URL, multivariant: MultivariantPlaylist, variants: [Variant], iFrameVariants: [IFrameVariant], renditions: [Rendition]) {
@@ -51,7 +58,7 @@ public final class Asset: Sendable {
         self.iFrameVariants = iFrameVariants
         self.renditions = renditions
         self.duration = variants.first?.playlist.duration ?? .zero
-        self.segmentFormat = variants.first?.playlist.segments.first?.map != nil ? .fragmentedMP4 : .mpegTS
+        self.usesFragmentedMP4 = variants.contains { $0.segmentFormat == .fragmentedMP4 }
         self.variantFamilies = variants.map { VariantFamily($0.streamInf) }
     }
 
@@ -70,10 +77,17 @@ public final class Asset: Sendable {
 public enum SegmentFormat: String, Sendable, Hashable {
     case mpegTS = "MPEG-TS"
     case fragmentedMP4 = "fMP4"
+
+    /// The container of a media playlist's segments: fMP4 when they have a Media Initialization
+    /// Section (`EXT-X-MAP`, RFC 8216bis §3.3), else MPEG-TS — or, for subtitles, WebVTT.
+    public init(_ playlist: MediaPlaylist) {
+        self = playlist.segments.first?.map != nil ? .fragmentedMP4 : .mpegTS
+    }
 }
 
 /// The family of a CODECS entry: what a player must be able to decode (`avc1.64001f` → `avc`,
-/// `hvc1`/`hev1` → `hevc`, `dvh1`/`dvhe` → `dolby-vision`, `av01` → `av1`, `mp4a.40.2` → `mp4a`).
+/// `hvc1`/`hev1` → `hevc`, `dvh1`/`dvhe` → `dolby-vision`, `av01` → `av1`; audio by what decodes it:
+/// `mp4a.40.2` and `mp4a.40.5` → `aac`, `ac-3`/`mp4a.a5` → `ac-3`, `ec-3`/`mp4a.a6` → `ec-3`).
 public struct CodecFamily: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
@@ -85,6 +99,17 @@ public struct CodecFamily: RawRepresentable, Sendable, Hashable, CustomStringCon
     public static let vp9 = CodecFamily(rawValue: "vp9")
     public static let mp4v = CodecFamily(rawValue: "mp4v")
     static let video: Set<CodecFamily> = [.avc, .hevc, .dolbyVision, .av1, .vp9, .mp4v]
+    public static let aac = CodecFamily(rawValue: "aac")
+    public static let mp3 = CodecFamily(rawValue: "mp3")
+    public static let ac3 = CodecFamily(rawValue: "ac-3")
+    public static let eac3 = CodecFamily(rawValue: "ec-3")
+    public static let ac4 = CodecFamily(rawValue: "ac-4")
+    public static let opus = CodecFamily(rawValue: "opus")
+    public static let flac = CodecFamily(rawValue: "flac")
+    static let audio: Set<CodecFamily> = [.aac, .mp3, .ac3, .eac3, .ac4, .opus, .flac]
+    /// Subtitles: WebVTT (`wvtt`) and IMSC in fMP4 (`stpp.ttml.im1t`).
+    public static let webVTT = CodecFamily(rawValue: "wvtt")
+    public static let imsc = CodecFamily(rawValue: "stpp")
 
     /// The family of one CODECS entry; an unknown one is its own family (its prefix).
     public init(codec: String) {
@@ -95,6 +120,23 @@ public struct CodecFamily: RawRepresentable, Sendable, Hashable, CustomStringCon
         case "dvh1", "dvhe", "dvav", "dva1": self = .dolbyVision
         case "av01": self = .av1
         case "vp09": self = .vp9
+        case "ac-3": self = .ac3
+        case "ec-3": self = .eac3
+        case "ac-4": self = .ac4
+        case "Opus", "opus": self = .opus
+        case "fLaC", "flac": self = .flac
+        case "wvtt": self = .webVTT
+        case "stpp": self = .imsc
+        // ISO/IEC 14496-1 object types (RFC 6381 §3.3): 40 MPEG-4 audio (40.34 is MP3 in it),
+        // 69/6B MPEG-1/2 audio, a5 AC-3, a6 E-AC-3.
+        case "mp4a":
+            switch codec.split(separator: ".").dropFirst().first?.lowercased() {
+            case "40": self = codec.lowercased() == "mp4a.40.34" ? .mp3 : .aac
+            case "69", "6b": self = .mp3
+            case "a5": self = .ac3
+            case "a6": self = .eac3
+            default: self.init(rawValue: codec)
+            }
         default: self.init(rawValue: prefix)
         }
     }
@@ -102,6 +144,11 @@ public struct CodecFamily: RawRepresentable, Sendable, Hashable, CustomStringCon
     /// The video family of a variant, by its CODECS (nil for audio-only or unknown).
     public static func video(of codecs: [String]) -> CodecFamily? {
         codecs.map(CodecFamily.init(codec:)).first { Self.video.contains($0) }
+    }
+
+    /// The audio families a CODECS list names, in its order.
+    public static func audio(of codecs: [String]) -> [CodecFamily] {
+        codecs.map(CodecFamily.init(codec:)).filter { Self.audio.contains($0) }
     }
 
     public var description: String { self.rawValue }

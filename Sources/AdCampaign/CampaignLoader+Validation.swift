@@ -8,14 +8,21 @@ import Yams
 extension Loader {
     mutating func validate(_ campaign: Campaign) {
         guard let program = campaign.templateAsset else { return }
+        self.checkHEVCInFragmentedMP4(program, what: "the programme", node: self.liveChannel?.node, field: "program")
+        for island in campaign.islands where island.asset !== program {
+            self.checkHEVCInFragmentedMP4(island.asset, what: "island \"\(island.id)\"", node: nil, field: "program.islands (\(island.id))")
+        }
         for island in campaign.islands.dropFirst() {
             self.checkSameLadder(island, as: campaign.islands[0])
         }
+        self.checkHDCPFallback(program)
         for ad in campaign.ads {
             let (node, field) = self.adNodes[ad.id] ?? (nil, "pools")
+            self.checkHEVCInFragmentedMP4(ad.asset, what: "ad \"\(ad.id)\"", node: node, field: "\(field).playlist")
             self.checkCompatible(ad.asset, with: program, what: "ad \"\(ad.id)\"", node: node, field: "\(field).playlist")
         }
         if let slate = campaign.slate {
+            self.checkHEVCInFragmentedMP4(slate, what: "the slate", node: self.slateNode, field: "slate.playlist")
             self.checkCompatible(slate, with: program, what: "the slate", node: self.slateNode, field: "slate.playlist")
             if let longest = campaign.breaks.map(\.duration).max(), slate.duration > longest {
                 self.issue(
@@ -132,14 +139,6 @@ extension Loader {
 
     private mutating func checkSameLadder(_ island: Island, as first: Island) {
         let field = "program.islands (\(island.id))"
-        if island.asset.segmentFormat != first.asset.segmentFormat {
-            self.issue(
-                nil,
-                field,
-                "island \"\(island.id)\" is \(island.asset.segmentFormat.rawValue) but \"\(first.id)\" is \(first.asset.segmentFormat.rawValue); "
-                    + "all islands must use one container"
-            )
-        }
         let families = { (asset: Asset) in asset.variants.map { CodecFamily.video(of: $0.streamInf.codecs) } }
         if families(island.asset) != families(first.asset) {
             self.issue(
@@ -148,30 +147,111 @@ extension Loader {
                 "island \"\(island.id)\" has \(island.asset.variants.count) variants (\(Self.describe(island.asset))) but \"\(first.id)\" has "
                     + "\(first.asset.variants.count) (\(Self.describe(first.asset))); islands must share one variant ladder"
             )
+            return
         }
-    }
-
-    private mutating func checkCompatible(_ asset: Asset, with program: Asset, what: String, node: Node?, field: String) {
-        if asset.segmentFormat != program.segmentFormat {
+        // Containers are per variant (AVC in MPEG-TS beside HEVC in fMP4 is a common ladder).
+        for (variant, reference) in zip(island.asset.variants, first.asset.variants) where variant.segmentFormat != reference.segmentFormat {
             self.issue(
-                node,
+                nil,
                 field,
-                "\(what) is \(asset.segmentFormat.rawValue) but the programme is \(program.segmentFormat.rawValue): one playlist cannot switch "
-                    + "containers (an EXT-X-MAP cannot be unset); encode the ad as \(program.segmentFormat.rawValue)"
+                "island \"\(island.id)\"'s variant \(Self.describe(variant.streamInf)) is \(variant.segmentFormat.rawValue) but \"\(first.id)\"'s is "
+                    + "\(reference.segmentFormat.rawValue); one playlist cannot switch containers (an EXT-X-MAP cannot be unset), "
+                    + "so every island packages a rung alike"
             )
             return
         }
-        let adFamilies = Set(asset.variants.compactMap { CodecFamily.video(of: $0.streamInf.codecs) })
-        for variant in program.variants {
-            guard let family = CodecFamily.video(of: variant.streamInf.codecs) else { continue }
-            if !adFamilies.contains(family) {
+    }
+
+    /// HEVC (and Dolby Vision, whose video is HEVC) must be packaged as fMP4, never MPEG-TS
+    /// (Apple's HLS Authoring Specification; WWDC 2017 "Advances in HTTP Live Streaming", seed 001):
+    /// players that decode HEVC in HLS take it from fragmented MP4 only. Read per variant.
+    private mutating func checkHEVCInFragmentedMP4(_ asset: Asset, what: String, node: Node?, field: String) {
+        let offending = asset.variants.filter { variant in
+            let family = CodecFamily.video(of: variant.streamInf.codecs)
+            return variant.segmentFormat == .mpegTS && (family == .hevc || family == .dolbyVision)
+        }
+        guard let first = offending.first else { return }
+        self.issue(
+            node,
+            field,
+            "\(what) carries HEVC in MPEG-TS segments (\(offending.map { "\($0.url.lastPathComponent) in \(Self.describe($0.streamInf))" }.joined(separator: "; "))); "
+                + "HEVC must be packaged as fMP4 (Apple's HLS authoring specification): repackage \(first.url.path) and its like as fMP4 "
+                + "segments with an EXT-X-MAP (ffmpeg: -hls_segment_type fmp4 -tag:v hvc1)"
+        )
+    }
+
+    /// A programme whose every variant needs HDCP has nothing for a display without it: the
+    /// player refuses the whole title (RFC 8216bis §4.4.6.2 HDCP-LEVEL).
+    private mutating func checkHDCPFallback(_ program: Asset) {
+        let levels = program.variants.map { HDCPLevel($0.streamInf.hdcpLevel) }
+        guard let lowest = levels.min(), lowest > .none else { return }
+        self.warn(
+            self.liveChannel?.node,
+            "program",
+            "every variant of the programme needs HDCP (HDCP-LEVEL=\(lowest) or above): a player on a display without HDCP can play none; "
+                + "add a variant with HDCP-LEVEL=NONE (an SD rung, as most services do)"
+        )
+    }
+
+    /// Whether `asset` can play in every rendition of the programme, by the rule stitching uses
+    /// (``RenditionMatcher``): errors where nothing can play, warnings where what plays asks more
+    /// of the player than the programme's variant declares.
+    private mutating func checkCompatible(_ asset: Asset, with program: Asset, what: String, node: Node?, field: String) {
+        var reported: Set<String> = []
+        func once(_ key: String) -> Bool { reported.insert(key).inserted }
+        for target in program.variants {
+            let goal = target.streamInf
+            guard let match = RenditionMatcher.variant(of: asset, for: target) else {
                 self.issue(
                     node,
                     field,
-                    "\(what) has no \(family) variant for the programme's \(variant.streamInf.codecs.joined(separator: ",")) variant; "
-                        + "add one (its variants: \(Self.describe(asset)))"
+                    "\(what) has nothing to play in the programme's audio-only variant \(Self.describe(goal)): no audio-only variant and no "
+                        + "audio rendition of its format (\(CodecFamily.audio(of: goal.codecs).map(\.rawValue).joined(separator: ", "))); "
+                        + "a picture never plays in an audio-only variant — add an audio-only variant or an audio rendition to \(asset.url.path)"
                 )
-                break
+                continue
+            }
+            if let family = CodecFamily.video(of: goal.codecs), CodecFamily.video(of: match.codecs) != family {
+                if once("family \(family)") {
+                    self.issue(
+                        node,
+                        field,
+                        "\(what) has no \(family) variant for the programme's \(goal.codecs.joined(separator: ",")) variant; "
+                            + "add one (its variants: \(Self.describe(asset)))"
+                    )
+                }
+                continue
+            }
+            if match.segmentFormat != target.segmentFormat {
+                if once("container \(target.segmentFormat)") {
+                    self.issue(
+                        node,
+                        field,
+                        "\(what) plays \(match.segmentFormat.rawValue) segments in the programme's \(target.segmentFormat.rawValue) variant "
+                            + "\(Self.describe(goal)): one playlist cannot switch containers (an EXT-X-MAP cannot be unset); "
+                            + "encode \(what)'s \(CodecFamily.video(of: goal.codecs)?.rawValue ?? "audio") rungs as \(target.segmentFormat.rawValue)"
+                    )
+                }
+                continue
+            }
+            if let played = match.bandwidth, let declared = goal.bandwidth, played > declared {
+                self.warn(
+                    node,
+                    field,
+                    "\(what) has no rung at or below the programme's variant \(Self.describe(goal)) (BANDWIDTH=\(declared)): it plays its "
+                        + "\(Self.describe(match)) rung (BANDWIDTH=\(played)) there, and the stitched variant declares BANDWIDTH=\(played) "
+                        + "in every session that may play it; add a rung at or below \(declared) b/s"
+                )
+            }
+            let allowed = HDCPLevel(goal.hdcpLevel)
+            if match.hdcpLevel > allowed {
+                self.warn(
+                    node,
+                    field,
+                    "\(what)'s \(Self.describe(match)) rung needs HDCP-LEVEL=\(match.hdcpLevel) but plays in the programme's variant "
+                        + "\(Self.describe(goal)), which needs \(allowed): a player that chose that variant for its display may not be able "
+                        + "to play the ad; give the ad a rung at HDCP-LEVEL=\(allowed)"
+                )
             }
         }
         let programHasDemuxedAudio = !program.audioRenditions.isEmpty
@@ -189,8 +269,38 @@ extension Loader {
                 "\(what) carries audio in separate renditions but the programme's audio is muxed into its variants; package it the same way"
             )
         }
+        for target in program.renditions where target.playlist != nil && (target.media.type == .audio || target.media.type == .subtitles) {
+            let format = program.format(of: target)
+            let kind = target.media.type == .audio ? "audio" : "subtitle"
+            let name = "\"\(target.media.name ?? "")\" (\(target.media.language ?? "no language"), group \(target.media.groupID ?? ""))"
+            if let match = RenditionMatcher.rendition(of: asset, for: target, in: program) {
+                if target.media.type == .audio, match.segmentFormat != target.segmentFormat, once("audio container") {
+                    self.issue(
+                        node,
+                        field,
+                        "\(what) plays \(match.segmentFormat?.rawValue ?? "") audio in the programme's \(target.segmentFormat?.rawValue ?? "") "
+                            + "audio rendition \(name): one playlist cannot switch containers; package the ad's audio as the programme's"
+                    )
+                }
+                continue
+            }
+            // No subtitles: an empty WebVTT file fills a WebVTT rendition; an IMSC one gets none.
+            if target.media.type == .subtitles, format.codec == .webVTT { continue }
+            if target.media.type == .audio, !adHasDemuxedAudio { continue }
+            let same = asset.renditions.filter { $0.media.type == target.media.type && $0.playlist != nil }
+            let theirs = same.map { "\"\($0.media.name ?? "")\" \(asset.format(of: $0))" }.joined(separator: "; ")
+            let remedy =
+                format.codec == .imsc && same.isEmpty
+                ? "the empty subtitles AdStitch fills with are WebVTT, which cannot play in an IMSC group; add an IMSC rendition"
+                : "an ad plays only \(kind) renditions of the group's format (an AAC stereo one never fills an AC-3 5.1 group); add one"
+            self.issue(
+                node,
+                field,
+                "\(what) has no \(kind) rendition to play in the programme's \(name), whose format is \(format)"
+                    + (theirs.isEmpty ? "" : " (it has \(theirs))") + "; \(remedy)"
+            )
+        }
     }
-
     /// An ad longer than every break that may play it (through any of its pools, including rule
     /// overrides) could never play. Judged per ad, not per pool: an ad too long for one pool's
     /// breaks still plays in the breaks of another pool that holds it.
@@ -217,6 +327,19 @@ extension Loader {
                     + "(\(breaks.map { "\($0.id) \($0.duration) s" }.joined(separator: ", "))); "
                     + "it could never play — shorten it or lengthen a break"
             )
+        }
+    }
+
+    /// A variant as a campaign author knows it: `1280x720 avc1.64001f,mp4a.40.2`.
+    private static func describe(_ variant: StreamInf) -> String {
+        let codecs = variant.codecs.joined(separator: ",")
+        return variant.resolution.map { "\($0) \(codecs)" } ?? codecs
+    }
+
+    private static func describe(_ match: RenditionMatcher.VariantMatch) -> String {
+        switch match {
+        case .variant(let variant): Self.describe(variant.streamInf)
+        case .audioRendition(let media, _, _): "audio \"\(media.name ?? "")\""
         }
     }
 

@@ -146,22 +146,23 @@ public struct StitchLayout: Sendable {
     ) throws(StitchError) -> SegmentBlock {
         switch rendition.kind {
         case .video(let index):
-            let target = program.variants[index].streamInf
+            let target = program.variants[index]
             var match = RenditionMatcher.variant(of: asset, for: target)
-            if isIsland, asset.variants.indices.contains(index), Self.isSameRung(asset.variants[index].streamInf, as: target) {
-                match = asset.variants[index]
+            if isIsland, asset.variants.indices.contains(index), Self.isSameRung(asset.variants[index].streamInf, as: target.streamInf) {
+                match = .variant(asset.variants[index])
             }
-            guard let variant = match else {
+            guard let match else {
                 throw .noMatchingPlaylist(
                     asset.url,
                     rendition: rendition,
                     "\(asset.url.path) has no variant to play in the programme's variant \(index)"
+                        + (target.streamInf.isAudioOnly ? " (audio-only): add an audio-only variant or an audio rendition" : "")
                 )
             }
-            var block = SegmentBlock(variant.playlist, uris: uris, version: version, passthrough: passthrough, perSegment: perSegment)
-            block.bandwidth = variant.streamInf.bandwidth
-            block.averageBandwidth = variant.streamInf.averageBandwidth
-            block.codecs = variant.streamInf.codecs
+            var block = SegmentBlock(match.playlist, uris: uris, version: version, passthrough: passthrough, perSegment: perSegment)
+            block.bandwidth = match.bandwidth
+            block.averageBandwidth = match.averageBandwidth
+            block.codecs = match.codecs
             return block
         case .iFrame(let index):
             let target = program.iFrameVariants[index].streamInf
@@ -184,15 +185,17 @@ public struct StitchLayout: Sendable {
             return SegmentBlock(video.playlist, uris: uris, iFramesOnly: true, gap: true, version: version)
         case .audio(let index), .subtitles(let index):
             let target = program.renditions[index].media
-            if let match = RenditionMatcher.rendition(of: asset, for: target), let playlist = match.playlist {
+            if let match = RenditionMatcher.rendition(of: asset, for: program.renditions[index], in: program), let playlist = match.playlist {
                 return SegmentBlock(playlist, uris: uris, version: version, passthrough: passthrough, perSegment: perSegment)
             }
-            guard target.type == .subtitles, let video = asset.variants.first else {
+            // The filler is WebVTT: an IMSC group gets none (a WebVTT file there breaks the player).
+            let format = program.format(of: program.renditions[index])
+            guard target.type == .subtitles, format.codec == .webVTT, let video = asset.variants.first else {
                 throw .noMatchingPlaylist(
                     asset.url,
                     rendition: rendition,
                     "\(asset.url.path) has no \(target.type?.rawValue.lowercased() ?? "") rendition to play in the programme's "
-                        + "\"\(target.name ?? "")\" (\(target.language ?? "no language")); add one"
+                        + "\"\(target.name ?? "")\" (\(target.language ?? "no language"), \(format)); add one"
                 )
             }
             // No subtitles in this asset: an empty WebVTT for each of its video segments.

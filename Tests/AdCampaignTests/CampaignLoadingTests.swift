@@ -45,7 +45,7 @@ struct CampaignLoadingTests {
 
         let slate = try #require(campaign.slate)
         #expect(slate.duration == decimal("1.92"))
-        #expect(slate.segmentFormat == .mpegTS)
+        #expect(slate.variants.allSatisfy { $0.segmentFormat == .mpegTS } && !slate.usesFragmentedMP4)
         #expect(campaign.markers == [.daterange, .cue])
     }
 

@@ -319,8 +319,8 @@ struct CampaignValidationTests {
             line: 10,
             column: "{",
             field: "pools.prime[0].playlist",
-            message: .prefix("ad \"alpha\" is fMP4 but the programme is MPEG-TS"),
-            .suffix("encode the ad as MPEG-TS")
+            message: .prefix("ad \"alpha\" plays fMP4 segments in the programme's MPEG-TS variant 320x180 avc1.42c01e,mp4a.40.2"),
+            .suffix("encode ad \"alpha\"'s avc rungs as MPEG-TS")
         ),
         .init(
             "muxed ad in a demuxed audio programme",
@@ -358,7 +358,16 @@ struct CampaignValidationTests {
             line: 11,
             column: "{",
             field: "slate.playlist",
-            message: .prefix("the slate is fMP4 but the programme is MPEG-TS")
+            message: .prefix("the slate plays fMP4 segments in the programme's MPEG-TS variant")
+        ),
+        .init(
+            "HEVC ad in MPEG-TS segments",
+            yaml: minimal([("media/ads/alpha/master.m3u8", "media/ads/hevc-ts/master.m3u8")]),
+            line: 10,
+            column: "{",
+            field: "pools.prime[0].playlist",
+            message: .prefix("ad \"alpha\" carries HEVC in MPEG-TS segments (index.m3u8 in 320x180 hvc1.1.6.L93.B0,mp4a.40.2; index.m3u8 in 640x360"),
+            .contains("HEVC must be packaged as fMP4")
         ),
     ]
 
@@ -488,7 +497,7 @@ struct CampaignValidationTests {
 
     @Test("the table holds every single-finding case, each named once and checking its message")
     func table() {
-        #expect(Self.cases.count == 46)
+        #expect(Self.cases.count == 47)
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "every case has its own name")
         #expect(Self.cases.allSatisfy { !$0.message.isEmpty }, "every case checks its message")
     }

@@ -186,9 +186,13 @@ enum Media {
             var master = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-INDEPENDENT-SEGMENTS\n"
             for variant in asset.variants {
                 master += "#EXT-X-STREAM-INF:\(variant.streamInf)\n\(variant.name)/index.m3u8\n"
-                var media = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+                // HEVC (and Dolby Vision) in fMP4, as HLS requires; AVC in MPEG-TS.
+                let fragmented = variant.name.contains("hevc") || variant.name.contains("dolby")
+                var media =
+                    "#EXTM3U\n#EXT-X-VERSION:\(fragmented ? 7 : 3)\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+                if fragmented { media += "#EXT-X-MAP:URI=\"init.mp4\"\n" }
                 for segment in 0..<asset.segments {
-                    media += "#EXTINF:1.920000,\n" + String(format: "seg_%03d.ts\n", segment)
+                    media += "#EXTINF:1.920000,\n" + String(format: fragmented ? "seg_%03d.m4s\n" : "seg_%03d.ts\n", segment)
                 }
                 playlists["media/\(asset.path)/\(variant.name)/index.m3u8"] = media + "#EXT-X-ENDLIST\n"
             }

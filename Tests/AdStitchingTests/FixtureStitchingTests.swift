@@ -166,7 +166,9 @@ struct FixtureStitchingTests {
         let expected = ["v0": "avc-360p", "v1": "avc-540p", "v2": "hevc-720p", "v3": "hevc-1080p"]
         for (variant, rung) in expected {
             let ad = try #require(session.playlists[variant].flatMap { StitchedSession.pieces(of: $0).first?.first })
-            #expect(ad.uri == Self.absolute("media/ladder/ad/\(rung)/seg_000.ts")[...], "\(variant) plays \(ad.uri)")
+            // AVC rungs are MPEG-TS, HEVC ones fMP4 (containers are per variant).
+            let segment = rung.hasPrefix("hevc") ? "seg_000.m4s" : "seg_000.ts"
+            #expect(ad.uri == Self.absolute("media/ladder/ad/\(rung)/\(segment)")[...], "\(variant) plays \(ad.uri)")
         }
         // BANDWIDTH the peak: the programme's own, higher than each ad variant.
         #expect(

@@ -250,7 +250,7 @@ struct InvariantTests {
     func initSections(_ demo: Demo) throws {
         let demoSessions = try DemoSessions.of(demo)
         for session in demoSessions.sessions {
-            let fragmented = session.campaign.islands[0].asset.segmentFormat == .fragmentedMP4
+            let fragmented = session.campaign.islands[0].asset.usesFragmentedMP4
             for rendition in session.renditions {
                 let playlist = session.playlist(rendition)
                 for (index, lines) in StitchedSession.pieceLines(of: playlist).enumerated() {

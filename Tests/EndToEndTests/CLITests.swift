@@ -28,22 +28,56 @@ struct CLITests {
     /// stitched by `adstitch stitch`: the stitched master's text, parsed and lint-checked. The
     /// folder is removed after.
     static func stitchedMaster(_ files: [String: String], extra: [String] = []) async throws -> MultivariantPlaylist {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-\(UUID().uuidString.prefix(8))")
+        try await Self.stitched(files, extra: extra).master
+    }
+
+    /// As ``stitchedMaster(_:extra:)``, with every file `stitch` wrote by name (`v0.m3u8`, `a1.m3u8`…).
+    static func stitched(_ files: [String: String], extra: [String] = []) async throws -> (master: MultivariantPlaylist, files: [String: String]) {
+        let folder = try Self.folder(files)
         defer { try? FileManager.default.removeItem(at: folder) }
-        for (path, text) in files {
-            let url = folder.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url)
-        }
         let out = folder.appendingPathComponent("out")
         let result = try await CLITests().adstitch(
             ["stitch", folder.appendingPathComponent("campaign.yaml").path, "--out", out.path, "--session", "s"] + extra
         )
         #expect(result.status == 0, "\(result.output)")
-        let text = try String(contentsOf: out.appendingPathComponent("master.m3u8"), encoding: .utf8)
-        let master = try PlaylistParser().parseMultivariantPlaylist(text)
-        #expect(PlaylistLinter().lint(master).filter { $0.severity == .error }.isEmpty, "\(text)")
-        return master
+        var written: [String: String] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? [] {
+            written[name] = try String(contentsOf: out.appendingPathComponent(name), encoding: .utf8)
+        }
+        let master = try PlaylistParser().parseMultivariantPlaylist(written["master.m3u8"] ?? "")
+        #expect(PlaylistLinter().lint(master).filter { $0.severity == .error }.isEmpty, "\(written["master.m3u8"] ?? "")")
+        return (master, written)
+    }
+
+    /// `adstitch validate` of the `campaign.yaml` among `files`, every segment, key and init
+    /// section the media playlists name made as an empty file (validate checks they exist).
+    /// Returns its status and output, the folder's path written `<folder>` in it.
+    static func validated(_ files: [String: String]) async throws -> Tool.Result {
+        let folder = try Self.folder(files)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (path, text) in files where path.hasSuffix(".m3u8") && text.contains("#EXTINF") {
+            let directory = folder.appendingPathComponent(path).deletingLastPathComponent()
+            for line in text.split(separator: "\n") {
+                let uri =
+                    line.hasPrefix("#EXT-X-MAP:")
+                    ? line.split(separator: "\"").dropFirst().first.map(String.init) : line.hasPrefix("#") ? nil : String(line)
+                guard let uri, !uri.isEmpty else { continue }
+                FileManager.default.createFile(atPath: directory.appendingPathComponent(uri).path, contents: Data())
+            }
+        }
+        let result = try await CLITests().adstitch(["validate", folder.appendingPathComponent("campaign.yaml").path])
+        return Tool.Result(status: result.status, output: result.output.replacingOccurrences(of: folder.path, with: "<folder>"))
+    }
+
+    /// A new folder holding `files` (paths relative to it, texts).
+    static func folder(_ files: [String: String]) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stitch-\(UUID().uuidString.prefix(8))")
+        for (path, text) in files {
+            let url = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        return folder
     }
 
     func temporary(_ name: String, _ text: String) throws -> URL {

@@ -19,7 +19,7 @@ extension PreviewPage {
         body += self.form(campaign, context: context, action: "/preview/\(campaign.id)")
         body += self.warnings(served)
         let master = "/preview/\(escape(campaign.id))/master.m3u8?\(escape(context.query))"
-        let source = hasPlayer && live.asset.segmentFormat == .fragmentedMP4 ? "data-hls=\"\(master)\"" : "src=\"\(master)\""
+        let source = hasPlayer && live.asset.usesFragmentedMP4 ? "data-hls=\"\(master)\"" : "src=\"\(master)\""
         body += """
             <section class="player">
             <video id="video" controls muted playsinline crossorigin="anonymous" preload="none" \(source)></video>

@@ -58,7 +58,7 @@ enum PreviewPage {
         let query = context.query
         let master = "/preview/\(escape(campaign.id))/master.m3u8?\(escape(query))"
         // Chromium plays TS natively but stops at the first fMP4 discontinuity: hls.js plays those.
-        let viaHlsJs = hasPlayer && campaign.templateAsset?.segmentFormat == .fragmentedMP4
+        let viaHlsJs = hasPlayer && campaign.templateAsset?.usesFragmentedMP4 == true
         let source = viaHlsJs ? "data-hls=\"\(master)&amp;insertion=stitched\"" : "src=\"\(master)&amp;insertion=stitched\""
         body += """
             <section class="player">
