@@ -225,7 +225,12 @@ public struct SessionRenderer: Sendable {
         let renditions = self.layout.renditions
         // Each piece's blocks, looked up once for all the variants.
         let rows = try assets.map { (asset) throws(StitchError) in try self.layout.row(asset) }
-        let version = program.renditions.contains { $0.media.instreamID?.hasPrefix("SERVICE") == true } ? 7 : 1
+        // The version the written lines need (RFC 8216bis §7): INSTREAM-ID SERVICEn 7, a REQ-
+        // attribute (REQ-VIDEO-LAYOUT) 12. Variables are resolved, so the programme's own may be higher.
+        let requires = { (list: AttributeList) in list.attributes.contains { $0.name.hasPrefix("REQ-") } }
+        let version =
+            program.variants.contains { requires($0.streamInf.attributes) } || program.iFrameVariants.contains { requires($0.streamInf.attributes) }
+            ? 12 : program.renditions.contains { $0.media.instreamID?.hasPrefix("SERVICE") == true } ? 7 : 1
         var text = version > 1 ? "#EXTM3U\n#EXT-X-VERSION:\(version)\n" : "#EXTM3U\n"
         text.reserveCapacity(4096)
         func line(_ tag: String, _ attributes: AttributeList) {
@@ -235,6 +240,14 @@ public struct SessionRenderer: Sendable {
         }
         if program.multivariant.hasIndependentSegments { text += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
         if let start { line("#EXT-X-START:", start.attributes) }
+        if var steering = program.multivariant.contentSteering?.value {
+            // RFC 8216bis §4.4.6.6: SERVER-URI resolves against the multivariant playlist, and the
+            // stitched one is served from elsewhere. PATHWAY-ID stays, and so do the variants'.
+            if let uri = steering.serverURI, let url = program.multivariant.resolve(uri) {
+                steering.attributes.setQuoted("SERVER-URI", self.layout.uris.rewrite(url))
+            }
+            line("#EXT-X-CONTENT-STEERING:", steering.attributes)
+        }
         for (index, rendition) in program.renditions.enumerated() {
             var media = rendition.media
             if let stitched = renditions.first(where: { $0.kind == .audio(index) || $0.kind == .subtitles(index) }) {

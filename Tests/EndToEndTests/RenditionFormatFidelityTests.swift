@@ -319,3 +319,79 @@ struct SubtitleFormatFidelityTests {
         }
     }
 }
+
+/// The stitched master keeps what the programme's promises beyond the ladder: content steering
+/// (its SERVER-URI still reaching the programme's steering manifest), the variants' PATHWAY-IDs,
+/// session data, SCORE, SUPPLEMENTAL-CODECS, HDCP-LEVEL, ALLOWED-CPC, REQ-VIDEO-LAYOUT and
+/// STABLE-VARIANT-ID — on a programme served from two pathways.
+@Suite("Fidelity: kept master attributes")
+struct KeptMasterAttributesTests {
+    static let variantAttributes = [
+        #"SCORE=1.5,HDCP-LEVEL=NONE,ALLOWED-CPC="com.example.drm1:SMART-TV/PC",REQ-VIDEO-LAYOUT="CH-MONO",STABLE-VARIANT-ID="hd""#,
+        #"SUPPLEMENTAL-CODECS="dvh1.08.07/db4h",VIDEO-RANGE=PQ"#,
+    ]
+
+    @Test("content steering, pathways, session data and every variant attribute but BANDWIDTH and CODECS are the programme's")
+    func attributesAreKept() async throws {
+        var programme = """
+            #EXTM3U
+            #EXT-X-VERSION:12
+            #EXT-X-CONTENT-STEERING:SERVER-URI="steering/manifest.json",PATHWAY-ID="cdn-a"
+            #EXT-X-SESSION-DATA:DATA-ID="com.example.title",VALUE="Evening"
+
+            """
+        for pathway in ["cdn-a", "cdn-b"] {
+            programme += """
+                #EXT-X-STREAM-INF:BANDWIDTH=900000,CODECS="avc1.42c01e,mp4a.40.2",RESOLUTION=1280x720,\(Self.variantAttributes[0]),PATHWAY-ID="\(pathway)"
+                \(pathway)/hd.m3u8
+                #EXT-X-STREAM-INF:BANDWIDTH=1900000,CODECS="hvc1.2.4.L123.B0,mp4a.40.2",RESOLUTION=1920x1080,\(Self.variantAttributes[1]),PATHWAY-ID="\(pathway)"
+                \(pathway)/hdr.m3u8
+
+                """
+        }
+        let ad = """
+            #EXTM3U
+            #EXT-X-VERSION:7
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.42c01e,mp4a.40.2",RESOLUTION=1280x720
+            hd.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=1500000,CODECS="hvc1.2.4.L123.B0,mp4a.40.2",RESOLUTION=1920x1080,VIDEO-RANGE=PQ
+            hdr.m3u8
+
+            """
+        var files = [
+            "p/master.m3u8": programme, "a/master.m3u8": ad,
+            "campaign.yaml": """
+            version: 1
+            id: kept
+            program: { islands: [ { id: act-1, playlist: p/master.m3u8 } ] }
+            breaks: [ { id: pre, before: act-1, duration: 4, pools: [prime] } ]
+            pools: { prime: [ { id: alpha, playlist: a/master.m3u8 } ] }
+            """,
+            "a/hd.m3u8": media("a-hd", 1), "a/hdr.m3u8": media("a-hdr", 1, fragmented: true),
+        ]
+        for pathway in ["cdn-a", "cdn-b"] {
+            files["p/\(pathway)/hd.m3u8"] = media("p-hd", 2)
+            files["p/\(pathway)/hdr.m3u8"] = media("p-hdr", 2, fragmented: true)
+        }
+        let (master, written) = try await CLITests.stitched(files)
+        let text = try #require(written["master.m3u8"])
+        let steering = try #require(master.contentSteering?.value, "\(text)")
+        #expect(steering.pathwayID == "cdn-a")
+        #expect(steering.serverURI == "../p/steering/manifest.json", "\(text)")
+        #expect(master.sessionData.map(\.value.dataID).contains("com.example.title"))
+        let original = try PlaylistParser().parseMultivariantPlaylist(programme)
+        #expect(master.variants.count == original.variants.count)
+        for variant in master.variants {
+            // Each stitched variant is one of the programme's: the same attributes, BANDWIDTH and CODECS aside.
+            var attributes = variant.streamInf.attributes
+            for name in ["BANDWIDTH", "AVERAGE-BANDWIDTH", "CODECS"] { attributes.set(name, rawValue: nil) }
+            let matches = original.variants.filter { candidate in
+                var expected = candidate.streamInf.attributes
+                for name in ["BANDWIDTH", "AVERAGE-BANDWIDTH", "CODECS"] { expected.set(name, rawValue: nil) }
+                return expected.serialized == attributes.serialized
+            }
+            #expect(matches.count == 1, "\(variant.streamInf.attributes.serialized)")
+        }
+        #expect(Set(master.variants.compactMap(\.streamInf.pathwayID)) == ["cdn-a", "cdn-b"])
+    }
+}
