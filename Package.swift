@@ -49,6 +49,8 @@ let package = Package(
         .target(name: "AdStitching", dependencies: ["AdDecision", "AdCampaign", "AdLive", "HLSPlaylist"], swiftSettings: swiftSettings),
         // Live channels (docs/design-decisions.md "Live"): break tracking and a viewer's live numbering, pure.
         .target(name: "AdLive", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
+        // Looks inside media segments (ffprobe, MPEG-TS tables): `validate --media`.
+        .target(name: "AdMedia", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         // Fetching playlists from http(s) origins (docs/campaign-format.md, `origin:`).
         .target(
             name: "AdOrigin",
@@ -99,6 +101,7 @@ let package = Package(
                 "HLSPlaylist",
                 "AdOrigin",
                 "AdCampaign",
+                "AdMedia",
                 "AdDecision",
                 "AdStitching",
                 "AdStitchServer",
