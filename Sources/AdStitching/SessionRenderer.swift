@@ -158,8 +158,26 @@ public struct SessionRenderer: Sendable {
             playlistURI: playlistURI,
             boundariesURI: boundariesURI,
             live: plan.campaign.live != nil,
-            start: plan.campaign.live == nil ? Self.start(plan) : self.layout.program.multivariant.start
+            start: plan.campaign.live == nil ? Self.start(plan) : self.layout.program.multivariant.start,
+            keys: plan.campaign.live == nil ? try self.rewrittenRows(plan, plan.pieces.map { ($0, $0.asset) }) : nil
         )
+    }
+
+    /// The rows the viewer's rewrite rules write for `pieces` (a piece, or nil for primary
+    /// content, and its asset), with the viewer's slot values; nil without rules for the viewer.
+    private func rewrittenRows(_ plan: Plan, _ pieces: [(piece: Piece?, asset: Asset)]) throws(StitchError) -> RewrittenRows? {
+        guard !plan.rewrites.isEmpty, let rewriting = self.layout.rewriting else { return nil }
+        let rows = try pieces.map { (entry) throws(StitchError) in
+            if let piece = entry.piece { return try self.layout.row(piece, rewrites: plan.rewrites) }
+            return try self.layout.primaryRow(entry.asset, rewrites: plan.rewrites)
+        }
+        return RewrittenRows(rows: rows, values: rewriting.rewriter.values(for: plan.context))
+    }
+
+    /// A viewer's rewritten rows and the values of their slots.
+    private struct RewrittenRows {
+        let rows: [[SegmentBlock]]
+        let values: [[UInt8]]
     }
 
     /// The programme's `EXT-X-START` (RFC 8216bis §4.4.2.2) on the session's timeline: its
@@ -207,7 +225,8 @@ public struct SessionRenderer: Sendable {
             order: schedule.plan.startup.order,
             playlistURI: playlistURI,
             boundariesURI: boundariesURI,
-            start: self.layout.program.multivariant.start
+            start: self.layout.program.multivariant.start,
+            keys: try self.rewrittenRows(schedule.plan, schedule.primary.map { (nil, $0.asset) })
         )
     }
 
@@ -219,7 +238,8 @@ public struct SessionRenderer: Sendable {
         playlistURI: (StitchRendition) -> String,
         boundariesURI: String,
         live: Bool = false,
-        start: Start?
+        start: Start?,
+        keys rewritten: RewrittenRows? = nil
     ) throws(StitchError) -> String {
         let program = self.layout.program
         let renditions = self.layout.renditions
@@ -294,11 +314,19 @@ public struct SessionRenderer: Sendable {
         if live {
             for entry in program.multivariant.sessionKeys { line("#EXT-X-SESSION-KEY:", entry.value.attributes) }
         } else {
+            // As the viewer's rewrite rules write the keys (`applies_to: [keys]`), slots filled.
             var declared: Set<String> = []
-            for row in rows {
+            for row in rewritten?.rows ?? rows {
                 for block in row {
-                    for key in block.sessionKeys where declared.insert(key).inserted {
-                        text += key
+                    for key in block.sessionKeys {
+                        var line = key
+                        if let values = rewritten?.values, key.utf8.contains(URIRewriter.marker) {
+                            var bytes: [UInt8] = []
+                            URIRewriter.fill(key, with: values, into: &bytes)
+                            line = String(decoding: bytes, as: UTF8.self)
+                        }
+                        guard declared.insert(line).inserted else { continue }
+                        text += line
                         text += "\n"
                     }
                 }

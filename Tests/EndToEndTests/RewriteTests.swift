@@ -113,5 +113,17 @@ struct RewriteTests {
         #expect(Self.segments(lines).allSatisfy { $0.hasPrefix("https://cdn.test/media/") })
         let keys = Self.keys(lines)
         #expect(!keys.isEmpty && keys.allSatisfy { $0.contains("URI=\"https://keys.test/act-") && $0.contains(".key?session=k1\"") }, "\(keys)")
+        // The multivariant playlist declares the keys as the viewer's playlists name them, in
+        // stitched and in interstitial sessions: a player preloads the key it will be asked for.
+        let layout = try StitchLayout(campaign: campaign, uris: .absolute)
+        let plan = Planner().plan(campaign, for: ViewerContext(session: "k1", at: Date(timeIntervalSince1970: 1_795_800_000)))
+        let renderer = SessionRenderer(layout: layout)
+        let stitched = try renderer.multivariant(plan, playlistURI: \.id, boundariesURI: "b.json")
+        let interstitial = try renderer.multivariant(InterstitialSchedule(plan), playlistURI: \.id, boundariesURI: "b.json")
+        for master in [stitched, interstitial] {
+            let declared = master.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-SESSION-KEY:") }
+            #expect(declared.count == 2, "\(master)")
+            #expect(declared.allSatisfy { $0.contains("URI=\"https://keys.test/act-") && $0.contains(".key?session=k1\"") }, "\(declared)")
+        }
     }
 }
