@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "AdStitching", targets: ["AdStitching"]),
         .library(name: "AdLive", targets: ["AdLive"]),
         .library(name: "AdLiveRuntime", targets: ["AdLiveRuntime"]),
+        .library(name: "AdServer", targets: ["AdServer"]),
         .executable(name: "adstitch", targets: ["adstitch"]),
     ],
     dependencies: [
@@ -49,6 +50,8 @@ let package = Package(
         .target(name: "AdStitching", dependencies: ["AdDecision", "AdCampaign", "AdLive", "HLSPlaylist"], swiftSettings: swiftSettings),
         // Live channels (docs/design-decisions.md "Live"): break tracking and a viewer's live numbering, pure.
         .target(name: "AdLive", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
+        // Ad decision servers: VAST 2–4.3 and VMAP 1.0.1 read (FoundationXML), wrappers followed.
+        .target(name: "AdServer", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
         // Looks inside media segments (ffprobe, MPEG-TS tables): `validate --media`.
         .target(name: "AdMedia", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         // Fetching playlists from http(s) origins (docs/campaign-format.md, `origin:`).
@@ -127,7 +130,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "AdCampaign", "AdDecision", "AdStitching", "AdStitchServer", "AdOrigin", "AdLive", "AdLiveRuntime", "HLSPlaylist", "SCTE35",
+                "AdCampaign", "AdDecision", "AdStitching", "AdStitchServer", "AdOrigin", "AdLive", "AdLiveRuntime", "AdServer", "HLSPlaylist",
+                "SCTE35",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -136,6 +140,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SCTE35Tests", dependencies: ["SCTE35"], swiftSettings: swiftSettings),
+        .testTarget(name: "AdServerTests", dependencies: ["AdServer", "HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "AdLiveTests", dependencies: ["AdLive", "AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(

@@ -36,6 +36,15 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
         .executableTarget(
+            name: "AdServerBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "AdServer", package: "AdStitch"),
+            ],
+            path: "Benchmarks/AdServerBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
             name: "LoadingBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),

@@ -1,0 +1,219 @@
+import Foundation
+import HLSPlaylist
+
+/// A VAST response (IAB VAST 2.0 to 4.3): its ads, in document order, and the error URIs of a
+/// response with none (VAST 4.3 §3.2: a `<VAST>` with only `<Error>` means "no ad").
+public struct VASTDocument: Sendable, Hashable {
+    /// The `version` attribute as written (`4.3`, `3.0`, `2.0`).
+    public var version: String
+    public var ads: [VASTAd]
+    /// Root `<Error>` URIs: fired when the response has no ad.
+    public var errors: [String]
+
+    public init(version: String, ads: [VASTAd], errors: [String] = []) {
+        self.version = version
+        self.ads = ads
+        self.errors = errors
+    }
+
+    /// Reads a VAST response; throws ``VASTError`` (code 100: not XML; 101: not VAST).
+    public init(_ data: Data) throws(VASTError) {
+        let root: XMLElementNode
+        do {
+            root = try XMLElementNode.parse(data)
+        } catch {
+            throw VASTError(.xmlParsing, error.description)
+        }
+        try self.init(root)
+    }
+
+    /// Reads the `<VAST>` element `root` (also inside a VMAP `<VASTAdData>`).
+    public init(_ root: XMLElementNode) throws(VASTError) {
+        guard root.name == "VAST" else {
+            throw VASTError(.schema, "line \(root.line): the root element is <\(root.name)>, not <VAST>")
+        }
+        self.version = root.attributes["version"] ?? ""
+        var ads: [VASTAd] = []
+        for node in root.children("Ad") {
+            if let ad = try VASTAd(node) { ads.append(ad) }
+        }
+        self.ads = ads
+        self.errors = root.children("Error").map(\.text).filter { !$0.isEmpty }
+    }
+}
+
+/// One `<Ad>`: an inline ad (its creatives) or a wrapper (a URI to another VAST response).
+public struct VASTAd: Sendable, Hashable {
+    public var id: String?
+    /// Its place in a pod (`sequence`, from 1); nil: a stand-alone ad.
+    public var sequence: Int?
+    public var kind: Kind
+    /// `<Impression>` URIs.
+    public var impressions: [String]
+    /// `<Error>` URIs (their `[ERRORCODE]` macro filled when fired).
+    public var errors: [String]
+    /// The linear creatives' tracking events by event name (`start`, `firstQuartile`…), merged
+    /// over the ad's linear creatives (a wrapper's apply to whatever linear creative it leads to).
+    public var tracking: [String: [String]]
+    public var adSystem: String?
+    public var title: String?
+
+    public enum Kind: Sendable, Hashable {
+        case inline([VASTCreative])
+        case wrapper(Wrapper)
+    }
+
+    /// What a `<Wrapper>` says of the response it leads to (VAST 4.3 §3.4.1).
+    public struct Wrapper: Sendable, Hashable {
+        public var adTagURI: String
+        /// `followAdditionalWrappers` (default true): whether the response may itself wrap.
+        public var followAdditionalWrappers: Bool
+        /// `allowMultipleAds` (default false): whether a pod may answer it.
+        public var allowMultipleAds: Bool
+        /// `fallbackOnNoAd` (default true): whether an empty answer lets other ads play.
+        public var fallbackOnNoAd: Bool
+    }
+
+    /// Nil for an `<Ad>` with neither `<InLine>` nor `<Wrapper>` (ignored, as the spec lets a
+    /// player do with what it does not understand).
+    init?(_ node: XMLElementNode) throws(VASTError) {
+        self.id = node.attributes["id"]
+        self.sequence = node.attributes["sequence"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let body: XMLElementNode
+        if let inline = node.child("InLine") {
+            body = inline
+            var creatives: [VASTCreative] = []
+            for creative in inline.child("Creatives")?.children("Creative") ?? [] {
+                if let linear = try VASTCreative(creative) { creatives.append(linear) }
+            }
+            self.kind = .inline(creatives)
+        } else if let wrapper = node.child("Wrapper") {
+            body = wrapper
+            guard let uri = wrapper.child("VASTAdTagURI")?.text, !uri.isEmpty else {
+                throw VASTError(.schema, "line \(wrapper.line): a <Wrapper> without <VASTAdTagURI>")
+            }
+            func flag(_ name: String, _ fallback: Bool) -> Bool {
+                wrapper.attributes[name].map { ["true", "1"].contains($0.trimmingCharacters(in: .whitespaces).lowercased()) } ?? fallback
+            }
+            self.kind = .wrapper(
+                Wrapper(
+                    adTagURI: uri,
+                    followAdditionalWrappers: flag("followAdditionalWrappers", true),
+                    allowMultipleAds: flag("allowMultipleAds", false),
+                    fallbackOnNoAd: flag("fallbackOnNoAd", true)
+                )
+            )
+        } else {
+            return nil
+        }
+        self.impressions = body.children("Impression").map(\.text).filter { !$0.isEmpty }
+        self.errors = body.children("Error").map(\.text).filter { !$0.isEmpty }
+        self.adSystem = body.child("AdSystem")?.text
+        self.title = body.child("AdTitle")?.text
+        var tracking: [String: [String]] = [:]
+        for creative in body.child("Creatives")?.children("Creative") ?? [] {
+            for event in creative.descendant("Linear", "TrackingEvents")?.children("Tracking") ?? [] {
+                guard let name = event.attributes["event"], !event.text.isEmpty else { continue }
+                tracking[name, default: []].append(event.text)
+            }
+        }
+        self.tracking = tracking
+    }
+
+    public var isWrapper: Bool { if case .wrapper = self.kind { true } else { false } }
+}
+
+/// A linear creative of an inline ad: its identity, duration and media files.
+public struct VASTCreative: Sendable, Hashable {
+    /// `<UniversalAdId>` (VAST 4), else the creative's `adId`/`AdID` (VAST 3/2), else its `id`:
+    /// the creative's identity — rules match it, and a conditioned creative is stored under it.
+    public var identity: String?
+    public var id: String?
+    public var sequence: Int?
+    public var duration: ExactDecimal
+    public var mediaFiles: [MediaFile]
+
+    public struct MediaFile: Sendable, Hashable {
+        public var uri: String
+        /// `application/x-mpegURL`, `video/mp4`…
+        public var type: String?
+        /// `progressive` or `streaming`.
+        public var delivery: String?
+        public var width: Int?
+        public var height: Int?
+        /// kb/s.
+        public var bitrate: Int?
+
+        /// Whether it is an HLS multivariant playlist (what plays without conditioning).
+        public var isHLS: Bool {
+            let type = self.type?.lowercased() ?? ""
+            return type == "application/x-mpegurl" || type == "application/vnd.apple.mpegurl"
+        }
+    }
+
+    /// Nil for a creative without `<Linear>` (companions and non-linear ads do not stitch).
+    init?(_ node: XMLElementNode) throws(VASTError) {
+        guard let linear = node.child("Linear") else { return nil }
+        guard let text = linear.child("Duration")?.text, let duration = VASTTime.duration(text) else {
+            throw VASTError(.schema, "line \(linear.line): a <Linear> creative needs <Duration> as HH:MM:SS or HH:MM:SS.mmm")
+        }
+        self.duration = duration
+        self.id = node.attributes["id"]
+        self.sequence = node.attributes["sequence"].flatMap { Int($0) }
+        let universal = node.child("UniversalAdId").map(\.text).flatMap { $0.isEmpty || $0 == "unknown" ? nil : $0 }
+        self.identity = universal ?? node.attributes["adId"] ?? node.attributes["AdID"] ?? node.attributes["id"]
+        self.mediaFiles = (linear.child("MediaFiles")?.children("MediaFile") ?? []).compactMap { file in
+            guard !file.text.isEmpty else { return nil }
+            return MediaFile(
+                uri: file.text,
+                type: file.attributes["type"],
+                delivery: file.attributes["delivery"],
+                width: file.attributes["width"].flatMap { Int($0) },
+                height: file.attributes["height"].flatMap { Int($0) },
+                bitrate: file.attributes["bitrate"].flatMap { Int($0) }
+            )
+        }
+    }
+}
+
+/// VAST's clock values: `HH:MM:SS` and `HH:MM:SS.mmm` (VAST 4.3 §3.9.1 `<Duration>`), exact.
+public enum VASTTime {
+    public static func duration(_ text: String) -> ExactDecimal? {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, let hours = Int(parts[0]), let minutes = Int(parts[1]), hours >= 0, (0..<60).contains(minutes),
+            let seconds = ExactDecimal(String(parts[2])), seconds >= .zero, seconds < ExactDecimal(60)
+        else { return nil }
+        return ExactDecimal(hours * 3600 + minutes * 60) + seconds
+    }
+}
+
+/// Why a VAST answer (or an ad in it) cannot be used, with the VAST error code a player would
+/// report (VAST 4.3 §2.3.6.3).
+public struct VASTError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: Int, Sendable, Hashable {
+        /// XML parsing error.
+        case xmlParsing = 100
+        /// VAST schema validation error.
+        case schema = 101
+        /// General wrapper error.
+        case wrapper = 300
+        /// Timeout of the VAST URI of a wrapper (or of the request).
+        case wrapperTimeout = 301
+        /// The wrapper limit was reached, or a wrapper that must not wrap again did.
+        case wrapperLimit = 302
+        /// No ads VAST response after one or more wrappers.
+        case noAdsAfterWrapper = 303
+        /// No media file that AdStitch can play (not HLS, or not fitting the programme).
+        case noSupportedMediaFile = 403
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "VAST error \(self.code.rawValue): \(self.message)" }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import HLSPlaylist
+
+/// An inline ad reached from an ad server's answer, with everything the wrappers that led to it
+/// said: their impressions, error URIs and tracking are kept with it (VAST 4.3 §2.3.4: a player
+/// fires every wrapper's trackers along with the inline ad's).
+public struct ResolvedAd: Sendable, Hashable {
+    /// The outermost `<Ad>`'s id.
+    public var id: String?
+    /// Its place in the pod: the outermost ad's `sequence` (the wrapper's, when one leads to it).
+    public var sequence: Int?
+    public var creatives: [VASTCreative]
+    public var impressions: [String]
+    public var errors: [String]
+    public var tracking: [String: [String]]
+    /// The wrapper URIs followed to reach it, outermost first.
+    public var wrappers: [String]
+    public var adSystem: String?
+    public var title: String?
+
+    /// The first linear creative: what plays.
+    public var creative: VASTCreative? { self.creatives.first }
+    /// The creative's identity (``VASTCreative/identity``), else the ad's id.
+    public var identity: String? { self.creative?.identity ?? self.id }
+    public var duration: ExactDecimal { self.creative?.duration ?? .zero }
+}
+
+/// An ad (or a wrapper chain) of the answer that led to nothing that plays, with the VAST error
+/// code to report on the error URIs of every wrapper in its chain.
+public struct VASTFailure: Sendable, Hashable {
+    public var adID: String?
+    public var error: VASTError
+    /// The error URIs of the chain (wrappers') to fire with `error.code`.
+    public var errors: [String]
+    public var wrappers: [String]
+}
+
+/// Follows an answer's wrappers to inline ads (VAST 4.3 §2.3.4, §3.4.1): at most `maxWrappers`
+/// deep, a URI already in the chain refused as a loop, `followAdditionalWrappers`,
+/// `allowMultipleAds` and `fallbackOnNoAd` as each wrapper says. Wrappers of one answer are
+/// followed concurrently; the order of the answer is kept. The caller's `fetch` bounds the time
+/// (the campaign's `timeout` covers the whole chain).
+public struct VASTResolver: Sendable {
+    public typealias Fetch = @Sendable (URL) async throws -> Data
+
+    public var maxWrappers: Int
+    public var fetch: Fetch
+
+    public init(maxWrappers: Int = 5, fetch: @escaping Fetch) {
+        self.maxWrappers = maxWrappers
+        self.fetch = fetch
+    }
+
+    /// What the answer resolves to.
+    public struct Resolution: Sendable, Hashable {
+        public var ads: [ResolvedAd] = []
+        public var failures: [VASTFailure] = []
+        /// Every wrapper request made, in order of the answer.
+        public var requests: [String] = []
+    }
+
+    /// Resolves `document`, the answer to a request for `url`.
+    public func resolve(_ document: VASTDocument, from url: URL?) async -> Resolution {
+        await self.resolve(document, chain: url.map { [$0.absoluteString] } ?? [], mayWrap: true)
+    }
+
+    private func resolve(_ document: VASTDocument, chain: [String], mayWrap: Bool) async -> Resolution {
+        // Each ad's own resolution, concurrently when two or more wrappers would wait on the
+        // network, then joined in the answer's order.
+        let parts: [Resolution]
+        if document.ads.count(where: \.isWrapper) < 2 {
+            var sequential: [Resolution] = []
+            for ad in document.ads { sequential.append(await self.resolve(ad, chain: chain, mayWrap: mayWrap)) }
+            parts = sequential
+        } else {
+            parts = await self.concurrently(document, chain: chain, mayWrap: mayWrap)
+        }
+        var resolution = Resolution()
+        for part in parts {
+            resolution.ads += part.ads
+            resolution.failures += part.failures
+            resolution.requests += part.requests
+        }
+        return resolution
+    }
+
+    private func concurrently(_ document: VASTDocument, chain: [String], mayWrap: Bool) async -> [Resolution] {
+        await withTaskGroup(of: (Int, Resolution).self) { group in
+            for (index, ad) in document.ads.enumerated() {
+                group.addTask { (index, await self.resolve(ad, chain: chain, mayWrap: mayWrap)) }
+            }
+            var parts = [Resolution](repeating: Resolution(), count: document.ads.count)
+            for await (index, part) in group { parts[index] = part }
+            return parts
+        }
+    }
+
+    private func resolve(_ ad: VASTAd, chain: [String], mayWrap: Bool) async -> Resolution {
+        var resolution = Resolution()
+        let wrappers = Array(chain.dropFirst())
+        switch ad.kind {
+        case .inline(let creatives):
+            resolution.ads.append(
+                ResolvedAd(
+                    id: ad.id,
+                    sequence: ad.sequence,
+                    creatives: creatives,
+                    impressions: ad.impressions,
+                    errors: ad.errors,
+                    tracking: ad.tracking,
+                    wrappers: wrappers,
+                    adSystem: ad.adSystem,
+                    title: ad.title
+                )
+            )
+            return resolution
+        case .wrapper(let wrapper):
+            func fail(_ code: VASTError.Code, _ message: String) -> Resolution {
+                var failed = resolution
+                failed.failures.append(VASTFailure(adID: ad.id, error: VASTError(code, message), errors: ad.errors, wrappers: wrappers))
+                return failed
+            }
+            guard mayWrap else {
+                return fail(.wrapperLimit, "a wrapper answered a wrapper whose followAdditionalWrappers is false")
+            }
+            guard wrappers.count < self.maxWrappers else {
+                return fail(.wrapperLimit, "more than \(self.maxWrappers) wrappers deep (max_wrappers)")
+            }
+            guard let url = URL(string: wrapper.adTagURI), url.scheme == "http" || url.scheme == "https" else {
+                return fail(.wrapper, "VASTAdTagURI \"\(wrapper.adTagURI)\" is not an http(s) URL")
+            }
+            guard !chain.contains(url.absoluteString) else {
+                return fail(.wrapper, "a wrapper loop: \(url.absoluteString) is already in the chain")
+            }
+            resolution.requests.append(url.absoluteString)
+            let data: Data
+            do {
+                data = try await self.fetch(url)
+            } catch {
+                // A fetch says what failed with a VASTError (a timeout: 301); anything else is 300.
+                let code = (error as? VASTError)?.code ?? (error is CancellationError ? .wrapperTimeout : .wrapper)
+                return fail(code, "\(url.absoluteString): \((error as? VASTError)?.message ?? "\(error)")")
+            }
+            let document: VASTDocument
+            do {
+                document = try VASTDocument(data)
+            } catch {
+                return fail(error.code, "\(url.absoluteString): \(error.message)")
+            }
+            var inner = await self.resolve(document, chain: chain + [url.absoluteString], mayWrap: wrapper.followAdditionalWrappers)
+            resolution.requests += inner.requests
+            // allowMultipleAds false: only the first stand-alone ad of the answer (VAST 4.3 §3.4.1).
+            if !wrapper.allowMultipleAds {
+                inner.ads = Array(inner.ads.filter { $0.sequence == nil }.prefix(1))
+            }
+            // The wrapper's trackers go with every failure under it too.
+            resolution.failures += inner.failures.map { failure in
+                var failure = failure
+                failure.errors = ad.errors + failure.errors
+                return failure
+            }
+            guard !inner.ads.isEmpty else {
+                var failure = VASTFailure(
+                    adID: ad.id,
+                    error: VASTError(.noAdsAfterWrapper, "\(url.absoluteString) answered no ad"),
+                    errors: ad.errors + document.errors,
+                    wrappers: wrappers + [url.absoluteString]
+                )
+                if !wrapper.fallbackOnNoAd { failure.error.message += " (fallbackOnNoAd is false: the rest of the answer is not played)" }
+                resolution.failures.append(failure)
+                return resolution
+            }
+            for var found in inner.ads {
+                found.id = ad.id ?? found.id
+                found.sequence = ad.sequence ?? found.sequence
+                found.impressions = ad.impressions + found.impressions
+                found.errors = ad.errors + found.errors
+                for (event, uris) in ad.tracking { found.tracking[event] = uris + (found.tracking[event] ?? []) }
+                resolution.ads.append(found)
+            }
+            return resolution
+        }
+    }
+
+    /// Whether the answer's `fallbackOnNoAd="false"` wrappers came back empty: then nothing of
+    /// the answer plays (VAST 4.3 §3.4.1) and the break falls back to the campaign's pools.
+    public static func refusesFallback(_ document: VASTDocument, _ resolution: Resolution) -> Bool {
+        let strict = document.ads.filter { if case .wrapper(let wrapper) = $0.kind { !wrapper.fallbackOnNoAd } else { false } }.compactMap(\.id)
+        return resolution.failures.contains { failure in failure.error.code == .noAdsAfterWrapper && failure.adID.map(strict.contains) == true }
+    }
+}
+
+/// The ads of a resolved answer that fill a break (VAST 4.3 §2.3.3): the pod's ads in `sequence`
+/// order, then stand-alone ads in the answer's order where the pod leaves time (or where one of
+/// its ads cannot play); each whole, none longer than what is left.
+public enum VASTBreakFill {
+    public struct Choice: Sendable, Hashable {
+        public var chosen: [ResolvedAd] = []
+        /// The ads not played, each with why (the preview shows it; with beacons, its VAST error).
+        public var skipped: [Skipped] = []
+    }
+
+    public struct Skipped: Sendable, Hashable {
+        public var ad: ResolvedAd
+        public var reason: String
+        public var code: VASTError.Code?
+    }
+
+    /// - Parameter playable: nil when the ad can play in the programme, else why not (and its code).
+    public static func choose(
+        _ ads: [ResolvedAd],
+        duration: ExactDecimal,
+        playable: (ResolvedAd) -> (reason: String, code: VASTError.Code?)? = { _ in nil }
+    ) -> Choice {
+        let pod = ads.enumerated().filter { $0.element.sequence != nil }
+            .sorted { ($0.element.sequence ?? 0, $0.offset) < ($1.element.sequence ?? 0, $1.offset) }.map(\.element)
+        let standAlone = ads.filter { $0.sequence == nil }
+        var choice = Choice()
+        var left = duration
+        for ad in pod + standAlone {
+            if ad.creative == nil {
+                choice.skipped.append(Skipped(ad: ad, reason: "no linear creative", code: .noSupportedMediaFile))
+                continue
+            }
+            if let (reason, code) = playable(ad) {
+                choice.skipped.append(Skipped(ad: ad, reason: reason, code: code))
+                continue
+            }
+            guard ad.duration <= left else {
+                choice.skipped.append(Skipped(ad: ad, reason: "runs \(ad.duration) s; \(left) s of the break are left", code: nil))
+                continue
+            }
+            choice.chosen.append(ad)
+            left -= ad.duration
+        }
+        return choice
+    }
+}

@@ -1,0 +1,129 @@
+import AdServer
+import Foundation
+import HLSPlaylist
+import Synchronization
+import Testing
+
+/// Answers by URL from memory, recording every request.
+final class MemoryAdServer: Sendable {
+    let answers: [String: Data]
+    private let log = Mutex<[String]>([])
+
+    init(_ answers: [String: Data]) { self.answers = answers }
+
+    var requests: [String] { self.log.withLock { $0 } }
+
+    var fetch: VASTResolver.Fetch {
+        { url in
+            self.log.withLock { $0.append(url.absoluteString) }
+            guard let data = self.answers[url.absoluteString] else { throw VASTError(.wrapper, "404 for \(url.absoluteString)") }
+            return data
+        }
+    }
+}
+
+@Suite("VAST wrappers and pods")
+struct VASTResolverTests {
+    static func wrapper(_ id: String, to uri: String, attributes: String = "", sequence: Int? = nil) -> Data {
+        let sequence = sequence.map { " sequence=\"\($0)\"" } ?? ""
+        return Data(
+            """
+            <VAST version="4.3"><Ad id="\(id)"\(sequence)><Wrapper \(attributes)><AdSystem>W</AdSystem>
+            <Impression><![CDATA[https://w.example/\(id)/imp]]></Impression><Error><![CDATA[https://w.example/\(id)/err?c=[ERRORCODE]]]></Error>
+            <VASTAdTagURI><![CDATA[\(uri)]]></VASTAdTagURI></Wrapper></Ad></VAST>
+            """.utf8
+        )
+    }
+
+    @Test("a two-deep chain reaches the inline ad with every wrapper's impressions, errors and tracking, outermost first")
+    func chainKeepsEveryTracker() async throws {
+        let server = MemoryAdServer([
+            "https://dsp.example/vast/middle": try Fixture.data("wrapper-middle.xml"),
+            "https://ads.example/vast/inline": try Fixture.data("inline-4.3.xml"),
+        ])
+        let outer = try Fixture.vast("wrapper-outer.xml")
+        let resolution = await VASTResolver(fetch: server.fetch).resolve(outer, from: URL(string: "https://exchange.example/vast"))
+        #expect(resolution.failures.isEmpty, "\(resolution.failures)")
+        let ad = try #require(resolution.ads.first)
+        #expect(resolution.ads.count == 1)
+        #expect(ad.id == "outer" && ad.sequence == 1, "the outermost ad's id and pod place")
+        #expect(ad.identity == "ABCD1234000H" && ad.duration == ExactDecimal(significand: 1536, exponent: 2))
+        #expect(ad.impressions.first == "https://exchange.example/imp" && ad.impressions.dropFirst().first == "https://dsp.example/imp")
+        #expect(ad.impressions.count == 4)
+        #expect(ad.tracking["start"] == ["https://exchange.example/start", "https://dsp.example/start", "https://track.example/start?ad=4711"])
+        #expect(ad.tracking["complete"] == ["https://dsp.example/complete", "https://track.example/complete?ad=4711"])
+        #expect(ad.errors.count == 3)
+        #expect(ad.wrappers == ["https://dsp.example/vast/middle", "https://ads.example/vast/inline"])
+        #expect(resolution.requests == ["https://dsp.example/vast/middle", "https://ads.example/vast/inline"])
+        #expect(server.requests == resolution.requests)
+    }
+
+    @Test(
+        "wrapper faults: too deep (302), a loop (300), a wrapper where none may follow (302), an empty answer (303), a failed fetch (300), broken XML (100)"
+    )
+    func wrapperFaults() async throws {
+        let inline = try Fixture.data("inline-4.3.xml")
+        let cases: [(name: String, answers: [String: Data], maxWrappers: Int, code: VASTError.Code)] = [
+            ("too deep", ["https://a.example/1": Self.wrapper("w1", to: "https://a.example/2"), "https://a.example/2": inline], 1, .wrapperLimit),
+            ("loop", ["https://a.example/1": Self.wrapper("w1", to: "https://a.example/root")], 5, .wrapper),
+            (
+                "no more wrappers",
+                [
+                    "https://a.example/1": Self.wrapper("w1", to: "https://a.example/2", attributes: "followAdditionalWrappers=\"false\""),
+                    "https://a.example/2": inline,
+                ],
+                5, .wrapperLimit
+            ),
+            ("empty", ["https://a.example/1": try Fixture.data("empty.xml")], 5, .noAdsAfterWrapper),
+            ("404", [:], 5, .wrapper),
+            ("broken", ["https://a.example/1": Data("<VAST><Ad>".utf8)], 5, .xmlParsing),
+        ]
+        for item in cases {
+            let server = MemoryAdServer(item.answers)
+            // The root answer wraps a.example/1 (for "loop", a.example/1 wraps the root again; for
+            // "no more wrappers", a.example/1 may not be answered by a wrapper and is).
+            let rootAnswer =
+                item.name == "no more wrappers"
+                ? Self.wrapper("root", to: "https://a.example/1", attributes: "followAdditionalWrappers=\"false\"")
+                : Self.wrapper("root", to: "https://a.example/1")
+            let root = try VASTDocument(rootAnswer)
+            let resolution = await VASTResolver(maxWrappers: item.maxWrappers, fetch: server.fetch).resolve(
+                root,
+                from: URL(string: "https://a.example/root")
+            )
+            #expect(resolution.ads.isEmpty, "\(item.name)")
+            #expect(resolution.failures.map(\.error.code).contains(item.code), "\(item.name): \(resolution.failures.map(\.error))")
+            // Every wrapper's error URI of the chain is there to fire.
+            #expect(resolution.failures.first?.errors.first == "https://w.example/root/err?c=[ERRORCODE]", "\(item.name)")
+        }
+    }
+
+    @Test("allowMultipleAds false takes the first stand-alone ad of a pod answer; true keeps the pod, in sequence")
+    func multipleAds() async throws {
+        let pod = try Fixture.data("pod-4.3.xml")
+        for allow in [false, true] {
+            let server = MemoryAdServer(["https://a.example/pod": pod])
+            let root = try VASTDocument(Self.wrapper("root", to: "https://a.example/pod", attributes: "allowMultipleAds=\"\(allow)\""))
+            let resolution = await VASTResolver(fetch: server.fetch).resolve(root, from: nil)
+            #expect(resolution.ads.map(\.identity) == (allow ? ["POD-TWO", "POD-ONE", "cs", "POD-THREE"] : ["cs"]), "allowMultipleAds=\(allow)")
+        }
+    }
+
+    @Test("a pod fills in sequence order, then stand-alone ads; an ad that cannot play or runs past the break is skipped with why")
+    func podFill() async throws {
+        // An answer without wrappers resolves to its own ads, in the answer's order.
+        let resolution = await VASTResolver(fetch: MemoryAdServer([:]).fetch).resolve(try Fixture.vast("pod-4.3.xml"), from: nil).ads
+        #expect(resolution.map(\.id) == ["pod-2", "pod-1", "spare", "pod-3"])
+        // Pod ads of HLS only play: three (MP4) is skipped with 403, and the spare fills its place.
+        let hlsOnly = { (ad: ResolvedAd) -> (reason: String, code: VASTError.Code?)? in
+            ad.creative?.mediaFiles.contains(where: \.isHLS) == true ? nil : ("no HLS media file", .noSupportedMediaFile)
+        }
+        let choice = VASTBreakFill.choose(resolution, duration: ExactDecimal(12), playable: hlsOnly)
+        #expect(choice.chosen.map(\.id) == ["pod-1", "pod-2", "spare"])
+        #expect(choice.skipped.map(\.ad.id) == ["pod-3"] && choice.skipped.first?.code == .noSupportedMediaFile)
+        // A shorter break: two keeps its place only while it fits; the spare still fits after one.
+        let short = VASTBreakFill.choose(resolution, duration: ExactDecimal(7), playable: hlsOnly)
+        #expect(short.chosen.map(\.id) == ["pod-1", "spare"])
+        #expect(short.skipped.first { $0.ad.id == "pod-2" }?.reason == "runs 6 s; 3 s of the break are left")
+    }
+}

@@ -1,0 +1,119 @@
+import AdServer
+import Foundation
+import HLSPlaylist
+import Testing
+
+enum Fixture {
+    static func data(_ name: String) throws -> Data {
+        let url = try #require(Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil))
+        return try Data(contentsOf: url)
+    }
+
+    static func vast(_ name: String) throws -> VASTDocument { try VASTDocument(Self.data(name)) }
+}
+
+@Suite("VAST documents")
+struct VASTDocumentTests {
+    @Test("VAST 4.3 inline: identity from UniversalAdId, duration exact, HLS media file found, every tracker kept")
+    func inline() throws {
+        let document = try Fixture.vast("inline-4.3.xml")
+        #expect(document.version == "4.3")
+        let ad = try #require(document.ads.first)
+        #expect(document.ads.count == 1 && ad.id == "ad-4711" && ad.sequence == nil && !ad.isWrapper)
+        guard case .inline(let creatives) = ad.kind else { throw VASTError(.schema, "not inline") }
+        // The companion creative has no <Linear>: only the linear one stitches.
+        let creative = try #require(creatives.first)
+        #expect(creatives.count == 1)
+        #expect(creative.identity == "ABCD1234000H" && creative.id == "cr-88")
+        #expect(creative.duration == ExactDecimal(significand: 1536, exponent: 2))
+        #expect(creative.mediaFiles.map(\.isHLS) == [false, true])
+        #expect(creative.mediaFiles.last?.uri == "https://cdn.example/fizz/master.m3u8")
+        #expect(ad.impressions == ["https://track.example/impression?ad=4711&cb=[CACHEBUSTING]", "https://verify.example/imp/4711"])
+        #expect(ad.errors == ["https://track.example/error?ad=4711&code=[ERRORCODE]"])
+        #expect(Set(ad.tracking.keys) == ["start", "firstQuartile", "midpoint", "thirdQuartile", "complete"])
+        #expect(ad.title == "Fizzy Drink 15" && ad.adSystem == "Example Ad Server")
+    }
+
+    @Test("VAST 2.0: identity from the creative's AdID; text without CDATA, whitespace trimmed; another HLS MIME type")
+    func version2() throws {
+        let creative = try #require(
+            try Fixture.vast("vast-2.0.xml").ads.first.flatMap { ad -> VASTCreative? in
+                if case .inline(let creatives) = ad.kind { creatives.first } else { nil }
+            }
+        )
+        #expect(creative.identity == "LEGACY-10")
+        #expect(creative.duration == ExactDecimal(10))
+        #expect(creative.mediaFiles.first?.uri == "https://old.example/legacy/master.m3u8" && creative.mediaFiles.first?.isHLS == true)
+    }
+
+    @Test("an empty answer is no ad, with its root error URI; broken answers carry VAST's codes (100 not XML, 101 not VAST)")
+    func emptyAndBroken() throws {
+        let empty = try Fixture.vast("empty.xml")
+        #expect(empty.ads.isEmpty && empty.errors == ["https://ads.example/noad?c=[ERRORCODE]"])
+        let cases: [(String, VASTError.Code)] = [
+            ("<VAST version=\"4.3\"><Ad><InLine>", .xmlParsing),
+            ("not xml at all", .xmlParsing),
+            ("<VMAP/>", .schema),
+            ("<VAST><Ad><Wrapper><AdSystem>x</AdSystem></Wrapper></Ad></VAST>", .schema),
+            (
+                "<VAST><Ad><InLine><Creatives><Creative><Linear><Duration>15 s</Duration></Linear></Creative></Creatives></InLine></Ad></VAST>",
+                .schema
+            ),
+        ]
+        for (text, code) in cases {
+            #expect(throws: VASTError.self, "\(text)") { try VASTDocument(Data(text.utf8)) }
+            do {
+                _ = try VASTDocument(Data(text.utf8))
+            } catch {
+                #expect(error.code == code, "\(text): \(error)")
+            }
+        }
+    }
+
+    @Test("a document nested deeper than any VAST answer is refused, not recursed into")
+    func deepNesting() {
+        let text = String(repeating: "<a>", count: 5_000) + String(repeating: "</a>", count: 5_000)
+        #expect(throws: VASTError.self) { try VASTDocument(Data(text.utf8)) }
+    }
+
+    @Test("VAST clock values: HH:MM:SS and HH:MM:SS.mmm, exact for every millisecond of an hour's sample; others refused")
+    func clockValues() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let milliseconds = Int.random(in: 0..<(5 * 3_600_000), using: &generator)
+            let (h, m, s, ms) = (milliseconds / 3_600_000, milliseconds / 60_000 % 60, milliseconds / 1000 % 60, milliseconds % 1000)
+            let text = String(format: "%02d:%02d:%02d.%03d", h, m, s, ms)
+            #expect(VASTTime.duration(text) == ExactDecimal(significand: milliseconds, exponent: 3), "\(text)")
+        }
+        #expect(VASTTime.duration("00:01:30") == ExactDecimal(90))
+        for bad in ["", "1:2", "00:60:00", "00:00:60", "-1:00:00", "00:00:xx", "00:00:05,000"] {
+            #expect(VASTTime.duration(bad) == nil, "\(bad)")
+        }
+    }
+}
+
+@Suite("VMAP documents")
+struct VMAPTests {
+    @Test("every timeOffset form, inline VAST and ad tags, break types and tracking")
+    func breaks() throws {
+        let vmap = try VMAPDocument(Fixture.data("vmap.xml"))
+        #expect(
+            vmap.breaks.map(\.offset) == [
+                .start, .time(ExactDecimal(significand: 6005, exponent: 1)), .position(2), .percent(ExactDecimal(50)), .end,
+            ]
+        )
+        #expect(vmap.breaks.map(\.id) == ["preroll", "mid-time", nil, nil, "postroll"])
+        #expect(vmap.breaks.map(\.isLinear) == [true, true, true, false, true])
+        guard case .inline(let pre)? = vmap.breaks[0].source else {
+            Issue.record("the pre-roll's VAST is inline")
+            return
+        }
+        #expect(pre.ads.first?.id == "pre")
+        #expect(vmap.breaks[1].source == .adTag("https://ads.example/vast?pos=mid&t=600"))
+        #expect(vmap.breaks[3].source == nil)
+        #expect(vmap.breaks[0].tracking["breakStart"] == ["https://t.example/break/pre"])
+        for bad in ["<VMAP><AdBreak timeOffset=\"soon\"/></VMAP>", "<VMAP><AdBreak timeOffset=\"150%\"/></VMAP>", "<VMAP><AdBreak/></VMAP>"] {
+            #expect(throws: VASTError.self, "\(bad)") { try VMAPDocument(Data(bad.utf8)) }
+        }
+    }
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""A VAST 4.3 / VMAP 1.0.1 ad decision server for tests and the demo (issue 29), standard library
+only. Every answer is built from the request path and query, so a test names the shape it wants;
+every request is recorded (with its query and its X-Device-* headers) for tests to read back.
+
+Creatives are HLS multivariant playlists under --media-base (the ads of a campaign served by an
+origin), each ad by its id: <media-base>/<id>/master.m3u8, its UniversalAdId "UAID-<id>".
+
+  /vast/inline?ad=ID&dur=SECONDS            one inline ad
+  /vast/pod?ads=ID,ID,…&dur=S,S,…           a pod, sequence 1…n in the order given
+                 [&standalone=ID&sdur=S]     and one stand-alone ad after it
+  /vast/wrapper?depth=N&to=PATH             N wrappers (each its own request) leading to PATH
+                 [&multiple=true|false]      (PATH: another path of this server, query included,
+                 [&follow=true|false]        percent-encoded); allowMultipleAds and
+                                             followAdditionalWrappers of every wrapper
+  /vast/loop                                a wrapper whose VASTAdTagURI is itself
+  /vast/empty                               <VAST version="4.3"/> with a root <Error>
+  /vast/malformed                           not well-formed XML
+  /vast/error500                            HTTP 500
+  /vast/slow?ms=MS&to=PATH                  answers PATH's answer after MS milliseconds
+  /vast/mp4?ad=ID&dur=S                     an inline ad whose only MediaFile is an MP4
+  /vmap?pre=PATH&mid=SECONDS:PATH&post=PATH a VMAP: a pre-roll, a mid-roll at SECONDS, a post-roll,
+                                            each an AdTagURI to PATH on this server
+  /requests                                 every request so far, as JSON (not recorded itself)
+  /reset                                    forgets the requests
+
+Usage: test-ad-server.py [--port N] [--media-base URL]
+       binds 127.0.0.1 on a free port (or --port) and prints "Serving HTTP on 127.0.0.1 port N".
+"""
+import argparse
+import html
+import http.server
+import json
+import threading
+import time
+import urllib.parse
+
+REQUESTS = []
+LOCK = threading.Lock()
+
+
+def clock(seconds):
+    """VAST's HH:MM:SS.mmm."""
+    milliseconds = int(round(float(seconds) * 1000))
+    return "%02d:%02d:%02d.%03d" % (milliseconds // 3600000, milliseconds // 60000 % 60, milliseconds // 1000 % 60, milliseconds % 1000)
+
+
+def cdata(text):
+    return "<![CDATA[%s]]>" % text.replace("]]>", "]]]]><![CDATA[>")
+
+
+class Answers:
+    def __init__(self, base, media_base):
+        self.base = base
+        self.media_base = media_base.rstrip("/")
+
+    def tracker(self, ad, event):
+        return cdata("%s/track/%s?ad=%s" % (self.base, event, urllib.parse.quote(ad)))
+
+    def inline_ad(self, ad, duration, sequence=None, mp4_only=False):
+        sequence_attribute = ' sequence="%d"' % sequence if sequence else ""
+        files = ['<MediaFile delivery="progressive" type="video/mp4" width="1280" height="720">%s</MediaFile>'
+                 % cdata("%s/%s/creative.mp4" % (self.media_base, ad))]
+        if not mp4_only:
+            files.append('<MediaFile delivery="streaming" type="application/x-mpegURL" width="1280" height="720">%s</MediaFile>'
+                         % cdata("%s/%s/master.m3u8" % (self.media_base, ad)))
+        events = "".join('<Tracking event="%s">%s</Tracking>' % (event, self.tracker(ad, event))
+                         for event in ("start", "firstQuartile", "midpoint", "thirdQuartile", "complete"))
+        return (
+            '<Ad id="%s"%s><InLine><AdSystem>AdStitch test ad server</AdSystem><AdTitle>%s</AdTitle>'
+            '<Impression>%s</Impression><Error>%s</Error>'
+            '<Creatives><Creative id="creative-%s"><UniversalAdId idRegistry="ad-id.org">UAID-%s</UniversalAdId>'
+            '<Linear><Duration>%s</Duration><TrackingEvents>%s</TrackingEvents><MediaFiles>%s</MediaFiles></Linear>'
+            '</Creative></Creatives></InLine></Ad>'
+            % (html.escape(ad), sequence_attribute, html.escape(ad), self.tracker(ad, "impression"),
+               cdata("%s/track/error?ad=%s&code=[ERRORCODE]" % (self.base, urllib.parse.quote(ad))),
+               html.escape(ad), html.escape(ad), clock(duration), events, "".join(files))
+        )
+
+    def wrapper_ad(self, name, uri, multiple=True, follow=True):
+        return (
+            '<Ad id="%s"><Wrapper followAdditionalWrappers="%s" allowMultipleAds="%s"><AdSystem>AdStitch test wrapper</AdSystem>'
+            '<Impression>%s</Impression><Error>%s</Error><VASTAdTagURI>%s</VASTAdTagURI>'
+            '<Creatives><Creative><Linear><TrackingEvents><Tracking event="start">%s</Tracking></TrackingEvents></Linear></Creative></Creatives>'
+            '</Wrapper></Ad>'
+            % (html.escape(name), "true" if follow else "false", "true" if multiple else "false", self.tracker(name, "impression"),
+               cdata("%s/track/error?ad=%s&code=[ERRORCODE]" % (self.base, name)), cdata(uri), self.tracker(name, "start"))
+        )
+
+    @staticmethod
+    def vast(body, errors=""):
+        return '<?xml version="1.0" encoding="UTF-8"?>\n<VAST version="4.3">%s%s</VAST>\n' % (body, errors)
+
+    def answer(self, path, query):
+        """(status, body) for a request, or (status, body, delay in seconds)."""
+        one = lambda name, default=None: query.get(name, [default])[0]
+        if path == "/vast/inline":
+            return 200, self.vast(self.inline_ad(one("ad", "alpha"), one("dur", "15")))
+        if path == "/vast/mp4":
+            return 200, self.vast(self.inline_ad(one("ad", "alpha"), one("dur", "15"), mp4_only=True))
+        if path == "/vast/pod":
+            ads = [ad for ad in one("ads", "").split(",") if ad]
+            durations = (one("dur", "") or "").split(",")
+            body = "".join(self.inline_ad(ad, durations[i] if i < len(durations) and durations[i] else "15", sequence=i + 1)
+                           for i, ad in enumerate(ads))
+            if one("standalone"):
+                body += self.inline_ad(one("standalone"), one("sdur", "15"))
+            return 200, self.vast(body)
+        if path == "/vast/wrapper":
+            depth = int(one("depth", "1"))
+            target = one("to", "/vast/inline")
+            multiple = one("multiple", "true") == "true"
+            follow = one("follow", "true") == "true"
+            if depth > 1:
+                rest = dict(query)
+                rest["depth"] = [str(depth - 1)]
+                next_uri = "%s/vast/wrapper?%s" % (self.base, urllib.parse.urlencode({k: v[0] for k, v in rest.items()}))
+            else:
+                next_uri = self.base + target
+            return 200, self.vast(self.wrapper_ad("wrapper-%d" % depth, next_uri, multiple, follow))
+        if path == "/vast/loop":
+            return 200, self.vast(self.wrapper_ad("loop", self.base + "/vast/loop"))
+        if path == "/vast/empty":
+            return 200, self.vast("", "<Error>%s</Error>" % cdata(self.base + "/track/error?ad=none&code=[ERRORCODE]"))
+        if path == "/vast/malformed":
+            return 200, '<?xml version="1.0"?><VAST version="4.3"><Ad id="broken"><InLine>'
+        if path == "/vast/error500":
+            return 500, "ad server failure\n"
+        if path == "/vast/slow":
+            target = urllib.parse.urlsplit(one("to", "/vast/inline"))
+            inner = self.answer(target.path, urllib.parse.parse_qs(target.query))
+            return inner[0], inner[1], int(one("ms", "1000")) / 1000
+        if path == "/vmap":
+            breaks = []
+            if one("pre"):
+                breaks.append(("start", "preroll", one("pre")))
+            for index, mid in enumerate(query.get("mid", [])):
+                seconds, _, target = mid.partition(":")
+                breaks.append((clock(seconds), "mid-%d" % (index + 1), target))
+            if one("post"):
+                breaks.append(("end", "postroll", one("post")))
+            body = "".join(
+                '<vmap:AdBreak timeOffset="%s" breakType="linear" breakId="%s"><vmap:AdSource id="%s" allowMultipleAds="true" '
+                'followRedirects="true"><vmap:AdTagURI templateType="vast4">%s</vmap:AdTagURI></vmap:AdSource></vmap:AdBreak>'
+                % (offset, name, name, cdata(self.base + target)) for offset, name, target in breaks)
+            return 200, ('<?xml version="1.0" encoding="UTF-8"?>\n<vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" '
+                         'version="1.0">%s</vmap:VMAP>\n' % body)
+        if path.startswith("/track/"):
+            return 204, ""
+        return 404, "no such answer: %s\n" % path
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    answers = None
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        url = urllib.parse.urlsplit(self.path)
+        if url.path == "/requests":
+            with LOCK:
+                body = json.dumps(REQUESTS)
+            return self.send(200, body, "application/json")
+        if url.path == "/reset":
+            with LOCK:
+                REQUESTS.clear()
+            return self.send(204, "")
+        with LOCK:
+            REQUESTS.append({
+                "path": url.path,
+                "query": url.query,
+                "time": time.time(),
+                "headers": {k: v for k, v in self.headers.items() if k.lower().startswith("x-device-") or k.lower() == "user-agent"},
+            })
+        result = self.answers.answer(url.path, urllib.parse.parse_qs(url.query))
+        status, body = result[0], result[1]
+        if len(result) > 2:
+            time.sleep(result[2])
+        self.send(status, body, "application/xml" if body.startswith("<?xml") else "text/plain")
+
+    def send(self, status, body, content_type="text/plain"):
+        data = body.encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        if data:
+            self.wfile.write(data)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--media-base", default="http://127.0.0.1:8080/media/ads")
+    arguments = parser.parse_args()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", arguments.port), Handler)
+    port = server.server_address[1]
+    Handler.answers = Answers("http://127.0.0.1:%d" % port, arguments.media_base)
+    print("Serving HTTP on 127.0.0.1 port %d" % port, flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
