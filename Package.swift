@@ -41,6 +41,7 @@ let package = Package(
         .target(name: "SCTE35", swiftSettings: swiftSettings),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(
             name: "AdCampaign",
             dependencies: ["HLSPlaylist", "SCTE35", "CPCRE2", .product(name: "Yams", package: "Yams")],
@@ -50,8 +51,8 @@ let package = Package(
         .target(name: "AdStitching", dependencies: ["AdDecision", "AdCampaign", "AdLive", "HLSPlaylist"], swiftSettings: swiftSettings),
         // Live channels (docs/design-decisions.md "Live"): break tracking and a viewer's live numbering, pure.
         .target(name: "AdLive", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
-        // Ad decision servers: VAST 2–4.3 and VMAP 1.0.1 read (FoundationXML), wrappers followed.
-        .target(name: "AdServer", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
+        // Ad decision servers: VAST 2–4.3 and VMAP 1.0.1 read (libxml2's SAX2), wrappers followed.
+        .target(name: "AdServer", dependencies: ["HLSPlaylist", "CLibXML2"], swiftSettings: swiftSettings),
         // Looks inside media segments (ffprobe, MPEG-TS tables): `validate --media`.
         .target(name: "AdMedia", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         // Fetching playlists from http(s) origins (docs/campaign-format.md, `origin:`).

@@ -3,10 +3,10 @@
 # Usage: scripts/install-deps.sh [extra-package…]
 set -euo pipefail
 
-# Build: pkg-config, PCRE2, zlib (gzip responses). End-to-end tests: ffmpeg (ffprobe), GStreamer with the HLS demuxer and
+# Build: pkg-config, PCRE2, zlib (gzip responses), libxml2 (VAST and VMAP). End-to-end tests: ffmpeg (ffprobe), GStreamer with the HLS demuxer and
 # decoders, Chromium and its WebDriver, python3 (the test origins; python3-venv: hls.js and schemathesis come from PyPI),
 # PostgreSQL (the live break history's tests start their own server on loopback).
-packages=(pkg-config libpcre2-dev zlib1g-dev ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+packages=(pkg-config libpcre2-dev zlib1g-dev libxml2-dev ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
     gstreamer1.0-plugins-bad gstreamer1.0-libav chromium chromium-driver python3 python3-venv postgresql "$@")
 
 missing=()

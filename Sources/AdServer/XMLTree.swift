@@ -1,13 +1,15 @@
+import CLibXML2
 import Foundation
 
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-
-/// An XML document as a tree of elements, read by Foundation's `XMLParser` (libxml2 on Linux):
-/// VAST and VMAP are small documents read whole, and a tree lets each spec's rules be written as
-/// lookups rather than parser states. Names are local (namespace prefixes dropped: VMAP's
-/// `vmap:AdBreak` is `AdBreak`), text is the concatenation of character data and CDATA, trimmed.
+/// An XML document as a tree of elements, read by libxml2's SAX2 parser: VAST and VMAP are small
+/// documents read whole, and a tree lets each spec's rules be written as lookups rather than
+/// parser states. Names are local (namespace prefixes dropped: VMAP's `vmap:AdBreak` is
+/// `AdBreak`); text is the concatenation of character data and CDATA, trimmed.
+///
+/// libxml2 directly, not Foundation's `XMLParser` (the same libxml2 underneath): on Linux that
+/// wrapper bridges every callback through Foundation strings and dictionaries, and cost four
+/// times the parse (docs/performance.md "Ad server answers"). No DTD is loaded, no entity
+/// substituted, no network used.
 public final class XMLElementNode: Sendable {
     public let name: String
     public let attributes: [String: String]
@@ -37,17 +39,45 @@ public final class XMLElementNode: Sendable {
         return node
     }
 
+    /// libxml2's global state, set up once before any parse (required before threads parse).
+    private static let initialized: Void = xmlInitParser()
+
     /// Reads `data`; throws ``XMLError`` with the line and libxml2's message when it is not
-    /// well-formed.
+    /// well-formed, or nests deeper than any VAST answer does.
     public static func parse(_ data: Data) throws(XMLError) -> XMLElementNode {
-        let parser = XMLParser(data: data)
-        parser.shouldProcessNamespaces = true
-        parser.shouldResolveExternalEntities = false
-        let builder = TreeBuilder(parser: parser)
-        parser.delegate = builder
-        guard parser.parse(), let root = builder.root else {
-            let error = parser.parserError.map { "\($0.localizedDescription)" } ?? "no root element"
-            throw XMLError(line: parser.lineNumber, message: "not well-formed XML: \(error)")
+        _ = Self.initialized
+        let builder = TreeBuilder()
+        var handler = xmlSAXHandler()
+        handler.initialized = clibxml2_sax2_magic()
+        handler.startElementNs = { context, name, _, _, _, _, count, _, attributes in
+            TreeBuilder.from(context).start(name, count: Int(count), attributes)
+        }
+        handler.endElementNs = { context, _, _, _ in TreeBuilder.from(context).end() }
+        handler.characters = { context, bytes, length in TreeBuilder.from(context).characters(bytes, Int(length)) }
+        handler.cdataBlock = { context, bytes, length in TreeBuilder.from(context).characters(bytes, Int(length)) }
+        handler.serror = { context, error in
+            guard let context, let error else { return }
+            TreeBuilder.from(context).error(error.pointee)
+        }
+        let unmanaged = Unmanaged.passRetained(builder)
+        defer { unmanaged.release() }
+        let result: Int32 = data.withUnsafeBytes { buffer in
+            guard let parser = xmlCreatePushParserCtxt(&handler, unmanaged.toOpaque(), nil, 0, nil) else { return -1 }
+            defer { xmlFreeParserCtxt(parser) }
+            // No network, no DTD, no entity substitution: what a hostile answer can ask for, refused.
+            _ = xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue))
+            builder.parser = parser
+            let bytes = buffer.bindMemory(to: CChar.self)
+            var status = xmlParseChunk(parser, bytes.baseAddress, Int32(clamping: bytes.count), 1)
+            if parser.pointee.wellFormed == 0 || builder.tooDeep { status = status == 0 ? -1 : status }
+            builder.parser = nil
+            return status
+        }
+        guard result == 0, !builder.tooDeep, let root = builder.root else {
+            let message =
+                builder.tooDeep
+                ? "elements nest deeper than \(TreeBuilder.maxDepth) levels" : builder.message ?? "no root element"
+            throw XMLError(line: builder.errorLine, message: "not well-formed XML: \(message)")
         }
         return root
     }
@@ -60,63 +90,62 @@ public struct XMLError: Error, Sendable, CustomStringConvertible {
     public var description: String { "line \(self.line): \(self.message)" }
 }
 
-/// Builds the tree while `XMLParser` reads (its delegate; one parse, then dropped).
-private final class TreeBuilder: NSObject, XMLParserDelegate {
+/// Builds the tree while libxml2 reads (its SAX user data; one parse, then dropped).
+private final class TreeBuilder {
     private struct Open {
         var name: String
         var attributes: [String: String]
-        var text = ""
+        var text: [UInt8] = []
         var children: [XMLElementNode] = []
         var line: Int
     }
 
-    private weak var parser: XMLParser?
+    /// Elements deeper than this are refused: a VAST answer is a handful of levels deep, and a
+    /// hostile one must not exhaust memory or time.
+    static let maxDepth = 64
+
+    var parser: xmlParserCtxtPtr?
     private var stack: [Open] = []
     private(set) var root: XMLElementNode?
-    /// Elements deeper than this are refused: a VAST answer is a handful of levels deep, and a
-    /// hostile one must not exhaust the stack.
-    private static let maxDepth = 64
+    private(set) var tooDeep = false
+    private(set) var message: String?
+    private(set) var errorLine = 0
 
-    init(parser: XMLParser) {
-        self.parser = parser
+    static func from(_ context: UnsafeMutableRawPointer?) -> TreeBuilder {
+        Unmanaged<TreeBuilder>.fromOpaque(context!).takeUnretainedValue()
     }
 
-    func parser(
-        _ parser: XMLParser,
-        didStartElement elementName: String,
-        namespaceURI: String?,
-        qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
+    private var line: Int { self.parser.map { Int(xmlSAX2GetLineNumber($0)) } ?? 0 }
+
+    func start(_ name: UnsafePointer<xmlChar>?, count: Int, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
         guard self.stack.count < Self.maxDepth else {
-            parser.abortParsing()
+            if !self.tooDeep, let parser = self.parser {
+                self.tooDeep = true
+                self.errorLine = self.line
+                xmlStopParser(parser)
+            }
             return
         }
-        self.stack.append(Open(name: elementName, attributes: attributes, line: parser.lineNumber))
+        var values: [String: String] = [:]
+        if let attributes {
+            // Five pointers per attribute: local name, prefix, URI, value start, value end.
+            for index in 0..<count {
+                let base = index * 5
+                guard let local = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4] else { continue }
+                let value = UnsafeBufferPointer(start: start, count: end - start)
+                values[String(cString: local)] = String(decoding: value, as: UTF8.self)
+            }
+        }
+        self.stack.append(Open(name: name.map { String(cString: $0) } ?? "", attributes: values, line: self.line))
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        guard !self.stack.isEmpty else { return }
-        self.stack[self.stack.count - 1].text += string
+    func characters(_ bytes: UnsafePointer<xmlChar>?, _ length: Int) {
+        guard let bytes, length > 0, !self.stack.isEmpty else { return }
+        self.stack[self.stack.count - 1].text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
     }
 
-    func parser(_ parser: XMLParser, foundCDATA block: Data) {
-        guard !self.stack.isEmpty else { return }
-        self.stack[self.stack.count - 1].text += String(decoding: block, as: UTF8.self)
-    }
-
-    /// `text` without leading and trailing XML white space (space, tab, CR, LF), in one pass over
-    /// its bytes (Foundation's `trimmingCharacters(in:)` costs more than the parse on Linux).
-    static func trimmed(_ text: String) -> String {
-        let utf8 = text.utf8
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-        guard let first = utf8.firstIndex(where: { !isSpace($0) }), let last = utf8.lastIndex(where: { !isSpace($0) }) else { return "" }
-        if first == utf8.startIndex, last == utf8.index(before: utf8.endIndex) { return text }
-        return String(text[first...last])
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        guard let open = self.stack.popLast() else { return }
+    func end() {
+        guard !self.tooDeep, let open = self.stack.popLast() else { return }
         let node = XMLElementNode(
             name: open.name,
             attributes: open.attributes,
@@ -129,5 +158,18 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
         } else {
             self.stack[self.stack.count - 1].children.append(node)
         }
+    }
+
+    func error(_ error: xmlError) {
+        guard self.message == nil, error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+        self.message = error.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) }
+        self.errorLine = Int(error.line)
+    }
+
+    /// `bytes` as text without leading and trailing XML white space (space, tab, CR, LF).
+    static func trimmed(_ bytes: [UInt8]) -> String {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }

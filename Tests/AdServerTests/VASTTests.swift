@@ -76,6 +76,31 @@ struct VASTDocumentTests {
         #expect(throws: VASTError.self) { try VASTDocument(Data(text.utf8)) }
     }
 
+    @Test("entities are never substituted: a DTD's entities are not even declared, so a document using them is refused (100), fast")
+    func entities() throws {
+        let external = """
+            <?xml version="1.0"?>
+            <!DOCTYPE VAST [<!ENTITY leak SYSTEM "file:///etc/passwd">]>
+            <VAST version="4.3"><Error>https://e.example/?x=&leak;</Error></VAST>
+            """
+        var laughs = "<?xml version=\"1.0\"?>\n<!DOCTYPE VAST [<!ENTITY l0 \"ha\">"
+        for level in 1...9 { laughs += "<!ENTITY l\(level) \"" + String(repeating: "&l\(level - 1);", count: 10) + "\">" }
+        laughs += "]><VAST version=\"4.3\"><Error>&l9;</Error></VAST>"
+        for text in [external, laughs] {
+            let started = ContinuousClock.now
+            do {
+                let document = try VASTDocument(Data(text.utf8))
+                Issue.record("parsed: \(document.errors)")
+            } catch {
+                #expect(error.code == .xmlParsing && error.message.contains("not defined"), "\(error)")
+            }
+            #expect(ContinuousClock.now - started < .seconds(1))
+        }
+        // The predefined entities and character references of plain XML still read as text.
+        let plain = try VASTDocument(Data("<VAST version=\"4.3\"><Error>https://e.example/?a=1&amp;b=&#50;</Error></VAST>".utf8))
+        #expect(plain.errors == ["https://e.example/?a=1&b=2"])
+    }
+
     @Test("VAST clock values: HH:MM:SS and HH:MM:SS.mmm, exact for every millisecond of an hour's sample; others refused")
     func clockValues() {
         var generator = SystemRandomNumberGenerator()

@@ -62,7 +62,7 @@ struct CLITests {
                     line.hasPrefix("#EXT-X-MAP:")
                     ? line.split(separator: "\"").dropFirst().first.map(String.init) : line.hasPrefix("#") ? nil : String(line)
                 guard let uri, !uri.isEmpty else { continue }
-                FileManager.default.createFile(atPath: directory.appendingPathComponent(uri).path, contents: Data())
+                _ = FileManager.default.createFile(atPath: directory.appendingPathComponent(uri).path, contents: Data())
             }
         }
         let result = try await CLITests().adstitch(["validate", folder.appendingPathComponent("campaign.yaml").path])
