@@ -18,6 +18,8 @@ enum Routes {
     static let previewCampaign: RouterPath = "/preview/:id"
     static let previewCompare: RouterPath = "/preview/:id/compare"
     static let previewReport: RouterPath = "/preview/:id/report.json"
+    static let previewMedia: RouterPath = "/preview/:id/media"
+    static let previewMediaJSON: RouterPath = "/preview/:id/media.json"
     static let previewMaster: RouterPath = "/preview/:id/master.m3u8"
     static let previewSessionFile: RouterPath = "/preview/:id/sessions/:token/:file"
 

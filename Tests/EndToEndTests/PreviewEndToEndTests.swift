@@ -41,6 +41,25 @@ extension RealClients {
             #expect(try Self.json(cli.output)["session"] as? String == "same-1")
         }
 
+        @Test("the media report: what validate --media finds, as JSON and as a page, made once per revision and linked from the campaign page")
+        func mediaReport() async throws {
+            let server = try await ServerEndToEndTests.Server()
+            let report = try Self.json(try server.get("/preview/evening-news/media.json"))
+            // The same figures as the CLI's on this campaign (docs/campaign-format.md): 24 segments, 14 renditions, no finding.
+            #expect(report["probed"] as? Int == 24 && (report["findings"] as? [Any])?.isEmpty == true, "\(report)")
+            let renditions = try #require(report["renditions"] as? [[String: Any]])
+            #expect(renditions.count == 14)
+            #expect(renditions.contains { ($0["probedCodecs"] as? [String])?.contains("aac LC") == true })
+            let started = ContinuousClock.now
+            let page = try server.get("/preview/evening-news/media")
+            #expect(ContinuousClock.now - started < .seconds(2), "the second request reads the kept report")
+            #expect(
+                page.contains("24 segments probed in 14 renditions: 0 errors, 0 warnings") && page.contains("No finding."),
+                "\(page.prefix(2000))"
+            )
+            #expect(try server.get("/preview/evening-news?session=m-1").contains("href=\"/preview/evening-news/media\""))
+        }
+
         @Test("Chromium: the page shows every break and ad, the highlight follows playback, restricted breaks snap back, no console errors")
         func browserFollowsTheManifest() async throws {
             let server = try await ServerEndToEndTests.Server()

@@ -1,6 +1,7 @@
 import AdCampaign
 import AdDecision
 import AdLiveRuntime
+import AdMedia
 import AdStitching
 import Foundation
 import Hummingbird
@@ -13,6 +14,8 @@ import Hummingbird
 ///   and variant order, the boundary manifest and the player;
 /// - `GET /preview/{id}/compare?count=N&…`: N sessions of the same context side by side;
 /// - `GET /preview/{id}/report.json?…`: the plan report (what `adstitch preview --format json` prints);
+/// - `GET /preview/{id}/media` and `media.json`: what `adstitch validate --media` finds in the
+///   campaign's segments (ffprobe), made once per revision;
 /// - `GET /preview/{id}/master.m3u8?…`: a session's master that honours `at` (the public
 ///   endpoint decides with the server's clock); its media playlists are the public
 ///   token-scoped ones;
@@ -24,6 +27,7 @@ struct PreviewController: Sendable {
     let sessions: SessionController
     /// The hls.js build the players use (``SessionPolicy/previewPlayer``), read once; nil without one.
     let player: String?
+    let media = PreviewMediaReports()
 
     init(store: CampaignStore, sessions: SessionController) {
         self.store = store
@@ -63,6 +67,21 @@ struct PreviewController: Sendable {
         route(Routes.previewCompare) { request, context in try self.compare(request, context) }
         route(Routes.previewReport) { request, context in try self.report(request, context) }
         route(Routes.previewMaster) { request, context in try self.master(request, context) }
+        // Async: the first request of a revision waits for ffprobe (off the event loops).
+        for (path, json) in [(Routes.previewMedia, false), (Routes.previewMediaJSON, true)] {
+            router.getAndHead(path) { request, context async throws -> Response in
+                try access.check(request)
+                let served = try self.store.campaign(for: context, listedAt: "/preview")
+                let report = await self.media.report(served.campaign)
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                    let text = String(decoding: (try? encoder.encode(report)) ?? Data(), as: UTF8.self)
+                    return Response.tagged(text + "\n", contentType: "application/json", cache: "no-store", for: request)
+                }
+                return Self.html(PreviewPage.media(served, report: report))
+            }
+        }
         route(Routes.previewSessionFile) { request, context in
             try self.sessions.sessionFile(request, context, scope: .preview)
         }

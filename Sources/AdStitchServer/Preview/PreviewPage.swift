@@ -86,7 +86,8 @@ enum PreviewPage {
             </section>
             \(self.interstitials(served, plan: plan, master: master, hasPlayer: hasPlayer))
             <p><a href="/preview/\(escape(campaign.id))/compare?\(escape(query))&amp;count=6">Compare six sessions with this context</a>
-            · <a href="/preview/\(escape(campaign.id))/report.json?\(escape(query))">plan report (JSON)</a></p>
+            · <a href="/preview/\(escape(campaign.id))/report.json?\(escape(query))">plan report (JSON)</a>
+            · <a href="/preview/\(escape(campaign.id))/media">what is inside the media (validate --media)</a></p>
             <script type="application/json" id="plan-report">\(self.scriptJSON(report.json.text()))</script>
             <script type="application/json" id="boundary-manifest">\(self.scriptJSON(manifest.json.text()))</script>
             \(hasPlayer ? "<script src=\"/preview/assets/hls.js\"></script>" : "")
