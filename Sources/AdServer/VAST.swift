@@ -18,13 +18,7 @@ public struct VASTDocument: Sendable, Hashable {
 
     /// Reads a VAST response; throws ``VASTError`` (code 100: not XML; 101: not VAST).
     public init(_ data: Data) throws(VASTError) {
-        let root: XMLElementNode
-        do {
-            root = try XMLElementNode.parse(data)
-        } catch {
-            throw VASTError(.xmlParsing, error.description)
-        }
-        try self.init(root)
+        try self.init(try XMLElementNode.answer(data, root: "VAST"))
     }
 
     /// Reads the `<VAST>` element `root` (also inside a VMAP `<VASTAdData>`).

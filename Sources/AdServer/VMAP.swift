@@ -63,13 +63,7 @@ public struct VMAPDocument: Sendable, Hashable {
     /// Reads a VMAP document; throws ``VASTError`` (100: not XML; 101: not VMAP, or a break
     /// without a readable `timeOffset`).
     public init(_ data: Data) throws(VASTError) {
-        let root: XMLElementNode
-        do {
-            root = try XMLElementNode.parse(data)
-        } catch {
-            throw VASTError(.xmlParsing, error.description)
-        }
-        guard root.name == "VMAP" else { throw VASTError(.schema, "line \(root.line): the root element is <\(root.name)>, not <VMAP>") }
+        let root = try XMLElementNode.answer(data, root: "VMAP")
         var breaks: [Break] = []
         for node in root.children("AdBreak") {
             guard let text = node.attributes["timeOffset"], let offset = Offset(text) else {

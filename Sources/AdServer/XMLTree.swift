@@ -83,6 +83,21 @@ public final class XMLElementNode: Sendable {
     }
 }
 
+extension XMLElementNode {
+    /// The root element of an ad server's answer, which must be `<root>`: throws ``VASTError``
+    /// 100 when the answer is not XML, 101 when its root is another element.
+    static func answer(_ data: Data, root name: String) throws(VASTError) -> XMLElementNode {
+        let root: XMLElementNode
+        do {
+            root = try XMLElementNode.parse(data)
+        } catch {
+            throw VASTError(.xmlParsing, error.description)
+        }
+        guard root.name == name else { throw VASTError(.schema, "line \(root.line): the root element is <\(root.name)>, not <\(name)>") }
+        return root
+    }
+}
+
 /// XML that does not parse, with the line libxml2 stopped at.
 public struct XMLError: Error, Sendable, CustomStringConvertible {
     public var line: Int

@@ -11,6 +11,18 @@ private func media(_ name: String, _ count: Int, fragmented: Bool = false) -> St
     return text + "#EXT-X-ENDLIST\n"
 }
 
+/// A campaign `id` of one island (`p/master.m3u8`) after a 4 s pre-roll filled from one pool:
+/// ad `ad` at `folder/master.m3u8`.
+private func campaign(_ id: String, ad: String = "alpha", folder: String = "a") -> String {
+    """
+    version: 1
+    id: \(id)
+    program: { islands: [ { id: act-1, playlist: p/master.m3u8 } ] }
+    breaks: [ { id: pre, before: act-1, duration: 4, pools: [prime] } ]
+    pools: { prime: [ { id: \(ad), playlist: \(folder)/master.m3u8 } ] }
+    """
+}
+
 /// The segment URIs of a stitched media playlist, in order.
 private func segmentURIs(_ text: String?) -> [String] {
     (text ?? "").split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
@@ -60,15 +72,7 @@ struct AudioFormatFidelityTests {
             """
         var files = [
             "p/master.m3u8": programme, "both/master.m3u8": both, "stereo/master.m3u8": stereo,
-            "campaign.yaml": """
-            version: 1
-            id: audio-format
-            program: { islands: [ { id: act-1, playlist: p/master.m3u8 } ] }
-            breaks: [ { id: pre, before: act-1, duration: 4, pools: [\(pool)] } ]
-            pools:
-              \(pool):
-                - { id: \(pool), playlist: \(pool)/master.m3u8 }
-            """,
+            "campaign.yaml": campaign("audio-format", ad: pool, folder: pool),
         ]
         for (asset, count) in [("p", 3), ("both", 1), ("stereo", 1)] {
             for name in ["v", "aac", "ec3"] { files["\(asset)/\(name).m3u8"] = media("\(asset)-\(name)", count) }
@@ -97,7 +101,7 @@ struct AudioFormatFidelityTests {
         let line = try #require(files["campaign.yaml"]?.split(separator: "\n").firstIndex { $0.contains("id: stereo") }) + 1
         #expect(
             result.output.contains(
-                "<folder>/campaign.yaml:\(line):7: error: pools.stereo[0].playlist: ad \"stereo\" has no audio rendition to play in the "
+                "<folder>/campaign.yaml:\(line):19: error: pools.prime[0].playlist: ad \"stereo\" has no audio rendition to play in the "
                     + "programme's \"English 5.1\" (en, group surround), whose format is ec-3, 6 channels (it has \"Main\" aac, 2 channels)"
             ),
             "\(result.output)"
@@ -123,13 +127,7 @@ struct AudioFormatFidelityTests {
         let files = [
             "p/master.m3u8": master, "p/audio.m3u8": media("p-audio", 2), "p/low.m3u8": media("p-low", 2),
             "a/master.m3u8": ad, "a/low.m3u8": media("a-low", 1),
-            "campaign.yaml": """
-            version: 1
-            id: audio-only
-            program: { islands: [ { id: act-1, playlist: p/master.m3u8 } ] }
-            breaks: [ { id: pre, before: act-1, duration: 4, pools: [prime] } ]
-            pools: { prime: [ { id: alpha, playlist: a/master.m3u8 } ] }
-            """,
+            "campaign.yaml": campaign("audio-only"),
         ]
         let result = try await CLITests.validated(files)
         #expect(result.status == 1, "\(result.output)")
@@ -160,13 +158,7 @@ struct ContainerFidelityTests {
             """
         var files = [
             "p/master.m3u8": master, "a/master.m3u8": master,
-            "campaign.yaml": """
-            version: 1
-            id: containers
-            program: { islands: [ { id: act-1, playlist: p/master.m3u8 } ] }
-            breaks: [ { id: pre, before: act-1, duration: 4, pools: [prime] } ]
-            pools: { prime: [ { id: alpha, playlist: a/master.m3u8 } ] }
-            """,
+            "campaign.yaml": campaign("containers"),
         ]
         for (asset, count) in [("p", 2), ("a", 1)] {
             files["\(asset)/avc.m3u8"] = media("\(asset)-avc", count)
@@ -223,13 +215,7 @@ struct LadderFidelityTests {
             high.m3u8
 
             """,
-            "campaign.yaml": """
-            version: 1
-            id: ladder
-            program: { islands: [ { id: act-1, playlist: p/master.m3u8 } ] }
-            breaks: [ { id: pre, before: act-1, duration: 4, pools: [prime] } ]
-            pools: { prime: [ { id: alpha, playlist: a/master.m3u8 } ] }
-            """,
+            "campaign.yaml": campaign("ladder"),
         ]
         for (asset, count) in [("p", 2), ("a", 1)] {
             files["\(asset)/low.m3u8"] = media("\(asset)-low", count)
@@ -285,13 +271,7 @@ struct SubtitleFormatFidelityTests {
             "a/master.m3u8": master(subtitles: adSubtitles), "a/v.m3u8": media("a-v", 1, fragmented: true),
             // The ad's subtitles are WebVTT whatever the programme's.
             "a/subs.m3u8": media("a-subs", 1).replacingOccurrences(of: ".ts\n", with: ".vtt\n"),
-            "campaign.yaml": """
-            version: 1
-            id: subtitles
-            program: { islands: [ { id: act-1, playlist: p/master.m3u8 } ] }
-            breaks: [ { id: pre, before: act-1, duration: 4, pools: [prime] } ]
-            pools: { prime: [ { id: alpha, playlist: a/master.m3u8 } ] }
-            """,
+            "campaign.yaml": campaign("subtitles"),
         ]
     }
 
@@ -360,13 +340,7 @@ struct KeptMasterAttributesTests {
             """
         var files = [
             "p/master.m3u8": programme, "a/master.m3u8": ad,
-            "campaign.yaml": """
-            version: 1
-            id: kept
-            program: { islands: [ { id: act-1, playlist: p/master.m3u8 } ] }
-            breaks: [ { id: pre, before: act-1, duration: 4, pools: [prime] } ]
-            pools: { prime: [ { id: alpha, playlist: a/master.m3u8 } ] }
-            """,
+            "campaign.yaml": campaign("kept"),
             "a/hd.m3u8": media("a-hd", 1), "a/hdr.m3u8": media("a-hdr", 1, fragmented: true),
         ]
         for pathway in ["cdn-a", "cdn-b"] {
