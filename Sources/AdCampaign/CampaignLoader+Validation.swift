@@ -301,6 +301,7 @@ extension Loader {
             )
         }
     }
+
     /// An ad longer than every break that may play it (through any of its pools, including rule
     /// overrides) could never play. Judged per ad, not per pool: an ad too long for one pool's
     /// breaks still plays in the breaks of another pool that holds it.
