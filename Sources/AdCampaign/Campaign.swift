@@ -194,6 +194,14 @@ public struct Ad: Sendable {
     public let weight: Double
     /// Tracking URLs by event (`impression`, `start`, `complete`…), carried into the boundary manifest.
     public let tracking: [String: [String]]
+
+    /// An ad of no pool: one an ad decision server chose (its creative's identity and asset).
+    public init(id: String, asset: Asset, weight: Double = 1, tracking: [String: [String]] = [:]) {
+        self.id = id
+        self.asset = asset
+        self.weight = weight
+        self.tracking = tracking
+    }
 }
 
 /// How a session gets its ads (`insertion:`; docs/campaign-format.md "Insertion").

@@ -82,6 +82,8 @@ public struct PlannedBreak: Sendable {
     let weights: [Double]
     let boosts: [[Boost]]
     let exclusions: [Exclusion?]
+    /// How many of `considered`, from the first, an ad decision server decided.
+    let decidedCount: Int
 
     public var end: ExactDecimal { self.start + self.duration }
 
@@ -101,6 +103,8 @@ public struct PlannedBreak: Sendable {
                 outcome = .notChosen(reason: "its weight is 0")
             } else if ad.asset.duration > self.adBreak.duration {
                 outcome = .notChosen(reason: "it runs \(ad.asset.duration) s, longer than the break's \(self.adBreak.duration) s")
+            } else if index < self.decidedCount {
+                outcome = .notChosen(reason: "the ad server's ads before it left less than its \(ad.asset.duration) s")
             } else {
                 outcome = .notChosen(reason: "the draw chose other ads and its \(ad.asset.duration) s no longer fit")
             }

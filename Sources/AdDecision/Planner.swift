@@ -15,14 +15,17 @@ public struct Planner: Sendable {
 
     public init() {}
 
-    public func plan(_ campaign: Campaign, for context: ViewerContext) -> Plan {
+    /// - Parameter decided: ads an ad decision server chose, by break id (docs/design-decisions.md
+    ///   "Next steps on paper"): each break plays its decided ads first, in order, each whole and
+    ///   subject to the viewer's `exclude` rules, then draws from its pools for what is left.
+    public func plan(_ campaign: Campaign, for context: ViewerContext, decided: [String: [Ad]] = [:]) -> Plan {
         let applying = campaign.rules.filter { $0.condition.holds(for: context) }
         var pieces: [Piece] = []
         var breaks: [PlannedBreak] = []
         var time = ExactDecimal.zero
 
         func fill(_ adBreak: AdBreak) {
-            let planned = self.fill(adBreak, campaign: campaign, rules: applying, context: context, start: time)
+            let planned = self.fill(adBreak, campaign: campaign, rules: applying, context: context, start: time, decided: decided[adBreak.id] ?? [])
             for ad in planned.ads {
                 pieces.append(Piece(kind: .ad(ad, breakID: adBreak.id), asset: ad.asset, start: time))
                 time += ad.asset.duration
@@ -64,9 +67,19 @@ public struct Planner: Sendable {
         return self.fill(adBreak, campaign: plan.campaign, rules: rules, context: plan.context, start: .zero)
     }
 
-    private func fill(_ adBreak: AdBreak, campaign: Campaign, rules: [Rule], context: ViewerContext, start: ExactDecimal) -> PlannedBreak {
+    private func fill(
+        _ adBreak: AdBreak,
+        campaign: Campaign,
+        rules: [Rule],
+        context: ViewerContext,
+        start: ExactDecimal,
+        decided: [Ad] = []
+    ) -> PlannedBreak {
         let pools = rules.last(where: { $0.action.pools[adBreak.id] != nil })?.action.pools[adBreak.id] ?? adBreak.pools
+        // The decided ads first (each id once), then the pools' ads they do not hold.
         var ads: [Ad] = []
+        for ad in decided where !ads.contains(where: { $0.id == ad.id }) { ads.append(ad) }
+        let decidedCount = ads.count
         for pool in pools {
             for ad in campaign.pool(pool)?.ads ?? [] where !ads.contains(where: { $0.id == ad.id }) { ads.append(ad) }
         }
@@ -93,13 +106,19 @@ public struct Planner: Sendable {
             }
         }
 
-        // Seeded weighted draws while something fits.
-        var generator = SeededGenerator(seed: campaign.revision, context.session, adBreak.id)
         var remaining = adBreak.duration
         var isChosen = Array(repeating: false, count: ads.count)
         var chosen: [Ad] = []
+        // The decided ads in their order, each that is not excluded and still fits.
+        for index in 0..<decidedCount where exclusions[index] == nil && ads[index].asset.duration <= remaining {
+            isChosen[index] = true
+            chosen.append(ads[index])
+            remaining -= ads[index].asset.duration
+        }
+        // Seeded weighted draws from the pools while something fits.
+        var generator = SeededGenerator(seed: campaign.revision, context.session, adBreak.id)
         func eligible(_ index: Int) -> Bool {
-            !isChosen[index] && exclusions[index] == nil && weights[index] > 0 && ads[index].asset.duration <= remaining
+            index >= decidedCount && !isChosen[index] && exclusions[index] == nil && weights[index] > 0 && ads[index].asset.duration <= remaining
         }
         while true {
             var total = 0.0
@@ -139,7 +158,8 @@ public struct Planner: Sendable {
             considered: ads,
             weights: weights,
             boosts: boosts,
-            exclusions: exclusions
+            exclusions: exclusions,
+            decidedCount: decidedCount
         )
     }
 }
