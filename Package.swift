@@ -106,6 +106,7 @@ let package = Package(
                 "AdOrigin",
                 "AdCampaign",
                 "AdMedia",
+                "AdServer",
                 "AdDecision",
                 "AdStitching",
                 "AdStitchServer",

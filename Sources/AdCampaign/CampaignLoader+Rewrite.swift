@@ -65,7 +65,7 @@ extension Loader {
 
     /// The column of a byte in a one-line scalar, from the scalar's own: past the opening quote
     /// when quoted. (Escapes in double quotes would shift it; templates rarely have any.)
-    private static func columnOffset(of node: Node?, byteOffset: Int) -> Int {
+    static func columnOffset(of node: Node?, byteOffset: Int) -> Int {
         guard case .scalar(let scalar)? = node else { return 0 }
         switch scalar.style {
         case .singleQuoted, .doubleQuoted: return byteOffset + 1

@@ -165,7 +165,7 @@ extension Loader {
     /// HEVC (and Dolby Vision, whose video is HEVC) must be packaged as fMP4, never MPEG-TS
     /// (Apple's HLS Authoring Specification; WWDC 2017 "Advances in HTTP Live Streaming", seed 001):
     /// players that decode HEVC in HLS take it from fragmented MP4 only. Read per variant.
-    private mutating func checkHEVCInFragmentedMP4(_ asset: Asset, what: String, node: Node?, field: String) {
+    mutating func checkHEVCInFragmentedMP4(_ asset: Asset, what: String, node: Node?, field: String) {
         let offending = asset.variants.filter { variant in
             let family = CodecFamily.video(of: variant.streamInf.codecs)
             return variant.segmentFormat == .mpegTS && (family == .hevc || family == .dolbyVision)
@@ -196,7 +196,7 @@ extension Loader {
     /// Whether `asset` can play in every rendition of the programme, by the rule stitching uses
     /// (``RenditionMatcher``): errors where nothing can play, warnings where what plays asks more
     /// of the player than the programme's variant declares.
-    private mutating func checkCompatible(_ asset: Asset, with program: Asset, what: String, node: Node?, field: String) {
+    mutating func checkCompatible(_ asset: Asset, with program: Asset, what: String, node: Node?, field: String) {
         var reported: Set<String> = []
         func once(_ key: String) -> Bool { reported.insert(key).inserted }
         for target in program.variants {

@@ -174,7 +174,7 @@ struct Loader {
 
     static let topLevelKeys = [
         "version", "id", "title", "origin", "program", "marker_breaks", "breaks", "slate", "pools", "rules", "startup", "markers",
-        "markers_passthrough", "trusted_attributes", "rewrite", "insertion", "join_mid_break",
+        "markers_passthrough", "trusted_attributes", "rewrite", "insertion", "join_mid_break", "ad_server",
     ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
@@ -231,6 +231,10 @@ struct Loader {
             }
         }
         if self.isLive { self.checkLiveLimits(fields, insertion: insertion) }
+        let adServer = self.adServer(fields["ad_server"], pools: pools.map(\.id))
+        if self.isLive, let node = fields["ad_server"] {
+            self.reader.issue(node, "ad_server", "is for VOD programmes in this version; a live channel's breaks fill from their pools")
+        }
         guard self.reader.issues.isEmpty, self.assets.issues.isEmpty else { return nil }
         let programme: Programme
         if let live {
@@ -258,6 +262,7 @@ struct Loader {
             trustedAttributes: trusted,
             rewrites: rewrites,
             insertion: insertion,
+            adServer: adServer,
             files: self.assets.files,
             warnings: []
         )

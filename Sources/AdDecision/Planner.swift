@@ -75,7 +75,9 @@ public struct Planner: Sendable {
         start: ExactDecimal,
         decided: [Ad] = []
     ) -> PlannedBreak {
-        let pools = rules.last(where: { $0.action.pools[adBreak.id] != nil })?.action.pools[adBreak.id] ?? adBreak.pools
+        // A rule's override; else, with an ad decision server, its `fallback` pools; else the break's.
+        let pools =
+            rules.last(where: { $0.action.pools[adBreak.id] != nil })?.action.pools[adBreak.id] ?? campaign.adServer?.fallback ?? adBreak.pools
         // The decided ads first (each id once), then the pools' ads they do not hold.
         var ads: [Ad] = []
         for ad in decided where !ads.contains(where: { $0.id == ad.id }) { ads.append(ad) }

@@ -53,7 +53,8 @@ public struct StitchLayout: Sendable {
         // A live session has no I-frame playlists: trick play over a sliding window of minutes
         // is left to the player (docs/design-decisions.md "Live").
         if !isLive { renditions += program.iFrameVariants.indices.map { StitchRendition(kind: .iFrame($0)) } }
-        assets += campaign.ads.map { ("ad \"\($0.id)\"", $0.asset) }
+        // Every pool's ads (an ad decision server's creative may share an id with a pool's ad; each asset is laid out once).
+        assets += campaign.pools.flatMap(\.ads).map { ("ad \"\($0.id)\"", $0.asset) }
         if let slate = campaign.slate { assets.append(("the slate", slate)) }
 
         let frame = Self.frameDuration(program)

@@ -25,8 +25,12 @@ struct Preview: ParsableCommand {
     var origin: OriginFlags
 
     func run() throws {
-        let campaign = try CampaignFile.load(self.campaign, origin: self.origin)
-        let plan = Planner().plan(campaign, for: self.viewer.context)
+        let loaded = try CampaignFile.load(self.campaign, origin: self.origin)
+        // What the ad decision server answers for each break, on standard error (`ad_server:`).
+        let decisions = AdServerDecisions.decide(loaded, for: self.viewer.context, origin: self.origin)
+        for report in decisions.reports { Output.error(report.text) }
+        let campaign = decisions.campaign
+        let plan = Planner().plan(campaign, for: self.viewer.context, decided: decisions.decided)
         // The rewrite rules match URIs as they are written: absolute here (origin URLs for
         // remote media, file URLs for local).
         let layout = campaign.rewrites.isEmpty ? nil : try? StitchLayout(campaign: campaign, uris: .absolute)

@@ -51,9 +51,12 @@ struct Stitch: ParsableCommand {
             self.baseURL.flatMap(URL.init(string:)).map { URIStyle.rebased(root: campaign.file.deletingLastPathComponent(), onto: $0) }
             ?? .relative(to: directory)
         let context = self.viewer.context
+        // An ad decision server's creatives first (`ad_server:`), laid out beside the campaign's ads.
+        let decisions = AdServerDecisions.decide(campaign, for: context, origin: self.origin)
+        for report in decisions.reports { Output.error(report.text) }
         do {
-            let layout = try StitchLayout(campaign: campaign, uris: uris)
-            let plan = Planner().plan(campaign, for: context)
+            let layout = try StitchLayout(campaign: decisions.campaign, uris: uris)
+            let plan = Planner().plan(decisions.campaign, for: context, decided: decisions.decided)
             let renderer = SessionRenderer(layout: layout)
             let insertion = self.insertion ?? campaign.insertion
             // Each file written whole and renamed into place (a reader never sees half of one),

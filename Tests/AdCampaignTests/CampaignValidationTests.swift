@@ -100,6 +100,30 @@ struct CampaignValidationTests {
             message: .exact("must be between 1 and 86400 seconds")
         ),
         .init(
+            "an ad server template with a placeholder that is none",
+            yaml: minimal(appending: "ad_server: { vast: 'https://ads.example/vast?d={break.length}' }"),
+            line: 11,
+            column: "{break.length}",
+            field: "ad_server.vast",
+            message: .prefix("'https://ads.example/vast?d={break.length}' names '{break.length}', which is not a placeholder: use {session}")
+        ),
+        .init(
+            "an ad server timeout out of range",
+            yaml: minimal(appending: "ad_server: { vast: 'https://ads.example/vast?s={session}', timeout: 60 }"),
+            line: 11,
+            column: "60",
+            field: "ad_server.timeout",
+            message: .exact("is 60 s; give 0.1 to 30 seconds (the whole chain of one break)")
+        ),
+        .init(
+            "an ad server fallback naming no pool",
+            yaml: minimal(appending: "ad_server: { vast: 'https://ads.example/vast', fallback: [house] }"),
+            line: 11,
+            column: "[house]",
+            field: "ad_server.fallback",
+            message: .prefix("names pool \"house\", which is not defined")
+        ),
+        .init(
             "a rewrite template naming a group the pattern lacks points at the reference",
             yaml: minimal(appending: "rewrite:\n  - { name: cdn, match: '^https://o/(.*)$', replace: 'https://cdn/$1/$2' }"),
             line: 12,
@@ -497,7 +521,7 @@ struct CampaignValidationTests {
 
     @Test("the table holds every single-finding case, each named once and checking its message")
     func table() {
-        #expect(Self.cases.count == 47)
+        #expect(Self.cases.count == 50)
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "every case has its own name")
         #expect(Self.cases.allSatisfy { !$0.message.isEmpty }, "every case checks its message")
     }

@@ -13,21 +13,24 @@ struct AdServerEndToEndTests {
         let process: BackgroundProcess
         let base: String
 
-        init() async throws {
+        init(mediaBase: String = "http://127.0.0.1:1/ads") async throws {
             let script = Repository.root.appendingPathComponent("scripts/test-ad-server.py").path
-            self.process = try BackgroundProcess("python3", ["-u", script, "--media-base", "http://127.0.0.1:1/ads"])
+            self.process = try BackgroundProcess("python3", ["-u", script, "--media-base", mediaBase])
             guard let line = await self.process.waitForLine(containing: "Serving HTTP"), let port = line.split(separator: " ").last
             else { throw Tool.Missing(name: "scripts/test-ad-server.py") }
             self.base = "http://127.0.0.1:\(port)"
         }
 
-        /// The paths requested so far, in order.
-        func requests() async throws -> [String] {
+        /// The paths requested so far, in order (with their queries: `path?query`).
+        func requests(queries: Bool = false) async throws -> [String] {
             let client = OriginClient()
             defer { Task { try? await client.shutdown() } }
             guard case .fetched(let answer) = try await client.fetch(URL(string: self.base + "/requests")!) else { return [] }
             let entries = try JSONSerialization.jsonObject(with: Data(answer.bytes)) as? [[String: Any]] ?? []
-            return entries.compactMap { $0["path"] as? String }
+            return entries.compactMap { entry in
+                guard let path = entry["path"] as? String else { return nil }
+                return queries ? path + "?" + (entry["query"] as? String ?? "") : path
+            }
         }
     }
 
@@ -120,5 +123,55 @@ struct AdServerEndToEndTests {
             identities.append(await VASTResolver(fetch: fetch).resolve(document, from: tagURL).ads.compactMap(\.identity))
         }
         #expect(identities == [["UAID-pre"], ["UAID-a", "UAID-b"], []])
+    }
+}
+
+/// `adstitch stitch` on a campaign with `ad_server:` (the evening-news demo on an origin, the
+/// test ad server answering a pod of two of its ads as HLS creatives): each break asks once, its
+/// creatives play first in pod order, the fallback pools fill what is left, and a failing ad
+/// server leaves the breaks to the pools — the session stitched either way.
+@Suite("Ad server breaks through adstitch stitch", .serialized)
+struct AdServerStitchTests {
+    /// Stitches session `s-ad` of the demo with `ad_server: { vast: <ad server><path> … }`: the
+    /// command's output and the boundary manifest's ad ids per break.
+    static func stitch(_ path: String) async throws -> (output: String, ads: [String: [String]], requests: [String]) {
+        let origin = try await StaticServer(root: RemoteCampaignTests.demo)
+        let server = try await AdServerEndToEndTests.Server(mediaBase: origin.base.absoluteString + "media/ads")
+        let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) {
+            $0 + "\nad_server: { vast: \"\(server.base)\(path)\", timeout: 2, fallback: [house] }\n"
+        }
+        let out = file.deletingLastPathComponent().appendingPathComponent("out")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let result = try await CLITests().adstitch(["stitch", file.path, "--out", out.path, "--session", "s-ad"])
+        #expect(result.status == 0, "\(result.output)")
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("boundaries.json"))) as? [String: Any]
+        var ads: [String: [String]] = [:]
+        for item in manifest?["breaks"] as? [[String: Any]] ?? [] {
+            guard let id = item["id"] as? String else { continue }
+            ads[id] = (item["ads"] as? [[String: Any]] ?? []).filter { $0["slate"] as? Bool != true }.compactMap { $0["id"] as? String }
+        }
+        return (result.output, ads, try await server.requests(queries: true))
+    }
+
+    @Test("each break asks once with its session and place; the pod plays first, in order, each whole; the fallback pool fills the rest")
+    func podsPlayFirst() async throws {
+        let (output, ads, requests) = try await Self.stitch("/vast/pod?ads=bravo,delta&dur=3.84,1.92&sid={session}&pos={break.position}")
+        #expect(ads["preroll"] == ["UAID-bravo", "UAID-delta"], "\(ads)\n\(output)")
+        #expect(Array(ads["mid-1"]?.prefix(2) ?? []) == ["UAID-bravo", "UAID-delta"])
+        #expect(ads["mid-1"]?.dropFirst(2).allSatisfy { ["delta", "bravo"].contains($0) } == true, "the house pool fills the rest")
+        // 4 s: the 3.84 s creative plays, the 1.92 s one no longer fits.
+        #expect(ads["postroll"] == ["UAID-bravo"])
+        #expect(output.contains("ad server: break postroll:") && output.contains("skipped UAID-delta: runs 1.92 s; 0.16 s of the break are left"))
+        #expect(requests.count == 3, "\(requests)")
+        #expect(Set(requests.compactMap { $0.components(separatedBy: "pos=").last }) == ["pre", "mid", "post"])
+        #expect(requests.allSatisfy { $0.contains("sid=s-ad") })
+    }
+
+    @Test("an ad server that fails (500) leaves every break to its fallback pool; the session is stitched")
+    func failingServerFallsBack() async throws {
+        let (output, ads, requests) = try await Self.stitch("/vast/error500?sid={session}")
+        #expect(requests.count == 3)
+        #expect(output.contains("→ failed") && output.contains("the break's fallback pools fill it"), "\(output)")
+        #expect(ads.values.allSatisfy { $0.allSatisfy { ["delta", "bravo"].contains($0) } } && ads["preroll"]?.isEmpty == false, "\(ads)")
     }
 }
