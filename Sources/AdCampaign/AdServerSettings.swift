@@ -7,11 +7,24 @@ import Foundation
 #endif
 
 /// An ad decision server the campaign's breaks ask for ads (`ad_server:`, docs/campaign-format.md
-/// "Ad decision servers"): a VAST request per break, its answer's ads played first, the
-/// `fallback` pools (else the break's own) filling what it leaves, then the slate.
+/// "Ad decision servers"): a VAST request per break, or one VMAP request for the session, its
+/// answer's ads played first, the `fallback` pools (else the break's own) filling what it leaves,
+/// then the slate.
 public struct AdServerSettings: Sendable {
-    /// The VAST request of a break, its placeholders filled per viewer and break.
-    public let vast: AdServerTemplate
+    public enum Request: Sendable {
+        /// A VAST request per break, its placeholders filled per viewer and break.
+        case vast(AdServerTemplate)
+        /// One VMAP request per session (no break placeholders): its breaks map onto the campaign's.
+        case vmap(AdServerTemplate)
+
+        public var template: AdServerTemplate {
+            switch self {
+            case .vast(let template), .vmap(let template): template
+            }
+        }
+    }
+
+    public let request: Request
     /// For the whole chain of one break, wrappers included.
     public let timeout: Duration
     public let maxWrappers: Int
@@ -55,6 +68,11 @@ public struct AdServerTemplate: Sendable, Hashable {
         "session": .session, "break.id": .breakID, "break.position": .breakPosition, "break.duration": .breakDuration,
         "program.id": .programID, "program.duration": .programDuration, "cachebuster": .cacheBuster,
     ]
+
+    /// Whether it names a break placeholder (`{break.id}`, `{break.position}`, `{break.duration}`).
+    public var namesBreak: Bool {
+        self.parts.contains { [.breakID, .breakPosition, .breakDuration].contains($0) }
+    }
 
     public init(_ source: String) throws(Problem) {
         var parts: [Part] = []

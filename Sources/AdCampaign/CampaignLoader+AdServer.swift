@@ -12,20 +12,30 @@ extension Loader {
     mutating func adServer(_ node: Node?, pools: [String]) -> AdServerSettings? {
         guard let node else { return nil }
         let fields = self.reader.mapping(node, "ad_server", allowed: ["vast", "vmap", "timeout", "max_wrappers", "fallback"])
-        if let vmap = fields["vmap"] {
-            self.reader.issue(vmap, "ad_server.vmap", "is not read yet: AdStitch asks one VAST request per break; give ad_server.vast")
+        if fields["vast"] != nil, fields["vmap"] != nil {
+            self.reader.issue(node, "ad_server", "gives both vast and vmap; give one: a VAST request per break, or one VMAP request per session")
             return nil
         }
-        guard let source = self.reader.string(fields["vast"], "ad_server.vast", required: true, parent: node) else { return nil }
+        let key = fields["vmap"] != nil ? "vmap" : "vast"
+        guard let source = self.reader.string(fields[key], "ad_server.\(key)", required: true, parent: node) else { return nil }
         let template: AdServerTemplate
         do {
             template = try AdServerTemplate(source)
         } catch {
             self.reader.issue(
-                fields["vast"],
-                "ad_server.vast",
+                fields[key],
+                "ad_server.\(key)",
                 "'\(source)' \(error.message)",
-                columnOffset: Self.columnOffset(of: fields["vast"], byteOffset: error.offset)
+                columnOffset: Self.columnOffset(of: fields[key], byteOffset: error.offset)
+            )
+            return nil
+        }
+        if key == "vmap", template.namesBreak {
+            self.reader.issue(
+                fields[key],
+                "ad_server.vmap",
+                "'\(source)' names a break placeholder, but one VMAP request serves every break; use {session}, {program.id}, "
+                    + "{program.duration}, {cachebuster} and viewer attributes"
             )
             return nil
         }
@@ -69,6 +79,11 @@ extension Loader {
                     + "\(fallback == nil ? "the break's own pools" : "the fallback pools") (docs/campaign-format.md \"Ad decision servers\")"
             )
         )
-        return AdServerSettings(vast: template, timeout: timeout, maxWrappers: maxWrappers, fallback: fallback)
+        return AdServerSettings(
+            request: key == "vmap" ? .vmap(template) : .vast(template),
+            timeout: timeout,
+            maxWrappers: maxWrappers,
+            fallback: fallback
+        )
     }
 }

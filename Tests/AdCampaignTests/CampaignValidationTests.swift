@@ -108,6 +108,14 @@ struct CampaignValidationTests {
             message: .prefix("'https://ads.example/vast?d={break.length}' names '{break.length}', which is not a placeholder: use {session}")
         ),
         .init(
+            "a VMAP request naming a break placeholder",
+            yaml: minimal(appending: "ad_server: { vmap: 'https://ads.example/vmap?pos={break.position}' }"),
+            line: 11,
+            column: "'https",
+            field: "ad_server.vmap",
+            message: .suffix("use {session}, {program.id}, {program.duration}, {cachebuster} and viewer attributes")
+        ),
+        .init(
             "an ad server timeout out of range",
             yaml: minimal(appending: "ad_server: { vast: 'https://ads.example/vast?s={session}', timeout: 60 }"),
             line: 11,
@@ -521,7 +529,7 @@ struct CampaignValidationTests {
 
     @Test("the table holds every single-finding case, each named once and checking its message")
     func table() {
-        #expect(Self.cases.count == 50)
+        #expect(Self.cases.count == 51)
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "every case has its own name")
         #expect(Self.cases.allSatisfy { !$0.message.isEmpty }, "every case checks its message")
     }

@@ -134,11 +134,11 @@ struct AdServerEndToEndTests {
 struct AdServerStitchTests {
     /// Stitches session `s-ad` of the demo with `ad_server: { vast: <ad server><path> … }`: the
     /// command's output and the boundary manifest's ad ids per break.
-    static func stitch(_ path: String) async throws -> (output: String, ads: [String: [String]], requests: [String]) {
+    static func stitch(_ path: String, request: String = "vast") async throws -> (output: String, ads: [String: [String]], requests: [String]) {
         let origin = try await StaticServer(root: RemoteCampaignTests.demo)
         let server = try await AdServerEndToEndTests.Server(mediaBase: origin.base.absoluteString + "media/ads")
         let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) {
-            $0 + "\nad_server: { vast: \"\(server.base)\(path)\", timeout: 2, fallback: [house] }\n"
+            $0 + "\nad_server: { \(request): \"\(server.base)\(path)\", timeout: 2, fallback: [house] }\n"
         }
         let out = file.deletingLastPathComponent().appendingPathComponent("out")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
@@ -165,6 +165,21 @@ struct AdServerStitchTests {
         #expect(requests.count == 3, "\(requests)")
         #expect(Set(requests.compactMap { $0.components(separatedBy: "pos=").last }) == ["pre", "mid", "post"])
         #expect(requests.allSatisfy { $0.contains("sid=s-ad") })
+    }
+
+    @Test("VMAP: one request for the session; its pre-roll, mid-roll (by time) and post-roll fill the campaign's breaks at those places")
+    func vmapBreaks() async throws {
+        let pre = "/vast/pod?ads=bravo,delta&dur=3.84,1.92".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let mid = "/vast/inline?ad=charlie&dur=7.68".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        // act-1 runs 7.68 s: a mid-roll at 7 s is the break after it (within 2 s).
+        let (output, ads, requests) = try await Self.stitch("/vmap?sid={session}&pre=\(pre)&mid=7:\(mid)&post=/vast/empty", request: "vmap")
+        #expect(ads["preroll"] == ["UAID-bravo", "UAID-delta"], "\(ads)\n\(output)")
+        #expect(ads["mid-1"]?.first == "UAID-charlie")
+        #expect(ads["postroll"]?.allSatisfy { ["delta", "bravo"].contains($0) } == true, "an empty answer: the fallback pool")
+        #expect(
+            requests.map { $0.split(separator: "?").first.map(String.init) ?? "" }.sorted() == ["/vast/empty", "/vast/inline", "/vast/pod", "/vmap"]
+        )
+        #expect(requests.first?.hasPrefix("/vmap?sid=s-ad") == true)
     }
 
     @Test("an ad server that fails (500) leaves every break to its fallback pool; the session is stitched")
