@@ -126,67 +126,92 @@ struct AdServerEndToEndTests {
     }
 }
 
-/// `adstitch stitch` on a campaign with `ad_server:` (the evening-news demo on an origin, the
-/// test ad server answering a pod of two of its ads as HLS creatives): each break asks once, its
-/// creatives play first in pod order, the fallback pools fill what is left, and a failing ad
-/// server leaves the breaks to the pools — the session stitched either way.
-@Suite("Ad server breaks through adstitch stitch", .serialized)
-struct AdServerStitchTests {
-    /// Stitches session `s-ad` of the demo with `ad_server: { vast: <ad server><path> … }`: the
-    /// command's output and the boundary manifest's ad ids per break.
-    static func stitch(_ path: String, request: String = "vast") async throws -> (output: String, ads: [String: [String]], requests: [String]) {
-        let origin = try await StaticServer(root: RemoteCampaignTests.demo)
-        let server = try await AdServerEndToEndTests.Server(mediaBase: origin.base.absoluteString + "media/ads")
-        let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) {
-            $0 + "\nad_server: { \(request): \"\(server.base)\(path)\", timeout: 2, fallback: [house] }\n"
+extension RealClients {
+    /// `adstitch stitch` on a campaign with `ad_server:` (the evening-news demo on an origin, the
+    /// test ad server answering a pod of two of its ads as HLS creatives): each break asks once, its
+    /// creatives play first in pod order, the fallback pools fill what is left, and a failing ad
+    /// server leaves the breaks to the pools — the session stitched either way.
+    @Suite("Ad server breaks through adstitch stitch", .serialized)
+    struct AdServerStitchTests {
+        /// Stitches session `s-ad` of the demo with `ad_server: { vast: <ad server><path> … }`: the
+        /// command's output and the boundary manifest's ad ids per break.
+        /// With `decode`, GStreamer decodes the stitched first variant (its programme and creatives on
+        /// the origin) while the servers run: every frame and second of audio of the session.
+        static func stitch(
+            _ path: String,
+            request: String = "vast",
+            decode: Bool = false
+        ) async throws -> (output: String, ads: [String: [String]], requests: [String]) {
+            let origin = try await StaticServer(root: RemoteCampaignTests.demo)
+            let server = try await AdServerEndToEndTests.Server(mediaBase: origin.base.absoluteString + "media/ads")
+            let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) {
+                $0 + "\nad_server: { \(request): \"\(server.base)\(path)\", timeout: 2, fallback: [house] }\n"
+            }
+            let out = file.deletingLastPathComponent().appendingPathComponent("out")
+            defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+            let result = try await CLITests().adstitch(["stitch", file.path, "--out", out.path, "--session", "s-ad"])
+            #expect(result.status == 0, "\(result.output)")
+            let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("boundaries.json"))) as? [String: Any]
+            if decode, let duration = (manifest?["duration"] as? NSNumber).flatMap({ ExactDecimal("\($0)") }) {
+                let decoded = try await Decoded(out.appendingPathComponent("v0.m3u8"), scratch: out)
+                #expect(decoded.videoFrames == RealClientTests.frames(duration, fps: 25), "\(decoded.videoFrames) frames for \(duration) s")
+                // As for the demo (RealClientTests): each piece's audio may run up to 50 ms past its video (AAC frames).
+                let pieces = ((manifest?["boundaries"] as? [Any])?.count ?? 1) - 1
+                #expect(
+                    decoded.audioSeconds >= duration.doubleValue - 0.001 && decoded.audioSeconds <= duration.doubleValue + Double(pieces) * 0.05,
+                    "\(decoded.audioSeconds) s of audio for \(duration) s in \(pieces) pieces"
+                )
+            }
+            var ads: [String: [String]] = [:]
+            for item in manifest?["breaks"] as? [[String: Any]] ?? [] {
+                guard let id = item["id"] as? String else { continue }
+                ads[id] = (item["ads"] as? [[String: Any]] ?? []).filter { $0["slate"] as? Bool != true }.compactMap { $0["id"] as? String }
+            }
+            return (result.output, ads, try await server.requests(queries: true))
         }
-        let out = file.deletingLastPathComponent().appendingPathComponent("out")
-        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let result = try await CLITests().adstitch(["stitch", file.path, "--out", out.path, "--session", "s-ad"])
-        #expect(result.status == 0, "\(result.output)")
-        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("boundaries.json"))) as? [String: Any]
-        var ads: [String: [String]] = [:]
-        for item in manifest?["breaks"] as? [[String: Any]] ?? [] {
-            guard let id = item["id"] as? String else { continue }
-            ads[id] = (item["ads"] as? [[String: Any]] ?? []).filter { $0["slate"] as? Bool != true }.compactMap { $0["id"] as? String }
-        }
-        return (result.output, ads, try await server.requests(queries: true))
-    }
 
-    @Test("each break asks once with its session and place; the pod plays first, in order, each whole; the fallback pool fills the rest")
-    func podsPlayFirst() async throws {
-        let (output, ads, requests) = try await Self.stitch("/vast/pod?ads=bravo,delta&dur=3.84,1.92&sid={session}&pos={break.position}")
-        #expect(ads["preroll"] == ["UAID-bravo", "UAID-delta"], "\(ads)\n\(output)")
-        #expect(Array(ads["mid-1"]?.prefix(2) ?? []) == ["UAID-bravo", "UAID-delta"])
-        #expect(ads["mid-1"]?.dropFirst(2).allSatisfy { ["delta", "bravo"].contains($0) } == true, "the house pool fills the rest")
-        // 4 s: the 3.84 s creative plays, the 1.92 s one no longer fits.
-        #expect(ads["postroll"] == ["UAID-bravo"])
-        #expect(output.contains("ad server: break postroll:") && output.contains("skipped UAID-delta: runs 1.92 s; 0.16 s of the break are left"))
-        #expect(requests.count == 3, "\(requests)")
-        #expect(Set(requests.compactMap { $0.components(separatedBy: "pos=").last }) == ["pre", "mid", "post"])
-        #expect(requests.allSatisfy { $0.contains("sid=s-ad") })
-    }
-
-    @Test("VMAP: one request for the session; its pre-roll, mid-roll (by time) and post-roll fill the campaign's breaks at those places")
-    func vmapBreaks() async throws {
-        let pre = "/vast/pod?ads=bravo,delta&dur=3.84,1.92".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let mid = "/vast/inline?ad=charlie&dur=7.68".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        // act-1 runs 7.68 s: a mid-roll at 7 s is the break after it (within 2 s).
-        let (output, ads, requests) = try await Self.stitch("/vmap?sid={session}&pre=\(pre)&mid=7:\(mid)&post=/vast/empty", request: "vmap")
-        #expect(ads["preroll"] == ["UAID-bravo", "UAID-delta"], "\(ads)\n\(output)")
-        #expect(ads["mid-1"]?.first == "UAID-charlie")
-        #expect(ads["postroll"]?.allSatisfy { ["delta", "bravo"].contains($0) } == true, "an empty answer: the fallback pool")
-        #expect(
-            requests.map { $0.split(separator: "?").first.map(String.init) ?? "" }.sorted() == ["/vast/empty", "/vast/inline", "/vast/pod", "/vmap"]
+        @Test(
+            "each break asks once with its session and place; the pod plays first, in order, each whole; the fallback pool fills the rest; GStreamer decodes it all"
         )
-        #expect(requests.first?.hasPrefix("/vmap?sid=s-ad") == true)
-    }
+        func podsPlayFirst() async throws {
+            let (output, ads, requests) = try await Self.stitch(
+                "/vast/pod?ads=bravo,delta&dur=3.84,1.92&sid={session}&pos={break.position}",
+                decode: true
+            )
+            #expect(ads["preroll"] == ["UAID-bravo", "UAID-delta"], "\(ads)\n\(output)")
+            #expect(Array(ads["mid-1"]?.prefix(2) ?? []) == ["UAID-bravo", "UAID-delta"])
+            #expect(ads["mid-1"]?.dropFirst(2).allSatisfy { ["delta", "bravo"].contains($0) } == true, "the house pool fills the rest")
+            // 4 s: the 3.84 s creative plays, the 1.92 s one no longer fits.
+            #expect(ads["postroll"] == ["UAID-bravo"])
+            #expect(output.contains("ad server: break postroll:") && output.contains("skipped UAID-delta: runs 1.92 s; 0.16 s of the break are left"))
+            #expect(requests.count == 3, "\(requests)")
+            #expect(Set(requests.compactMap { $0.components(separatedBy: "pos=").last }) == ["pre", "mid", "post"])
+            #expect(requests.allSatisfy { $0.contains("sid=s-ad") })
+        }
 
-    @Test("an ad server that fails (500) leaves every break to its fallback pool; the session is stitched")
-    func failingServerFallsBack() async throws {
-        let (output, ads, requests) = try await Self.stitch("/vast/error500?sid={session}")
-        #expect(requests.count == 3)
-        #expect(output.contains("→ failed") && output.contains("the break's fallback pools fill it"), "\(output)")
-        #expect(ads.values.allSatisfy { $0.allSatisfy { ["delta", "bravo"].contains($0) } } && ads["preroll"]?.isEmpty == false, "\(ads)")
+        @Test("VMAP: one request for the session; its pre-roll, mid-roll (by time) and post-roll fill the campaign's breaks at those places")
+        func vmapBreaks() async throws {
+            let pre = "/vast/pod?ads=bravo,delta&dur=3.84,1.92".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let mid = "/vast/inline?ad=charlie&dur=7.68".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            // act-1 runs 7.68 s: a mid-roll at 7 s is the break after it (within 2 s).
+            let (output, ads, requests) = try await Self.stitch("/vmap?sid={session}&pre=\(pre)&mid=7:\(mid)&post=/vast/empty", request: "vmap")
+            #expect(ads["preroll"] == ["UAID-bravo", "UAID-delta"], "\(ads)\n\(output)")
+            #expect(ads["mid-1"]?.first == "UAID-charlie")
+            #expect(ads["postroll"]?.allSatisfy { ["delta", "bravo"].contains($0) } == true, "an empty answer: the fallback pool")
+            #expect(
+                requests.map { $0.split(separator: "?").first.map(String.init) ?? "" }.sorted() == [
+                    "/vast/empty", "/vast/inline", "/vast/pod", "/vmap",
+                ]
+            )
+            #expect(requests.first?.hasPrefix("/vmap?sid=s-ad") == true)
+        }
+
+        @Test("an ad server that fails (500) leaves every break to its fallback pool; the session is stitched")
+        func failingServerFallsBack() async throws {
+            let (output, ads, requests) = try await Self.stitch("/vast/error500?sid={session}")
+            #expect(requests.count == 3)
+            #expect(output.contains("→ failed") && output.contains("the break's fallback pools fill it"), "\(output)")
+            #expect(ads.values.allSatisfy { $0.allSatisfy { ["delta", "bravo"].contains($0) } } && ads["preroll"]?.isEmpty == false, "\(ads)")
+        }
     }
 }
