@@ -58,11 +58,9 @@ public struct AdServerTemplate: Sendable, Hashable {
     public let parts: [Part]
     public let source: String
 
-    /// Where a template went wrong: the message and the byte offset in the template.
-    public struct Problem: Error, Sendable, Hashable {
-        public let message: String
-        public let offset: Int
-    }
+    /// Where a template went wrong: the message and the byte offset in the template (as for a
+    /// rewrite rule's template).
+    public typealias Problem = RewriteTemplate.Problem
 
     static let named: [String: Part] = [
         "session": .session, "break.id": .breakID, "break.position": .breakPosition, "break.duration": .breakDuration,
