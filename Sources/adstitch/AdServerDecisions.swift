@@ -18,7 +18,7 @@ struct AdServerDecisions {
     var reports: [BreakReport]
 
     /// One break's request and what came of it.
-    struct BreakReport: Encodable {
+    struct BreakReport {
         var breakID: String
         var url: String
         /// `answered`, `failed` (no answer: the pools fill the break).
@@ -28,10 +28,32 @@ struct AdServerDecisions {
         var played: [String] = []
         var skipped: [Skipped] = []
 
-        struct Skipped: Encodable {
+        struct Skipped {
             var id: String
             var reason: String
             var vastError: Int?
+        }
+
+        /// The report as the preview's JSON writes it (`adServer`, one entry per break).
+        var json: JSONValue {
+            var fields: [(String, JSONValue)] = [("break", .string(self.breakID)), ("url", .string(self.url)), ("outcome", .string(self.outcome))]
+            if let error = self.error { fields.append(("error", .string(error))) }
+            fields.append(("wrappers", .array(self.wrappers.map(JSONValue.string))))
+            fields.append(("played", .array(self.played.map(JSONValue.string))))
+            fields.append(
+                (
+                    "skipped",
+                    .array(
+                        self.skipped.map { skipped in
+                            .object(
+                                [("id", .string(skipped.id)), ("reason", .string(skipped.reason))]
+                                    + (skipped.vastError.map { [("vastError", JSONValue.integer($0))] } ?? [])
+                            )
+                        }
+                    )
+                )
+            )
+            return .object(fields)
         }
 
         var text: String {

@@ -35,6 +35,11 @@ struct Preview: ParsableCommand {
         // remote media, file URLs for local).
         let layout = campaign.rewrites.isEmpty ? nil : try? StitchLayout(campaign: campaign, uris: .absolute)
         let report = PlanReport(plan) { layout?.appliedRewrites($0, rewrites: plan.rewrites) ?? [] }
-        Output.write(self.format == .json ? report.json.text() : report.text)
+        // With an ad server: the plan report and, under `adServer`, each break's request and answer.
+        var json = report.json
+        if case .object(let fields) = json, !decisions.reports.isEmpty {
+            json = .object(fields + [("adServer", .array(decisions.reports.map(\.json)))])
+        }
+        Output.write(self.format == .json ? json.text() : report.text)
     }
 }

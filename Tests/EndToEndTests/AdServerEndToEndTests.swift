@@ -206,6 +206,27 @@ extension RealClients {
             #expect(requests.first?.hasPrefix("/vmap?sid=s-ad") == true)
         }
 
+        @Test("adstitch preview --format json: the plan with the ad server's creatives, and each break's request and answer under adServer")
+        func previewReportsTheAnswers() async throws {
+            let origin = try await StaticServer(root: RemoteCampaignTests.demo)
+            let server = try await AdServerEndToEndTests.Server(mediaBase: origin.base.absoluteString + "media/ads")
+            let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) {
+                $0 + "\nad_server: { vast: \"\(server.base)/vast/pod?ads=bravo,film&dur=3.84,1.92\", fallback: [house] }\n"
+            }
+            defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+            let result = try await Tool.run(CLITests.binary, ["preview", file.path, "--format", "json", "--session", "s-ad"])
+            #expect(result.status == 0, "\(result.output)")
+            let json = String(result.output.drop { $0 != "{" })
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+            let answers = try #require(report["adServer"] as? [[String: Any]])
+            #expect(answers.map { $0["break"] as? String } == ["preroll", "mid-1", "postroll"])
+            #expect(answers.allSatisfy { ($0["played"] as? [String])?.first == "UAID-bravo" })
+            // "film" has no playlist on the origin: skipped with VAST 403 and the origin's answer.
+            let skipped = try #require((answers.first?["skipped"] as? [[String: Any]])?.first)
+            #expect(skipped["id"] as? String == "UAID-film" && skipped["vastError"] as? Int == 403, "\(skipped)")
+            #expect((skipped["reason"] as? String)?.contains("404") == true)
+        }
+
         @Test("an ad server that fails (500) leaves every break to its fallback pool; the session is stitched")
         func failingServerFallsBack() async throws {
             let (output, ads, requests) = try await Self.stitch("/vast/error500?sid={session}")
