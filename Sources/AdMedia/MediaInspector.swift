@@ -278,25 +278,22 @@ public struct MediaInspector: Sendable {
     /// group's renditions segment by segment — against BANDWIDTH. Local files only: a remote
     /// segment's size would take a request per segment.
     private func checkPeak(_ target: Target, into report: inout MediaReport, measurement: inout RenditionMeasurement) {
-        guard let main = Self.peakRates(target.playlist) else {
+        guard var rates = Self.peakRates(target.playlist) else {
             report.notes.append("\(target.asset) \(target.rendition): peak not measured (remote or missing segments)")
             return
         }
-        var rates = main.rates
-        var heaviest = main.heaviest
         // The audio a variant plays with it: the group's heaviest rendition, segment by segment
         // when they line up, else its peak throughout (an upper bound).
-        let audio = target.audio.compactMap(Self.peakRates).max { ($0.rates.max() ?? 0) < ($1.rates.max() ?? 0) }
+        let audio = target.audio.compactMap(Self.peakRates).max { ($0.max() ?? 0) < ($1.max() ?? 0) }
         if let audio {
-            if audio.rates.count == rates.count {
-                rates = zip(rates, audio.rates).map { $0 + $1 }
+            if audio.count == rates.count {
+                rates = zip(rates, audio).map { $0 + $1 }
             } else {
-                let peak = audio.rates.max() ?? 0
+                let peak = audio.max() ?? 0
                 rates = rates.map { $0 + peak }
             }
         }
-        guard let peak = rates.max(), let at = rates.firstIndex(of: peak) else { return }
-        heaviest = at
+        guard let peak = rates.max(), let heaviest = rates.firstIndex(of: peak) else { return }
         measurement.measuredPeak = peak
         guard let declared = target.bandwidth, peak > declared else { return }
         let over = (peak - declared) * 100 / max(declared, 1)
@@ -314,7 +311,7 @@ public struct MediaInspector: Sendable {
 
     /// Each segment's bit rate (bits over its EXTINF duration, rounded up, in integers); nil when a
     /// segment is not a readable local file.
-    static func peakRates(_ playlist: MediaPlaylist) -> (rates: [Int], heaviest: Int)? {
+    static func peakRates(_ playlist: MediaPlaylist) -> [Int]? {
         var rates: [Int] = []
         let unit = ExactDecimal(1).scaledValue
         for segment in playlist.segments {
@@ -322,8 +319,7 @@ public struct MediaInspector: Sendable {
             let bits = Int128(size) * 8 * unit
             rates.append(Int((bits + segment.duration.scaledValue - 1) / segment.duration.scaledValue))
         }
-        guard let peak = rates.max(), let heaviest = rates.firstIndex(of: peak) else { return nil }
-        return (rates, heaviest)
+        return rates.isEmpty ? nil : rates
     }
 
     private static func size(of segment: MediaSegment, in playlist: MediaPlaylist) -> Int? {

@@ -181,13 +181,6 @@ public struct VASTResolver: Sendable {
             return resolution
         }
     }
-
-    /// Whether the answer's `fallbackOnNoAd="false"` wrappers came back empty: then nothing of
-    /// the answer plays (VAST 4.3 §3.4.1) and the break falls back to the campaign's pools.
-    public static func refusesFallback(_ document: VASTDocument, _ resolution: Resolution) -> Bool {
-        let strict = document.ads.filter { if case .wrapper(let wrapper) = $0.kind { !wrapper.fallbackOnNoAd } else { false } }.compactMap(\.id)
-        return resolution.failures.contains { failure in failure.error.code == .noAdsAfterWrapper && failure.adID.map(strict.contains) == true }
-    }
 }
 
 /// The ads of a resolved answer that fill a break (VAST 4.3 §2.3.3): the pod's ads in `sequence`
