@@ -36,9 +36,9 @@ public struct VASTFailure: Sendable, Hashable {
 }
 
 /// Follows an answer's wrappers to inline ads (VAST 4.3 §2.3.4, §3.4.1): at most `maxWrappers`
-/// deep, a URI already in the chain refused as a loop, `followAdditionalWrappers`,
-/// `allowMultipleAds` as each wrapper says (`fallbackOnNoAd="false"` is reported, not enforced yet). Wrappers of one answer are
-/// followed concurrently; the order of the answer is kept. The caller's `fetch` bounds the time
+/// deep, a URI already in the chain refused as a loop, `followAdditionalWrappers` and
+/// `allowMultipleAds` as each wrapper says (`fallbackOnNoAd="false"` is reported, not enforced
+/// yet). Wrappers of one answer are followed concurrently; the order of the answer is kept. The caller's `fetch` bounds the time
 /// (the campaign's `timeout` covers the whole chain).
 public struct VASTResolver: Sendable {
     public typealias Fetch = @Sendable (URL) async throws -> Data
@@ -166,7 +166,9 @@ public struct VASTResolver: Sendable {
                     errors: ad.errors + document.errors,
                     wrappers: wrappers + [url.absoluteString]
                 )
-                if !wrapper.fallbackOnNoAd { failure.error.message += " (fallbackOnNoAd is false: the rest of the answer should not play; AdStitch does not enforce that yet)" }
+                if !wrapper.fallbackOnNoAd {
+                    failure.error.message += " (fallbackOnNoAd is false: the rest of the answer should not play; AdStitch does not enforce that yet)"
+                }
                 resolution.failures.append(failure)
                 return resolution
             }
