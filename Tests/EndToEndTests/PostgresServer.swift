@@ -33,15 +33,24 @@ final class PostgresServer: Sendable {
         let (initdb, initArguments) = command("initdb", ["-D", data.path, "-A", "trust", "-U", "adstitch", "--no-sync", "-E", "UTF8"])
         let created = try await Tool.run(initdb, initArguments)
         guard created.status == 0 else { throw Tool.Missing(name: "a PostgreSQL cluster (initdb: \(created.output.suffix(400)))") }
-        self.port = Int.random(in: 30_000..<40_000)
-        let (postgres, arguments) = command(
-            "postgres",
-            ["-D", data.path, "-p", "\(self.port)", "-k", self.folder.path, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]
-        )
-        self.process = try BackgroundProcess(postgres, arguments)
-        guard await self.process.waitForLine(containing: "ready to accept connections", timeout: 120) != nil else {
-            let log = (try? String(contentsOf: self.process.log, encoding: .utf8)) ?? ""
-            throw Tool.Missing(name: "PostgreSQL on port \(self.port): \(log.suffix(400))")
+        // Below Linux's ephemeral range (32768–60999), where the tests' own outgoing connections
+        // take their local ports; and another port if one is taken anyway.
+        var attempt = 0
+        while true {
+            let port = Int.random(in: 20_000..<32_000)
+            let (postgres, arguments) = command(
+                "postgres",
+                ["-D", data.path, "-p", "\(port)", "-k", self.folder.path, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]
+            )
+            let process = try BackgroundProcess(postgres, arguments)
+            if await process.waitForLine(containing: "ready to accept connections", timeout: 120) != nil {
+                (self.port, self.process) = (port, process)
+                break
+            }
+            let log = (try? String(contentsOf: process.log, encoding: .utf8)) ?? ""
+            process.stop()
+            attempt += 1
+            guard attempt < 5, log.contains("already in use") else { throw Tool.Missing(name: "PostgreSQL on port \(port): \(log.suffix(400))") }
         }
     }
 
