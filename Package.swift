@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "AdLive", targets: ["AdLive"]),
         .library(name: "AdLiveRuntime", targets: ["AdLiveRuntime"]),
         .library(name: "AdServer", targets: ["AdServer"]),
+        .library(name: "AdServerClient", targets: ["AdServerClient"]),
         .executable(name: "adstitch", targets: ["adstitch"]),
     ],
     dependencies: [
@@ -67,6 +68,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Asks a campaign's ad decision server for a viewer's breaks (VAST/VMAP over the origin
+        // client, creatives loaded as ads): the one home for the CLI and the server.
+        .target(
+            name: "AdServerClient",
+            dependencies: ["AdServer", "AdCampaign", "AdDecision", "AdOrigin", "HLSPlaylist"],
+            swiftSettings: swiftSettings
+        ),
         // A live channel's runtime (docs/design-decisions.md "Live"): its poller over an origin,
         // the pollers of a server, the break history the replicas share in PostgreSQL.
         .target(
@@ -84,6 +92,7 @@ let package = Package(
             name: "AdStitchServer",
             dependencies: [
                 "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib", "AdOrigin", "AdLive", "AdLiveRuntime", "AdMedia",
+                "AdServerClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -107,6 +116,7 @@ let package = Package(
                 "AdCampaign",
                 "AdMedia",
                 "AdServer",
+                "AdServerClient",
                 "AdDecision",
                 "AdStitching",
                 "AdStitchServer",

@@ -154,14 +154,16 @@ public final class OriginClient: Sendable {
     }
 
     /// The playlist at `url`, or `.notModified` when it still has `etag` / `lastModified`.
+    /// `headers` go with the request as they are (an ad decision server's `X-Device-*`).
     public func fetch(
         _ url: URL,
         settings: OriginSettings? = nil,
         etag: String? = nil,
-        lastModified: String? = nil
+        lastModified: String? = nil,
+        headers: [(name: String, value: String)] = []
     ) async throws(OriginError) -> FetchOutcome {
         do {
-            return try await self.outcome(url, settings: settings ?? self.settings, etag: etag, lastModified: lastModified).get()
+            return try await self.outcome(url, settings: settings ?? self.settings, etag: etag, lastModified: lastModified, headers: headers).get()
         } catch {
             throw Self.originError(error, url: url)
         }
@@ -186,14 +188,20 @@ public final class OriginClient: Sendable {
 
     /// The fetch as NIO futures, tries and backoff included: one implementation for both the
     /// async and the waiting form.
-    private func outcome(_ url: URL, settings: OriginSettings, etag: String?, lastModified: String?) -> EventLoopFuture<FetchOutcome> {
+    private func outcome(
+        _ url: URL,
+        settings: OriginSettings,
+        etag: String?,
+        lastModified: String?,
+        headers: [(name: String, value: String)] = []
+    ) -> EventLoopFuture<FetchOutcome> {
         let loop = self.eventLoopGroup.any()
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return loop.makeFailedFuture(OriginError(url: url, reason: .notHTTP, attempts: 0))
         }
         @Sendable func attempt(_ number: Int) -> EventLoopFuture<FetchOutcome> {
             let started = ContinuousClock.now
-            return self.request(url, settings: settings, etag: etag, lastModified: lastModified)
+            return self.request(url, settings: settings, etag: etag, lastModified: lastModified, headers: headers)
                 .hop(to: loop)
                 .map { self.classify($0, url: url, attempt: number, started: started) }
                 .recover { self.classify($0, url: url, settings: settings, attempt: number, started: started) }
@@ -239,11 +247,13 @@ public final class OriginClient: Sendable {
         _ url: URL,
         settings: OriginSettings,
         etag: String?,
-        lastModified: String?
+        lastModified: String?,
+        headers extra: [(name: String, value: String)]
     ) -> EventLoopFuture<HTTPClient.Response> {
         let client = self.client(for: settings)
         do {
             var headers = HTTPHeaders([("User-Agent", settings.userAgent)])
+            for (name, value) in extra { headers.add(name: name, value: value) }
             if let etag { headers.add(name: "If-None-Match", value: etag) }
             if let lastModified { headers.add(name: "If-Modified-Since", value: lastModified) }
             let request = try HTTPClient.Request(url: url, method: .GET, headers: headers)

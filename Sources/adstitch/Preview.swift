@@ -1,5 +1,6 @@
 import AdCampaign
 import AdDecision
+import AdServerClient
 import AdStitching
 import ArgumentParser
 
@@ -27,7 +28,7 @@ struct Preview: ParsableCommand {
     func run() throws {
         let loaded = try CampaignFile.load(self.campaign, origin: self.origin)
         // What the ad decision server answers for each break, on standard error (`ad_server:`).
-        let decisions = AdServerDecisions.decide(loaded, for: self.viewer.context, origin: self.origin)
+        let decisions = CLIAdServerDecisions.decide(loaded, for: self.viewer.context, origin: self.origin)
         for report in decisions.reports { Output.error(report.text) }
         let campaign = decisions.campaign
         let plan = Planner().plan(campaign, for: self.viewer.context, decided: decisions.decided)

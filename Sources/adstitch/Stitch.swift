@@ -1,6 +1,7 @@
 import AdCampaign
 import AdDecision
 import AdOrigin
+import AdServerClient
 import AdStitching
 import ArgumentParser
 import Foundation
@@ -52,7 +53,7 @@ struct Stitch: ParsableCommand {
             ?? .relative(to: directory)
         let context = self.viewer.context
         // An ad decision server's creatives first (`ad_server:`), laid out beside the campaign's ads.
-        let decisions = AdServerDecisions.decide(campaign, for: context, origin: self.origin)
+        let decisions = CLIAdServerDecisions.decide(campaign, for: context, origin: self.origin)
         for report in decisions.reports { Output.error(report.text) }
         do {
             let layout = try StitchLayout(campaign: decisions.campaign, uris: uris)

@@ -1,0 +1,274 @@
+import AdCampaign
+import AdDecision
+import AdOrigin
+import AdServer
+import Foundation
+import HLSPlaylist
+
+extension AdServerDecisions {
+    typealias BreakOutcome = (BreakReport, [Ad])
+
+    /// One session's requests: every break's answer, and the creatives that play.
+    struct Asker: Sendable {
+        let settings: AdServerSettings
+        let campaign: Campaign
+        let context: ViewerContext
+        let client: OriginClient
+        let deviceHeaders: [(name: String, value: String)]
+        let loadCreative: LoadCreative
+
+        func values(_ adBreak: AdBreak?) -> AdServerTemplate.Values {
+            AdServerTemplate.Values(
+                session: self.context.session,
+                attributes: self.context.attributes,
+                breakID: adBreak?.id ?? "",
+                breakPosition: adBreak.map { AdServerDecisions.position($0, in: self.campaign) } ?? "",
+                breakDuration: adBreak?.duration ?? .zero,
+                programID: self.campaign.id,
+                programDuration: self.campaign.islands.map(\.asset.duration).sum(),
+                cacheBuster: UInt32.random(in: 0...UInt32.max)
+            )
+        }
+
+        /// A fetch through the origin client, one try within the campaign's timeout, with the
+        /// viewer's device headers; its failures as VAST codes.
+        var fetch: VASTResolver.Fetch {
+            var settings = self.client.settings
+            settings.timeout = self.settings.timeout
+            settings.attempts = 1
+            let (client, headers) = (self.client, self.deviceHeaders)
+            return { [settings] url in
+                do {
+                    guard case .fetched(let answer) = try await client.fetch(url, settings: settings, headers: headers) else { return Data() }
+                    return Data(answer.bytes)
+                } catch let error as OriginError {
+                    throw VASTError(error.reason == .timeout ? .wrapperTimeout : .wrapper, error.description)
+                }
+            }
+        }
+
+        /// `work` until `deadline`: what is late fails with VAST error 301, and the caller goes
+        /// on at the deadline whether or not the work heeds its cancellation.
+        func bounded<T: Sendable>(
+            until deadline: ContinuousClock.Instant,
+            _ work: @escaping @Sendable () async throws(VASTError) -> T
+        ) async -> Result<T, VASTError> {
+            do {
+                return .success(try await Deadline.run(until: deadline, limit: self.settings.timeout) { try await work() })
+            } catch let error as VASTError {
+                return .failure(error)
+            } catch {
+                return .failure(VASTError(.wrapperTimeout, "no answer within \(self.settings.timeout)"))
+            }
+        }
+
+        func everyBreak() async -> [BreakOutcome] {
+            let deadline = ContinuousClock.now + self.settings.timeout
+            switch self.settings.request {
+            case .vast(let template):
+                return await withTaskGroup(of: BreakOutcome.self) { group in
+                    for adBreak in self.campaign.breaks {
+                        group.addTask {
+                            guard let url = template.url(self.values(adBreak)) else {
+                                return (
+                                    BreakReport(breakID: adBreak.id, url: template.source, outcome: .failed, error: "the request URL is not valid"),
+                                    []
+                                )
+                            }
+                            let fetch = self.fetch
+                            let answer = await self.bounded(until: deadline) { () throws(VASTError) in
+                                let document = try await Self.document(fetch, url)
+                                return await VASTResolver(maxWrappers: self.settings.maxWrappers, fetch: fetch).resolve(document, from: url)
+                            }
+                            return await self.fill(adBreak, url: url.absoluteString, answer, deadline: deadline)
+                        }
+                    }
+                    var outcome: [BreakOutcome] = []
+                    for await item in group { outcome.append(item) }
+                    return outcome
+                }
+            case .vmap(let template):
+                return await self.vmap(template, deadline: deadline)
+            }
+        }
+
+        /// One VMAP request for the session; each of its linear breaks fills the campaign's break
+        /// at its place (`start`: the first break, `end`: the last, a time or a percentage: the break
+        /// at that programme time within 2 s, `#n`: the n-th break).
+        func vmap(_ template: AdServerTemplate, deadline: ContinuousClock.Instant) async -> [BreakOutcome] {
+            guard let url = template.url(self.values(nil)) else {
+                return self.campaign.breaks.map {
+                    (BreakReport(breakID: $0.id, url: template.source, outcome: .failed, error: "the VMAP URL is not valid"), [])
+                }
+            }
+            let fetch = self.fetch
+            let map = await self.bounded(until: deadline) { () throws(VASTError) in try VMAPDocument(try await Self.data(fetch, url)) }
+            let vmap: VMAPDocument
+            switch map {
+            case .success(let document):
+                vmap = document
+            case .failure(let error):
+                return self.campaign.breaks.map {
+                    (BreakReport(breakID: $0.id, url: url.absoluteString, outcome: .failed, error: error.description), [])
+                }
+            }
+            let times = self.programmeTimes()
+            return await withTaskGroup(of: BreakOutcome.self) { group in
+                var mapped: Set<String> = []
+                for vmapBreak in vmap.breaks where vmapBreak.isLinear {
+                    guard let adBreak = self.campaignBreak(for: vmapBreak.offset, times: times), mapped.insert(adBreak.id).inserted else { continue }
+                    group.addTask {
+                        switch vmapBreak.source {
+                        case .inline(let document)?:
+                            let answer = await self.bounded(until: deadline) { () throws(VASTError) in
+                                await VASTResolver(maxWrappers: self.settings.maxWrappers, fetch: fetch).resolve(document, from: url)
+                            }
+                            return await self.fill(adBreak, url: "\(url.absoluteString) (inline VAST)", answer, deadline: deadline)
+                        case .adTag(let tag)?:
+                            guard let tagURL = URL(string: tag) else {
+                                return (BreakReport(breakID: adBreak.id, url: tag, outcome: .failed, error: "the AdTagURI is not a URL"), [])
+                            }
+                            let answer = await self.bounded(until: deadline) { () throws(VASTError) in
+                                let document = try await Self.document(fetch, tagURL)
+                                return await VASTResolver(maxWrappers: self.settings.maxWrappers, fetch: fetch).resolve(document, from: tagURL)
+                            }
+                            return await self.fill(adBreak, url: tagURL.absoluteString, answer, deadline: deadline)
+                        case nil:
+                            return (
+                                BreakReport(breakID: adBreak.id, url: url.absoluteString, outcome: .failed, error: "its VMAP break has no ad source"),
+                                []
+                            )
+                        }
+                    }
+                }
+                var outcome: [BreakOutcome] = []
+                for await item in group { outcome.append(item) }
+                for adBreak in self.campaign.breaks where !mapped.contains(adBreak.id) {
+                    outcome.append(
+                        (BreakReport(breakID: adBreak.id, url: url.absoluteString, outcome: .failed, error: "the VMAP has no break for it"), [])
+                    )
+                }
+                return outcome
+            }
+        }
+
+        /// Each campaign break's programme time: where it stands among the islands, or its cut.
+        func programmeTimes() -> [(AdBreak, ExactDecimal)] {
+            var starts: [String: ExactDecimal] = [:]
+            var ends: [String: ExactDecimal] = [:]
+            var time = ExactDecimal.zero
+            for island in self.campaign.islands {
+                starts[island.id] = island.contentStart ?? time
+                time = (island.contentStart ?? time) + island.asset.duration
+                ends[island.id] = time
+            }
+            return self.campaign.breaks.compactMap { adBreak in
+                if let placement = adBreak.placement { return (adBreak, placement.cut) }
+                switch adBreak.position {
+                case .before(let island): return starts[island].map { (adBreak, $0) }
+                case .after(let island): return ends[island].map { (adBreak, $0) }
+                case .live: return nil
+                }
+            }
+        }
+
+        func campaignBreak(for offset: VMAPDocument.Offset, times: [(AdBreak, ExactDecimal)]) -> AdBreak? {
+            let total = self.campaign.programAsset?.duration ?? self.campaign.islands.map(\.asset.duration).sum()
+            func nearest(_ time: ExactDecimal) -> AdBreak? {
+                let best = times.min { ($0.1 - time).magnitude < ($1.1 - time).magnitude }
+                return best.flatMap { ($0.1 - time).magnitude <= ExactDecimal(2) ? $0.0 : nil }
+            }
+            switch offset {
+            case .start: return times.first { $0.1 == .zero }?.0
+            case .end: return times.last { $0.1 == total }?.0
+            case .time(let time): return nearest(time)
+            case .percent(let percent):
+                return nearest(ExactDecimal(scaledValue: total.scaledValue * percent.scaledValue / ExactDecimal(100).scaledValue))
+            case .position(let index): return self.campaign.breaks.indices.contains(index - 1) ? self.campaign.breaks[index - 1] : nil
+            }
+        }
+
+        static func data(_ fetch: VASTResolver.Fetch, _ url: URL) async throws(VASTError) -> Data {
+            do {
+                return try await fetch(url)
+            } catch let error as VASTError {
+                throw error
+            } catch {
+                throw VASTError(.wrapper, "\(error)")
+            }
+        }
+
+        static func document(_ fetch: VASTResolver.Fetch, _ url: URL) async throws(VASTError) -> VASTDocument {
+            try VASTDocument(try await Self.data(fetch, url))
+        }
+
+        /// A break's answer resolved: every candidate creative's HLS playlists had at once (within
+        /// what is left of the timeout), then the pod chosen — one that cannot play is skipped and
+        /// the pod fills on without it.
+        func fill(
+            _ adBreak: AdBreak,
+            url: String,
+            _ resolution: Result<VASTResolver.Resolution, VASTError>,
+            deadline: ContinuousClock.Instant
+        ) async -> BreakOutcome {
+            var report = BreakReport(breakID: adBreak.id, url: url, outcome: .answered)
+            let answer: VASTResolver.Resolution
+            switch resolution {
+            case .failure(let error):
+                report.outcome = .failed
+                report.error = error.description
+                return (report, [])
+            case .success(let value):
+                answer = value
+            }
+            report.wrappers = answer.requests
+            for failure in answer.failures {
+                report.skipped.append(.init(id: failure.adID ?? "?", reason: failure.error.message, vastError: failure.error.code.rawValue))
+            }
+            // Each HLS creative of the answer, by identity (else its media file's URL).
+            var candidates: [String: URL] = [:]
+            for ad in answer.ads {
+                guard let file = ad.creative?.mediaFiles.first(where: \.isHLS), let creativeURL = URL(string: file.uri) else { continue }
+                candidates[ad.identity ?? file.uri] = creativeURL
+            }
+            // Each creative within the deadline on its own: one slow playlist skips its creative alone.
+            let assets = await withTaskGroup(of: (String, Result<Asset, CreativeFailure>?).self) { group in
+                for (id, creativeURL) in candidates {
+                    group.addTask {
+                        let loaded = await self.bounded(until: deadline) { () throws(VASTError) in await self.loadCreative(creativeURL, id) }
+                        return (id, try? loaded.get())
+                    }
+                }
+                var results: [String: Result<Asset, CreativeFailure>] = [:]
+                for await (id, result) in group { results[id] = result }
+                return results
+            }
+            let choice = VASTBreakFill.choose(answer.ads, duration: adBreak.duration) { ad in
+                guard let file = ad.creative?.mediaFiles.first(where: \.isHLS) else {
+                    return ("no HLS media file (an MP4 needs conditioning)", .noSupportedMediaFile)
+                }
+                switch assets[ad.identity ?? file.uri] {
+                case .success?: return nil
+                case .failure(let failure)?: return (failure.reason, .noSupportedMediaFile)
+                case nil: return ("its playlists were not loaded within the timeout; later sessions play it once loaded", .wrapperTimeout)
+                }
+            }
+            for skipped in choice.skipped {
+                report.skipped.append(.init(id: skipped.ad.identity ?? "?", reason: skipped.reason, vastError: skipped.code?.rawValue))
+            }
+            var ads: [Ad] = []
+            for chosen in choice.chosen {
+                guard let file = chosen.creative?.mediaFiles.first(where: \.isHLS), case .success(let asset)? = assets[chosen.identity ?? file.uri]
+                else {
+                    continue
+                }
+                let id = chosen.identity ?? file.uri
+                var tracking = chosen.tracking
+                if !chosen.impressions.isEmpty { tracking["impression", default: []] = chosen.impressions + (tracking["impression"] ?? []) }
+                ads.append(Ad(id: id, asset: asset, tracking: tracking))
+                report.played.append(id)
+            }
+            return (report, ads)
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import AdCampaign
+import AdDecision
+import AdOrigin
+import AdServer
+import Foundation
+import HLSPlaylist
+
+/// What a campaign's ad decision server (`ad_server:`) decides for one viewer — the one home of
+/// asking it, for `stitch`, `preview` and `serve` alike: a VAST request per break, all breaks at
+/// once (or one VMAP request, its breaks mapped onto the campaign's), each bounded by the
+/// campaign's `timeout` for its whole wrapper chain and its creatives' loading; the answer's ads
+/// that can play (an HLS creative that stitches with the programme), each whole, in pod order;
+/// what failed or was skipped, and why.
+public struct AdServerDecisions: Sendable {
+    /// The creatives each break plays first, by break id.
+    public var decided: [String: [Ad]]
+    /// One report per break of the campaign, in campaign order.
+    public var reports: [BreakReport]
+
+    public init(decided: [String: [Ad]], reports: [BreakReport]) {
+        self.decided = decided
+        self.reports = reports
+    }
+
+    /// Every creative that plays, once each (by asset), in break order.
+    public var creatives: [Ad] {
+        var seen: Set<ObjectIdentifier> = []
+        return self.reports.flatMap { self.decided[$0.breakID] ?? [] }.filter { seen.insert(ObjectIdentifier($0.asset)).inserted }
+    }
+
+    /// One break's request and what came of it.
+    public struct BreakReport: Sendable, Hashable {
+        public var breakID: String
+        /// The request as sent.
+        public var url: String
+        public var outcome: Outcome
+        public var error: String?
+        public var wrappers: [String] = []
+        public var played: [String] = []
+        public var skipped: [Skipped] = []
+
+        /// `answered`: the ad server answered (its ads may still all be skipped); `failed`: no
+        /// usable answer (error, timeout, unparsable), the break's fallback pools fill it.
+        public enum Outcome: String, Sendable, Hashable {
+            case answered
+            case failed
+        }
+
+        public struct Skipped: Sendable, Hashable {
+            public var id: String
+            public var reason: String
+            public var vastError: Int?
+        }
+
+        /// The `outcome` label of `adstitch_ad_server_requests_total`: `filled` (an ad plays),
+        /// `empty` (answered, nothing plays), `timeout`, `error`.
+        public var metricOutcome: String {
+            switch self.outcome {
+            case .answered: self.played.isEmpty ? "empty" : "filled"
+            case .failed: self.error?.hasPrefix("VAST 301") == true ? "timeout" : "error"
+            }
+        }
+
+        /// The report as the preview's JSON writes it (`adServer`, one entry per break).
+        public var json: JSONValue {
+            var fields: [(String, JSONValue)] = [
+                ("break", .string(self.breakID)), ("url", .string(self.url)), ("outcome", .string(self.outcome.rawValue)),
+            ]
+            if let error = self.error { fields.append(("error", .string(error))) }
+            fields.append(("wrappers", .array(self.wrappers.map(JSONValue.string))))
+            fields.append(("played", .array(self.played.map(JSONValue.string))))
+            fields.append(
+                (
+                    "skipped",
+                    .array(
+                        self.skipped.map { skipped in
+                            .object(
+                                [("id", .string(skipped.id)), ("reason", .string(skipped.reason))]
+                                    + (skipped.vastError.map { [("vastError", JSONValue.integer($0))] } ?? [])
+                            )
+                        }
+                    )
+                )
+            )
+            return .object(fields)
+        }
+
+        public var text: String {
+            var line = "ad server: break \(self.breakID): GET \(self.url) → \(self.outcome.rawValue)"
+            if let error = self.error { line += " (\(error)); the break's fallback pools fill it" }
+            if !self.wrappers.isEmpty { line += "; wrappers followed: \(self.wrappers.count)" }
+            line += "; plays: \(self.played.isEmpty ? "none" : self.played.joined(separator: ", "))"
+            for skipped in self.skipped {
+                line += "; skipped \(skipped.id): \(skipped.reason)\(skipped.vastError.map { " [VAST \($0)]" } ?? "")"
+            }
+            return line
+        }
+    }
+
+    /// A creative's HLS playlists, loaded and checked against the campaign's programme as a pool
+    /// ad is (``CampaignLoader/creative(at:id:for:source:)``), or why it cannot play. The server
+    /// keeps them by identity; `stitch` loads each as it comes.
+    public typealias LoadCreative = @Sendable (_ url: URL, _ id: String) async -> Result<Asset, CreativeFailure>
+
+    public struct CreativeFailure: Error, Sendable, Hashable {
+        public var reason: String
+
+        public init(_ reason: String) {
+            self.reason = reason
+        }
+    }
+
+    /// Loads a creative with the (blocking) campaign loader on a global dispatch queue — never on
+    /// a Swift concurrency thread or an event loop, which its origin fetches would hold.
+    public static func loadCreative(_ url: URL, id: String, for campaign: Campaign, source: PlaylistSource) async -> Result<Asset, CreativeFailure> {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    continuation.resume(returning: .success(try CampaignLoader.creative(at: url, id: id, for: campaign, source: source)))
+                } catch let error as CampaignError {
+                    continuation.resume(returning: .failure(CreativeFailure(error.issues.first?.message ?? "\(error)")))
+                } catch {
+                    continuation.resume(returning: .failure(CreativeFailure("\(error)")))
+                }
+            }
+        }
+    }
+
+    /// Asks `settings`' server for every break of `context`'s session.
+    ///
+    /// - Parameters:
+    ///   - deviceHeaders: VAST 4.3 §2.4.2 `X-Device-IP`, `X-Device-User-Agent`,
+    ///     `X-Device-Accept-Language` of the viewer's request (a server-side caller asks on the viewer's behalf).
+    ///   - loadCreative: how a chosen creative's playlists are had; it gets what is left of the
+    ///     break's timeout, and a creative not had by then is skipped (say so).
+    public static func decide(
+        _ campaign: Campaign,
+        settings: AdServerSettings,
+        for context: ViewerContext,
+        client: OriginClient,
+        deviceHeaders: [(name: String, value: String)] = [],
+        loadCreative: @escaping LoadCreative
+    ) async -> AdServerDecisions {
+        let asker = Asker(
+            settings: settings,
+            campaign: campaign,
+            context: context,
+            client: client,
+            deviceHeaders: deviceHeaders,
+            loadCreative: loadCreative
+        )
+        let byBreak = Dictionary(await asker.everyBreak().map { ($0.0.breakID, $0) }, uniquingKeysWith: { first, _ in first })
+        let ordered = campaign.breaks.compactMap { byBreak[$0.id] }
+        var decided: [String: [Ad]] = [:]
+        for (report, ads) in ordered where !ads.isEmpty { decided[report.breakID] = ads }
+        return AdServerDecisions(decided: decided, reports: ordered.map(\.0))
+    }
+
+    /// `pre`, `mid` or `post`, as VAST requests name a break's place.
+    public static func position(_ adBreak: AdBreak, in campaign: Campaign) -> String {
+        switch adBreak.position {
+        case .before(let island) where island == campaign.islands.first?.id: "pre"
+        case .after(let island) where island == campaign.islands.last?.id: "post"
+        default: adBreak.placement.map { $0.cut == .zero ? "pre" : "mid" } ?? "mid"
+        }
+    }
+}
