@@ -93,6 +93,7 @@ let package = Package(
             dependencies: [
                 "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib", "AdOrigin", "AdLive", "AdLiveRuntime", "AdMedia",
                 "AdServerClient",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

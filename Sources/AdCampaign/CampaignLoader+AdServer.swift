@@ -68,17 +68,6 @@ extension Loader {
             }
             fallback = names
         }
-        let mark = node.mark
-        self.warnings.append(
-            CampaignIssue(
-                file: self.file.path,
-                line: mark?.line ?? 0,
-                column: mark?.column ?? 0,
-                field: "ad_server",
-                "adstitch stitch and preview ask the ad server; adstitch serve does not yet: its sessions fill every break from "
-                    + "\(fallback == nil ? "the break's own pools" : "the fallback pools") (docs/campaign-format.md \"Ad decision servers\")"
-            )
-        )
         return AdServerSettings(
             request: key == "vmap" ? .vmap(template) : .vast(template),
             timeout: timeout,

@@ -16,7 +16,7 @@ public struct Planner: Sendable {
     public init() {}
 
     /// - Parameter decided: ads an ad decision server chose, by break id (docs/design-decisions.md
-    ///   "Next steps on paper"): each break plays its decided ads first, in order, each whole and
+    ///   "Ad servers"): each break plays its decided ads first, in order, each whole and
     ///   subject to the viewer's `exclude` rules, then draws from its pools for what is left.
     public func plan(_ campaign: Campaign, for context: ViewerContext, decided: [String: [Ad]] = [:]) -> Plan {
         let applying = campaign.rules.filter { $0.condition.holds(for: context) }

@@ -13,7 +13,7 @@ import PostgresNIO
 ///
 /// Times are stored in whole microseconds (program date-times carry milliseconds).
 public final class PostgresBreakHistory: Sendable {
-    let client: PostgresClient
+    public let client: PostgresClient
     let logger: Logger
 
     public static let table = "adstitch_live_breaks"

@@ -109,7 +109,15 @@ extension AdServerDecisions {
                 vmap = document
             case .failure(let error):
                 return self.campaign.breaks.map {
-                    (BreakReport(breakID: $0.id, url: url.absoluteString, outcome: .failed, error: error.description), [])
+                    (
+                        BreakReport(
+                            breakID: $0.id,
+                            url: url.absoluteString,
+                            outcome: .failed,
+                            error: error.description,
+                            errorCode: error.code.rawValue
+                        ), []
+                    )
                 }
             }
             let times = self.programmeTimes()
@@ -217,6 +225,7 @@ extension AdServerDecisions {
             case .failure(let error):
                 report.outcome = .failed
                 report.error = error.description
+                report.errorCode = error.code.rawValue
                 return (report, [])
             case .success(let value):
                 answer = value

@@ -35,6 +35,8 @@ public struct AdServerDecisions: Sendable {
         public var url: String
         public var outcome: Outcome
         public var error: String?
+        /// The VAST error code of a failed answer (301: nothing within the timeout).
+        public var errorCode: Int?
         public var wrappers: [String] = []
         public var played: [String] = []
         public var skipped: [Skipped] = []
@@ -57,7 +59,7 @@ public struct AdServerDecisions: Sendable {
         public var metricOutcome: String {
             switch self.outcome {
             case .answered: self.played.isEmpty ? "empty" : "filled"
-            case .failed: self.error?.hasPrefix("VAST 301") == true ? "timeout" : "error"
+            case .failed: self.errorCode == 301 ? "timeout" : "error"
             }
         }
 

@@ -1,3 +1,4 @@
+import AdCampaign
 import AdLiveRuntime
 import AdOrigin
 import Foundation
@@ -96,11 +97,18 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         try? await origin.shutdown()
         throw error
     }
+    // Sessions' ad decisions: in PostgreSQL beside the live break history when there is one,
+    // else in this replica's memory — said at start when a campaign asks an ad server.
+    let decisions: any AdDecisionStore = history.map { PostgresAdDecisionStore(client: $0.client, logger: logger) } ?? MemoryAdDecisionStore()
+    if store.statuses.contains(where: { $0.id.flatMap(store.campaign)?.campaign.adServer != nil }) {
+        logger.notice("\(decisions.summary)")
+    }
     let sessions = SessionController(
         store: store,
         policy: configuration.policy,
         cacheBytes: configuration.responseCacheBytes,
-        publicAddress: configuration.publicAddress
+        publicAddress: configuration.publicAddress,
+        decisions: decisions
     )
     let router = buildRouter(store: store, policy: configuration.policy, sessions: sessions)
     let headerTimeout = TimeAmount(configuration.headerTimeout)
@@ -140,6 +148,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         LiveChannelsService(channels: live),
         OriginClientService(client: origin)
     )
+    if let shared = decisions as? PostgresAdDecisionStore {
+        app.addServices(AdDecisionsService(store: shared, logger: logger))
+    }
     return app
 }
 
@@ -156,6 +167,26 @@ struct OriginClientService: Service {
     func run() async throws {
         try? await gracefulShutdown()
         try await self.client.shutdown()
+    }
+}
+
+/// Forgets expired sessions' ad decisions every hour. The PostgreSQL client itself runs with the
+/// live channels (``LiveChannelsService``).
+struct AdDecisionsService: Service {
+    let store: PostgresAdDecisionStore
+    let logger: Logger
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await self.store.prune(now: Int64(Date().timeIntervalSince1970))
+                } catch {
+                    self.logger.warning("cannot forget expired ad decisions in PostgreSQL", metadata: ["error": "\(error)"])
+                }
+                try await Task.sleep(for: .seconds(3_600))
+            }
+        }
     }
 }
 

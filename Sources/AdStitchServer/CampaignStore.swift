@@ -25,10 +25,30 @@ public struct ServedCampaign: Sendable {
     let adPlaylists: Set<URL>
     /// A live campaign's channel poller (``LiveChannels``); nil for VOD.
     let channel: LiveChannel?
+    /// The creatives of the campaign's ad decision server, loaded once per load; nil without one
+    /// (or live: live breaks do not ask an ad server yet), or on a server without an origin client.
+    let creatives: CreativeCache?
 
-    init(campaign: Campaign, folder: URL, renderer: SessionRenderer, channel: LiveChannel? = nil) throws {
+    init(
+        campaign: Campaign,
+        folder: URL,
+        renderer: SessionRenderer,
+        channel: LiveChannel? = nil,
+        origin: OriginClient? = nil,
+        mediaRoots: [URL] = []
+    ) throws {
         self.campaign = campaign
         self.channel = channel
+        if campaign.adServer != nil, campaign.live == nil, let origin {
+            self.creatives = CreativeCache(
+                campaign: campaign,
+                layout: renderer.layout,
+                client: origin,
+                source: origin.playlistSource.allowingLinks(into: mediaRoots)
+            )
+        } else {
+            self.creatives = nil
+        }
         self.folder = folder
         self.renderer = renderer
         var adPlaylists: Set<URL> = []
@@ -118,6 +138,8 @@ public final class CampaignStore: Sendable {
     let live: LiveChannels?
     /// Folders campaigns' media may lie in through a link (`serve --media-root`).
     let mediaRoots: [URL]
+    /// For what happens outside a request (a session's decisions not recorded).
+    let logger: Logger
     /// How long a revision that is no longer current is kept: the session TTL, past which no
     /// session started on it plays.
     let revisionRetention: Duration
@@ -136,6 +158,7 @@ public final class CampaignStore: Sendable {
         loadNow: Bool = true
     ) {
         self.live = live
+        self.logger = logger
         self.mediaRoots = mediaRoots
         self.revisionRetention = revisionRetention
         self.folder = folder.standardizedFileURL
@@ -362,7 +385,14 @@ public final class CampaignStore: Sendable {
                 }
                 channel = live.channel(for: campaign, layout: layout)
             }
-            let served = try ServedCampaign(campaign: campaign, folder: folder, renderer: SessionRenderer(layout: layout), channel: channel)
+            let served = try ServedCampaign(
+                campaign: campaign,
+                folder: folder,
+                renderer: SessionRenderer(layout: layout),
+                channel: channel,
+                origin: self.remote?.client,
+                mediaRoots: self.mediaRoots
+            )
             // Taken before the lock: it reads every referenced file's size and time.
             let loadedWatched = CampaignFolder.watched(campaign.files)
             let loadedFingerprint = self.scanner.fingerprint(file, watched: loadedWatched)

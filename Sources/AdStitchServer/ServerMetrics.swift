@@ -1,4 +1,5 @@
 import AdCampaign
+import AdServerClient
 import CoreMetrics
 import Foundation
 import HTTPTypes
@@ -27,7 +28,12 @@ import Synchronization
 /// - `adstitch_response_cache_requests_total{result}` — token-scoped answers served from the
 ///   response cache (`hit`) or stitched (`miss`);
 /// - `adstitch_http_direct_answers_total` — viewers' session files answered in the connection's
-///   pipeline without the router (``SessionFileResponder``; counted in the request families too).
+///   pipeline without the router (``SessionFileResponder``; counted in the request families too);
+/// - `adstitch_ad_server_requests_total{outcome}` — breaks asked of an ad decision server:
+///   `filled` (an ad of its answer plays), `empty` (answered, nothing plays), `timeout`, `error`
+///   (the fill rate is filled over the total);
+/// - `adstitch_ad_server_duration_seconds` — a session's ad server round, every break and
+///   creative included (bounded by the campaign's `timeout`).
 public struct ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     public let factory: PrometheusMetricsFactory
@@ -39,6 +45,7 @@ public struct ServerMetrics: Sendable {
     private let cacheHits: CoreMetrics.Counter
     private let cacheMisses: CoreMetrics.Counter
     private let directAnswers: CoreMetrics.Counter
+    private let adServerOutcomes = MetricHandles<String, CoreMetrics.Counter>()
 
     /// Stitching takes tens of microseconds; requests well under a millisecond on loopback.
     static let stitchBuckets: [Duration] = [
@@ -50,12 +57,19 @@ public struct ServerMetrics: Sendable {
         .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2),
     ]
 
+    /// An ad server answers in tens to hundreds of milliseconds; the timeout is seconds.
+    static let adServerBuckets: [Duration] = [
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),
+    ]
+
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets = [
             "adstitch_stitch_duration_seconds": Self.stitchBuckets,
             "adstitch_http_request_duration_seconds": Self.requestBuckets,
+            "adstitch_ad_server_duration_seconds": Self.adServerBuckets,
         ]
         self.factory = factory
         self.cacheHits = Counter(label: "adstitch_response_cache_requests_total", dimensions: [("result", "hit")], factory: factory)
@@ -88,6 +102,18 @@ public struct ServerMetrics: Sendable {
             .record(duration: ContinuousClock.now - start)
         }
         return try body()
+    }
+
+    /// One session's ad server round: each break's outcome, and how long the round took.
+    func adServer(_ reports: [AdServerDecisions.BreakReport], duration: Duration) {
+        for report in reports {
+            let outcome = report.metricOutcome
+            self.adServerOutcomes(outcome) {
+                Counter(label: "adstitch_ad_server_requests_total", dimensions: [("outcome", outcome)], factory: self.factory)
+            }
+            .increment()
+        }
+        CoreMetrics.Timer(label: "adstitch_ad_server_duration_seconds", factory: self.factory).record(duration: duration)
     }
 
     func responseCache(hit: Bool) {

@@ -2,12 +2,15 @@ import AdCampaign
 import AdDecision
 import AdLive
 import AdLiveRuntime
+import AdServerClient
 import AdStitching
 import Crypto
 import Foundation
 import HLSPlaylist
 import HTTPTypes
 import Hummingbird
+import Logging
+import Synchronization
 
 /// The per-viewer API (docs/http-api.md): the multivariant playlist of a new session, then the
 /// session's files (``SessionFile``) under its signed token, through the response cache.
@@ -16,6 +19,8 @@ struct SessionController: Sendable {
     let policy: SessionPolicy
     /// Where absolute URIs (interstitial asset lists) point (`serve --public-url`).
     let publicAddress: PublicAddress
+    /// Where sessions' ad decision server answers are recorded for every replica.
+    let decisions: any AdDecisionStore
 
     /// Recent token-scoped answers (immutable, so they can be served again as they are).
     let cache: ResponseCache
@@ -46,11 +51,13 @@ struct SessionController: Sendable {
         store: CampaignStore,
         policy: SessionPolicy,
         cacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes,
-        publicAddress: PublicAddress = PublicAddress()
+        publicAddress: PublicAddress = PublicAddress(),
+        decisions: any AdDecisionStore = MemoryAdDecisionStore()
     ) {
         self.store = store
         self.policy = policy
         self.publicAddress = publicAddress
+        self.decisions = decisions
         self.cache = ResponseCache(budget: cacheBytes)
         self.sessions = LRUCache(budget: Self.plannedSessionBytes) { token, session in Self.estimatedBytes(session, token: token) }
     }
@@ -63,17 +70,25 @@ struct SessionController: Sendable {
         let plan: Plan
         /// ``ServedCampaign/load`` the plan was made on: a plan is only rendered by its own load's layout.
         let load: Int
+        /// The load's renderer, with the session's ad server creatives laid out beside its ads.
+        let renderer: SessionRenderer
 
-        init(token: SessionToken, plan: Plan, load: Int) {
+        init(token: SessionToken, plan: Plan, load: Int, renderer: SessionRenderer) {
             self.token = token
             self.plan = plan
             self.load = load
+            self.renderer = renderer
+        }
+
+        /// A session planned from the campaign's pools alone.
+        convenience init(_ served: ServedCampaign, token: SessionToken) {
+            self.init(token: token, plan: SessionController.plan(served, token), load: served.load, renderer: served.renderer)
         }
     }
 
     func register(on router: Router<BasicRequestContext>) {
-        router.getAndHead(Routes.master) { request, context in try self.master(request, context) }
-        router.getAndHead(Routes.sessionFile) { request, context in try self.sessionFile(request, context, scope: .viewer) }
+        router.getAndHead(Routes.master) { request, context in try await self.master(request, context) }
+        router.getAndHead(Routes.sessionFile) { request, context in try await self.sessionFile(request, context, scope: .viewer) }
     }
 
     /// `GET /v1/campaigns/{id}/master.m3u8?session=…&attr=…`: plans the session now and returns
@@ -81,7 +96,7 @@ struct SessionController: Sendable {
     /// must be signed (``SessionPolicy/checkStart(_:startKey:)``); without one, the campaign's
     /// trusted attributes (`seen`) are ignored, and the `AdStitch-Ignored-Attributes` header
     /// names those dropped.
-    func master(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+    func master(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let served = try self.store.campaign(for: context)
         let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
         guard query.count <= ViewerAttributes.maxParameters else {
@@ -167,7 +182,7 @@ struct SessionController: Sendable {
                 ),
             liveJoin: liveJoin
         )
-        var response = try self.masterResponse(served, token: token, prefix: "", for: request)
+        var response = try await self.masterResponse(served, token: token, prefix: "", for: request)
         if !ignored.isEmpty {
             response.headers[.ignoredAttributes] = Set(ignored).sorted().joined(separator: ", ")
         }
@@ -175,18 +190,19 @@ struct SessionController: Sendable {
     }
 
     /// The multivariant playlist of the session `token` describes; its URIs are
-    /// `{prefix}sessions/{token}/…` (`prefix` empty: relative to `/v1/campaigns/{id}/`).
-    func masterResponse(_ served: ServedCampaign, token: SessionToken, prefix: String, for request: Request) throws -> Response {
-        let tokenText = token.encoded(secret: self.policy.signingKey)
+    /// `{prefix}sessions/{token}/…` (`prefix` empty: relative to `/v1/campaigns/{id}/`). A
+    /// campaign with an ad decision server asks it first (``decide(_:token:for:)``).
+    func masterResponse(_ served: ServedCampaign, token: SessionToken, prefix: String, for request: Request) async throws -> Response {
+        let session = await self.decide(served, token: token, for: request)
+        let tokenText = session.token.encoded(secret: self.policy.signingKey)
         let base = prefix + "sessions/\(tokenText)/"
+        // The session's other files are fetched next, under this token: planned already.
+        self.sessions.put(tokenText, session)
         let text = try self.render("multivariant") {
-            let plan = Self.plan(served, token)
-            // The session's other files are fetched next, under this token: planned already.
-            self.sessions.put(tokenText, VerifiedSession(token: token, plan: plan, load: served.load))
-            return try served.renderer.render(
+            try session.renderer.render(
                 .multivariant,
-                plan,
-                insertion: token.insertion,
+                session.plan,
+                insertion: session.token.insertion,
                 playlistURI: { base + SessionFile.playlist($0).name },
                 boundariesURI: base + SessionFile.boundaries.name
             )
@@ -194,9 +210,131 @@ struct SessionController: Sendable {
         return Self.playlist(text, cache: "private, no-store", for: request)
     }
 
+    /// The session `token` starts: planned from the pools alone, or — a VOD campaign with an ad
+    /// decision server — from its answers for every break (asked at once, within the campaign's
+    /// `timeout`), recorded in ``decisions`` so every replica plans the same ads; the token says
+    /// so (``SessionToken/decided``). An answer that cannot be recorded is not used: the session
+    /// plays its pools, the same everywhere.
+    func decide(_ served: ServedCampaign, token: SessionToken, for request: Request) async -> VerifiedSession {
+        guard let settings = served.campaign.adServer, let creatives = served.creatives, token.liveJoin == nil else {
+            return VerifiedSession(served, token: token)
+        }
+        let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
+        let laidOut = Mutex<[ObjectIdentifier: (creative: StitchLayout.LaidOutCreative, url: URL)]>([:])
+        let started = ContinuousClock.now
+        let decisions = await AdServerDecisions.decide(
+            served.campaign,
+            settings: settings,
+            for: context,
+            client: creatives.client,
+            deviceHeaders: Self.deviceHeaders(request)
+        ) { url, id in
+            switch await creatives.creative(url, id: id) {
+            case .success(let creative):
+                laidOut.withLock { $0[ObjectIdentifier(creative.asset)] = (creative, url) }
+                return .success(creative.asset)
+            case .failure(let failure):
+                return .failure(failure)
+            }
+        }
+        self.store.metrics.adServer(decisions.reports, duration: ContinuousClock.now - started)
+        let known = laidOut.withLock { $0 }
+        var stored = StoredDecisions(breaks: [:])
+        for (breakID, ads) in decisions.decided {
+            stored.breaks[breakID] = ads.compactMap { ad in
+                known[ObjectIdentifier(ad.asset)].map { StoredDecisions.Creative(id: ad.id, url: $0.url, tracking: ad.tracking) }
+            }
+        }
+        var decided = token
+        decided.decided = true
+        do {
+            let standing = try await self.decisions.record(stored, session: decided.decisionKey, expires: token.expires)
+            if standing != stored { return try await self.restore(served, decided, from: standing) }
+        } catch {
+            self.store.logger.warning(
+                "cannot record a session's ad decisions; it plays the campaign's pools",
+                metadata: ["campaign": "\(served.campaign.id)", "error": "\(error)"]
+            )
+            return VerifiedSession(served, token: token)
+        }
+        let plan = Planner().plan(served.campaign, for: context, decided: decisions.decided)
+        let renderer = SessionRenderer(layout: served.renderer.layout.adding(known.values.map(\.creative)))
+        return VerifiedSession(token: decided, plan: plan, load: served.load, renderer: renderer)
+    }
+
+    /// The session of a decided token planned again from its recorded decisions: what a replica
+    /// does for a session another started (or whose plan it no longer holds).
+    func restore(_ served: ServedCampaign, _ token: SessionToken, from known: StoredDecisions? = nil) async throws(Problem) -> VerifiedSession {
+        guard let creatives = served.creatives else {
+            throw Problem(
+                status: .serviceUnavailable,
+                title: "No ad server",
+                detail:
+                    "this replica cannot reach campaign \(served.campaign.id)'s ad server's creatives; start a new session at \(Routes.masterPath(served.campaign.id))"
+            )
+        }
+        let stored: StoredDecisions
+        if let known {
+            stored = known
+        } else {
+            let read: StoredDecisions?
+            do {
+                read = try await self.decisions.decisions(session: token.decisionKey)
+            } catch {
+                throw Problem(
+                    status: .serviceUnavailable,
+                    title: "Ad decisions unavailable",
+                    detail: "cannot read this session's ad decisions (\(error)); try again in a few seconds"
+                )
+            }
+            guard let read else {
+                throw Problem(
+                    status: .gone,
+                    title: "Ad decisions unknown",
+                    detail:
+                        "this replica does not know the ad decisions of this session (\(self.decisions.summary)); start a new session at \(Routes.masterPath(served.campaign.id))"
+                )
+            }
+            stored = read
+        }
+        var decided: [String: [Ad]] = [:]
+        var laidOut: [StitchLayout.LaidOutCreative] = []
+        for adBreak in served.campaign.breaks {
+            for creative in stored.breaks[adBreak.id] ?? [] {
+                switch await creatives.creative(creative.url, id: creative.id) {
+                case .success(let loaded):
+                    laidOut.append(loaded)
+                    decided[adBreak.id, default: []].append(Ad(id: creative.id, asset: loaded.asset, tracking: creative.tracking))
+                case .failure(let failure):
+                    throw Problem(
+                        status: .serviceUnavailable,
+                        title: "Creative unavailable",
+                        detail: "creative \(creative.id) of this session cannot be loaded (\(failure.reason)); try again in a few seconds"
+                    )
+                }
+            }
+        }
+        let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
+        let plan = Planner().plan(served.campaign, for: context, decided: decided)
+        return VerifiedSession(token: token, plan: plan, load: served.load, renderer: SessionRenderer(layout: served.renderer.layout.adding(laidOut)))
+    }
+
+    /// VAST 4.3 §2.4.2's headers for a request made on the viewer's behalf: the viewer's address
+    /// (the first `X-Forwarded-For` hop: replicas run behind a balancer or CDN), user agent and
+    /// languages.
+    static func deviceHeaders(_ request: Request) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
+        if let forwarded = request.headers[.xForwardedFor]?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !forwarded.isEmpty {
+            headers.append(("X-Device-IP", forwarded))
+        }
+        if let agent = request.headers[.userAgent] { headers.append(("X-Device-User-Agent", agent)) }
+        if let language = request.headers[.acceptLanguage] { headers.append(("X-Device-Accept-Language", language)) }
+        return headers
+    }
+
     /// `GET /v1/campaigns/{id}/sessions/{token}/{rendition}.m3u8 | boundaries.json | empty.vtt`
     /// (and the preview's `/preview/{id}/sessions/…`, whose tokens play nowhere else).
-    func sessionFile(_ request: Request, _ context: BasicRequestContext, scope: SessionToken.Scope) throws -> Response {
+    func sessionFile(_ request: Request, _ context: BasicRequestContext, scope: SessionToken.Scope) async throws -> Response {
         let asked = SessionFileRequest(
             campaign: try context.parameters.require("id"),
             token: try context.parameters.require("token"),
@@ -205,7 +343,14 @@ struct SessionController: Sendable {
             scope: scope
         )
         let (headers, body): (HTTPFields, AnswerBody)
-        switch try self.answer(asked) {
+        var answer = try self.answer(asked)
+        if case .restore(let served, let token) = answer {
+            self.sessions.put(asked.token, try await self.restore(served, token))
+            answer = try self.answer(asked)
+        }
+        switch answer {
+        case .restore:
+            throw Problem(status: .serviceUnavailable, title: "Busy", detail: "this replica could not keep the session's plan; try again")
         case .complete(let completeHeaders, let completeBody):
             (headers, body) = (completeHeaders, completeBody)
         case .assetList(let file, let served, let token, let verified):
@@ -234,6 +379,9 @@ struct SessionController: Sendable {
         case complete(HTTPFields, AnswerBody)
         case assetList(SessionFile, ServedCampaign, SessionToken, VerifiedSession?)
         case live(SessionFile, ServedCampaign, SessionToken, joined: Int, VerifiedSession?)
+        /// A session whose ads an ad server decided, not planned on this replica's load yet: its
+        /// recorded decisions are read first (``restore(_:_:from:)``), then it is answered.
+        case restore(ServedCampaign, SessionToken)
     }
 
     /// The answer to a session file request, or the problem that says why there is none. Only
@@ -279,6 +427,9 @@ struct SessionController: Sendable {
                 "no file \(file) in \(token.insertion.rawValue) sessions of campaign \(served.campaign.id); they have \(names.joined(separator: ", "))"
             )
         }
+        if token.decided, verified?.load != served.load {
+            return .restore(served, token)
+        }
         if case .assetList = sessionFile {
             return .assetList(sessionFile, served, token, verified)
         }
@@ -288,8 +439,8 @@ struct SessionController: Sendable {
         // The bytes are a function of the token and the file, so they are named by them.
         let etag = Response.digest((tokenText + "/" + file).utf8)
         let rendered = try self.render(Self.metricKind(sessionFile)) {
-            let plan = self.plan(served, token, tokenText: tokenText, verified: verified)
-            return try served.renderer.renderBytes(sessionFile, plan, insertion: token.insertion)
+            let session = self.session(served, token, tokenText: tokenText, verified: verified)
+            return try session.renderer.renderBytes(sessionFile, session.plan, insertion: token.insertion)
         }
         let cache = sessionFile == .emptySubtitles ? "public, max-age=86400" : "public, max-age=86400, immutable"
         self.store.metrics.responseCache(hit: false)
@@ -333,8 +484,8 @@ struct SessionController: Sendable {
         // the requester's alone, never kept by a shared cache (PublicAddress).
         let address = self.publicAddress.base(for: request)
         let text = try self.render(Self.metricKind(file)) { () throws -> String? in
-            let plan = verified.flatMap { $0.load == served.load ? $0.plan : nil } ?? Self.plan(served, token)
-            return served.renderer.assetList(served.renderer.schedule(plan), breakID: breakID, base: address?.base)
+            let session = verified.flatMap { $0.load == served.load ? $0 : nil } ?? VerifiedSession(served, token: token)
+            return session.renderer.assetList(session.renderer.schedule(session.plan), breakID: breakID, base: address?.base)
         }
         guard let text else {
             throw Problem.notFound("break \(breakID) does not play in this session (nothing filled it), so it has no asset list")
@@ -376,7 +527,7 @@ struct SessionController: Sendable {
             }
         }
         let text = try self.render(Self.metricKind(file)) { () throws -> [UInt8] in
-            let plan = self.plan(served, token, tokenText: tokenText, verified: verified)
+            let plan = self.session(served, token, tokenText: tokenText, verified: verified).plan
             let edge = windows.compactMap { $0?.segments.last?.end }.max() ?? .zero
             let schedule = try LiveSchedule(plan: plan, live: live, layout: served.renderer.layout, breaks: breaks, joined: joined, liveEdge: edge)
             switch file {
@@ -433,12 +584,13 @@ struct SessionController: Sendable {
         }
     }
 
-    /// The session's plan on this load: the one kept for the token, else planned now and kept.
-    private func plan(_ served: ServedCampaign, _ token: SessionToken, tokenText: String, verified: VerifiedSession?) -> Plan {
-        if let verified, verified.load == served.load { return verified.plan }
-        let plan = Self.plan(served, token)
-        self.sessions.put(tokenText, VerifiedSession(token: token, plan: plan, load: served.load))
-        return plan
+    /// The session on this load: the one kept for the token, else planned now and kept (a
+    /// decided session is restored before it gets here).
+    private func session(_ served: ServedCampaign, _ token: SessionToken, tokenText: String, verified: VerifiedSession?) -> VerifiedSession {
+        if let verified, verified.load == served.load { return verified }
+        let session = VerifiedSession(served, token: token)
+        self.sessions.put(tokenText, session)
+        return session
     }
 
     static func plan(_ served: ServedCampaign, _ token: SessionToken) -> Plan {
@@ -453,6 +605,7 @@ struct SessionController: Sendable {
 }
 
 extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
     /// The trusted attributes a session start without a start key ignored (`seen`).
     static let ignoredAttributes = Self("AdStitch-Ignored-Attributes")!
 }

@@ -36,6 +36,10 @@ public struct SessionToken: Sendable, Hashable {
     /// channel's last segment when it started. Breaks that open from there are the viewer's
     /// (docs/design-decisions.md "Live"); signed in, so every replica replaces the same breaks.
     public var liveJoin: Int?
+    /// Whether an ad decision server's answers fill the session's breaks: they were recorded in
+    /// the ``AdDecisionStore`` at its start, and every replica plans from them. Without, the
+    /// session is planned from the pools alone (also when recording failed), the same everywhere.
+    public var decided: Bool
 
     public init(
         campaign: String,
@@ -46,11 +50,14 @@ public struct SessionToken: Sendable, Hashable {
         expires: Int64,
         scope: Scope = .viewer,
         insertion: Insertion = .stitched,
-        liveJoin: Int? = nil
+        liveJoin: Int? = nil,
+        decided: Bool = false
     ) {
         precondition(insertion != .auto, "a session's token carries the insertion mode auto resolved to")
         precondition(liveJoin == nil || insertion == .stitched, "live sessions are stitched")
+        precondition(!decided || liveJoin == nil, "live sessions ask no ad server yet")
         self.liveJoin = liveJoin
+        self.decided = decided
         self.campaign = campaign
         self.revision = revision
         self.session = session
@@ -59,6 +66,12 @@ public struct SessionToken: Sendable, Hashable {
         self.expires = expires
         self.scope = scope
         self.insertion = insertion
+    }
+
+    /// Where the session's ad decisions are recorded (``AdDecisionStore``): one key per session
+    /// start — campaign, revision, scope, session id and decision time.
+    public var decisionKey: String {
+        "\(self.campaign)\u{1f}\(self.revision)\u{1f}\(self.scope.rawValue)\u{1f}\(self.session)\u{1f}\(self.at)"
     }
 
     /// The session id and viewer attributes (names and values, UTF-8) of a session start add up
@@ -83,14 +96,15 @@ public struct SessionToken: Sendable, Hashable {
     static let signatureBytes = 16
 
     /// The signed token. The payload: version, scope (`v`/`p`), insertion (`s` stitched, `i`
-    /// interstitials, `l` a live session, stitched), decision time and expiry (big-endian
+    /// interstitials, `l` a live session, stitched; `S` and `I`: stitched and interstitials
+    /// with an ad server's recorded decisions), decision time and expiry (big-endian
     /// 64-bit; a live session's join point after them, the same way), then campaign, revision, session and the attributes' count and names and values,
     /// each string as a LEB128 length and its UTF-8; attributes sorted by name, so a context
     /// always gives the same token.
     public func encoded(secret: SymmetricKey) -> String {
         var bytes: [UInt8] = [
             Self.version, UInt8(ascii: self.scope == .viewer ? "v" : "p"),
-            UInt8(ascii: self.liveJoin != nil ? "l" : self.insertion == .interstitials ? "i" : "s"),
+            UInt8(ascii: self.liveJoin != nil ? "l" : self.insertion == .interstitials ? (self.decided ? "I" : "i") : (self.decided ? "S" : "s")),
         ]
         bytes.reserveCapacity(64 + self.campaign.utf8.count + self.revision.utf8.count + self.session.utf8.count)
         for value in [self.at, self.expires] + (self.liveJoin.map { [Int64($0)] } ?? []) {
@@ -228,10 +242,13 @@ public struct SessionToken: Sendable, Hashable {
         else { return nil }
         var insertion = Insertion.stitched
         var live = false
+        var decided = false
         if version == Self.version {
             switch byte() {
             case UInt8(ascii: "s"): insertion = .stitched
             case UInt8(ascii: "i"): insertion = .interstitials
+            case UInt8(ascii: "S"): (insertion, decided) = (.stitched, true)
+            case UInt8(ascii: "I"): (insertion, decided) = (.interstitials, true)
             case UInt8(ascii: "l"): live = true
             default: return nil
             }
@@ -262,7 +279,8 @@ public struct SessionToken: Sendable, Hashable {
             expires: expires,
             scope: scope,
             insertion: insertion,
-            liveJoin: liveJoin
+            liveJoin: liveJoin,
+            decided: decided
         )
     }
 

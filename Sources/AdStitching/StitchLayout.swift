@@ -13,7 +13,7 @@ public struct StitchLayout: Sendable {
     /// The stitched playlists of every session, in multivariant order of the programme.
     public let renditions: [StitchRendition]
     /// Blocks by asset (one instance per playlist URL), one per rendition (same order as `renditions`).
-    let blocks: [ObjectIdentifier: [SegmentBlock]]
+    private(set) var blocks: [ObjectIdentifier: [SegmentBlock]]
     /// Every block's bytes, by ``ByteBlock/id``: what a server prepares other forms of at load.
     public let byteBlocks: [ByteBlock]
     /// Target duration per rendition: one value for all video and audio playlists (invariant 3).
@@ -24,6 +24,8 @@ public struct StitchLayout: Sendable {
     let rewriting: Rewriting?
     /// How URIs are written before rewrite rules (the server: media route paths for local files).
     let uris: URIStyle
+    /// Where the empty WebVTT of an ad without subtitles points.
+    let emptySubtitleURI: String
     /// Breaks of one programme asset whose interstitial needs `X-SNAP`.
     let interstitialSnaps: [String: InterstitialSchedule.Snap]
 
@@ -113,6 +115,7 @@ public struct StitchLayout: Sendable {
         self.blocks = blocks
         self.byteBlocks = byteBlocks
         self.uris = uris
+        self.emptySubtitleURI = emptySubtitleURI
         self.interstitialSnaps = InterstitialSchedule.snaps(of: campaign)
         self.rewriting =
             campaign.rewrites.isEmpty
@@ -124,6 +127,68 @@ public struct StitchLayout: Sendable {
                 emptySubtitleURI: emptySubtitleURI
             )
         if let rewriting = self.rewriting { try rewriting.prepare(self) }
+    }
+
+    /// An ad decision server's creative laid out for this layout's renditions, made once per
+    /// creative and load (``layOut(creative:id:)``), then handed to every session that plays it
+    /// (``adding(_:)``). Holds its asset: the row is found by the asset's identity.
+    public struct LaidOutCreative: Sendable {
+        public let asset: Asset
+        let row: [SegmentBlock]
+    }
+
+    /// `asset`'s blocks, one per rendition, checked as a pool ad's are at load (a playlist per
+    /// rendition, aligned within a frame) and against the layout's target durations: a session's
+    /// `EXT-X-TARGETDURATION` is fixed at load, and no segment may round above it (RFC 8216bis
+    /// §4.4.3.1), so a creative with longer segments cannot play here.
+    public func layOut(creative asset: Asset, id: String) throws(StitchError) -> LaidOutCreative {
+        let name = "creative \"\(id)\""
+        var row: [SegmentBlock] = []
+        for (index, rendition) in self.renditions.enumerated() {
+            var block = try Self.block(
+                for: rendition,
+                of: asset,
+                isIsland: false,
+                program: self.program,
+                uris: self.uris,
+                emptySubtitleURI: self.emptySubtitleURI,
+                perSegment: self.campaign.live != nil
+            )
+            try Self.checkAlignment(
+                block,
+                rendition: rendition,
+                of: asset,
+                named: name,
+                program: self.program,
+                frame: Self.frameDuration(self.program)
+            )
+            guard block.maxRoundedDuration <= self.targetDurations[index] else {
+                throw StitchError(
+                    .misaligned,
+                    asset: asset.url,
+                    rendition: rendition.id,
+                    "\(name) has a segment of \(block.maxRoundedDuration) s (rounded) in rendition \(rendition.id), above the session's "
+                        + "target duration of \(self.targetDurations[index]) s; encode it with segments no longer than the programme's"
+                )
+            }
+            // Shared by sessions, never by the load's prepared forms: the server makes its gzip form on first use.
+            block.seal(id: -1)
+            row.append(block)
+        }
+        if self.campaign.live != nil { try Self.checkLiveSegments(row, renditions: self.renditions, of: asset, named: name) }
+        return LaidOutCreative(asset: asset, row: row)
+    }
+
+    /// This layout with `creatives` beside its own assets: what renders a session whose breaks
+    /// play them. Their URIs are written as the ad server gave them; `rewrite:` rules do not
+    /// reach them (docs/campaign-format.md "Ad decision servers").
+    public func adding(_ creatives: [LaidOutCreative]) -> StitchLayout {
+        guard !creatives.isEmpty else { return self }
+        var layout = self
+        for creative in creatives where layout.blocks[ObjectIdentifier(creative.asset)] == nil {
+            layout.blocks[ObjectIdentifier(creative.asset)] = creative.row
+        }
+        return layout
     }
 
     /// The playlist of `asset` that plays in `rendition`, rendered.

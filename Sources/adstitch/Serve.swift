@@ -191,7 +191,7 @@ struct Serve: AsyncParsableCommand {
         case .open: print("  preview:    \(base)/preview               (campaign preview tool: plan, reasons, player; open to anyone)")
         case .key: print("  preview:    \(base)/preview?key=…         (campaign preview tool, with the preview key)")
         }
-        print("  play demo:  \(base)/play/evening-news   (open in Chromium or Safari)")
+        print("  play demo:  \(base)/play/evening-news   (open in Chromium or Safari; /play/ad-server-news: ads from an ad server)")
         print("  master:     \(base)/v1/campaigns/evening-news/master.m3u8?locale=es-ES")
         try await app.runService()
     }

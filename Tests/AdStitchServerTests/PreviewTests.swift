@@ -64,7 +64,8 @@ struct PreviewTests {
                 #expect(html.contains("<a href=\"/preview/evening-news\">Evening News</a>"))
                 #expect(html.contains("<a href=\"/preview/feature-fmp4\">"))
                 #expect(html.contains("<a href=\"/preview/single-asset\">"))
-                #expect(html.components(separatedBy: "<span class=\"ok\">loaded</span>").count == 4)
+                #expect(html.contains("<a href=\"/preview/ad-server-news\">"))
+                #expect(html.components(separatedBy: "<span class=\"ok\">loaded</span>").count == 5)
             }
         }
     }

@@ -130,6 +130,37 @@ struct SessionTokenTests {
         #expect(old.session == "s-1" && old.expires == 1_795_886_400)
     }
 
+    @Test("whether an ad server's decisions were recorded is signed in, for both insertion modes; a token without says no")
+    func decidedFlag() throws {
+        for insertion in [Insertion.stitched, .interstitials] {
+            for decided in [false, true] {
+                let token = SessionToken(
+                    campaign: "news",
+                    revision: "r1",
+                    session: "s-1",
+                    at: 1_795_800_000_000,
+                    attributes: ["market": "es"],
+                    expires: 1_795_886_400,
+                    insertion: insertion,
+                    decided: decided
+                )
+                let encoded = token.encoded(secret: Self.secret)
+                let read = try #require(SessionToken(decoding: encoded, secret: Self.secret))
+                #expect(read == token)
+                let payload = try #require(Data(base64Encoded: Self.padded(String(encoded.prefix { $0 != "." }))))
+                let expected: Character = insertion == .stitched ? (decided ? "S" : "s") : (decided ? "I" : "i")
+                #expect(payload[2] == UInt8(ascii: expected.unicodeScalars.first!))
+                // The key the decisions are recorded under differs by decision time and scope.
+                var other = token
+                other.at += 1
+                #expect(other.decisionKey != token.decisionKey)
+                other = token
+                other.scope = .preview
+                #expect(other.decisionKey != token.decisionKey)
+            }
+        }
+    }
+
     @Test("a live session's join point is signed in after the times; a payload cut short or a negative join is refused")
     func liveJoin() throws {
         let token = SessionToken(

@@ -190,10 +190,17 @@ enum LoopbackHTTP {
     }
 
     /// One request on a new connection: the status code, the response head and the body.
-    static func exchange(_ method: String, port: Int, path: String, body: Data = Data()) throws -> (status: Int, head: String, body: Data) {
+    static func exchange(
+        _ method: String,
+        port: Int,
+        path: String,
+        body: Data = Data(),
+        headers: [(String, String)] = []
+    ) throws -> (status: Int, head: String, body: Data) {
         let socket = try self.connect(port: port)
         defer { close(socket) }
         var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
         request += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
         try self.send(Array(request.utf8) + Array(body), on: socket)
         // Read until the peer closes, or the Content-Length body is complete (chromedriver may keep

@@ -39,10 +39,10 @@ struct PreviewController: Sendable {
         let access = self.sessions.policy.preview
         // Every route checks the preview's access first (``PreviewAccess``): pages, assets,
         // masters and session files alike, so a preview session is no ad-free stream.
-        func route(_ path: RouterPath, _ handler: @escaping @Sendable (Request, BasicRequestContext) throws -> Response) {
+        func route(_ path: RouterPath, _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response) {
             router.getAndHead(path) { request, context in
                 try access.check(request)
-                return try handler(request, context)
+                return try await handler(request, context)
             }
         }
         router.getAndHead(Routes.preview) { request, _ in
@@ -66,7 +66,7 @@ struct PreviewController: Sendable {
         route(Routes.previewCampaign) { request, context in try self.page(request, context) }
         route(Routes.previewCompare) { request, context in try self.compare(request, context) }
         route(Routes.previewReport) { request, context in try self.report(request, context) }
-        route(Routes.previewMaster) { request, context in try self.master(request, context) }
+        route(Routes.previewMaster) { request, context in try await self.master(request, context) }
         // Async: the first request of a revision waits for ffprobe (off the event loops).
         for (path, json) in [(Routes.previewMedia, false), (Routes.previewMediaJSON, true)] {
             router.getAndHead(path) { request, context async throws -> Response in
@@ -83,7 +83,7 @@ struct PreviewController: Sendable {
             }
         }
         route(Routes.previewSessionFile) { request, context in
-            try self.sessions.sessionFile(request, context, scope: .preview)
+            try await self.sessions.sessionFile(request, context, scope: .preview)
         }
     }
 
@@ -128,7 +128,7 @@ struct PreviewController: Sendable {
     /// plan the page shows. Its token is a preview token: its playlists are served under
     /// `/preview/{id}/sessions/` and never on the public API, so an operator's choice of decision
     /// time cannot become a viewer's way around a flight or a time rule.
-    func master(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+    func master(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let served = try self.store.campaign(for: context, listedAt: "/preview")
         let viewer = try Self.validContext(request)
         var liveJoin: Int?
@@ -155,7 +155,7 @@ struct PreviewController: Sendable {
                 ),
             liveJoin: liveJoin
         )
-        return try self.sessions.masterResponse(served, token: token, prefix: "/preview/\(served.campaign.id)/", for: request)
+        return try await self.sessions.masterResponse(served, token: token, prefix: "/preview/\(served.campaign.id)/", for: request)
     }
 
     static func context(_ request: Request) -> PreviewContext {

@@ -1,0 +1,173 @@
+import Foundation
+import HLSPlaylist
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension RealClients {
+    /// `adstitch serve` with a campaign fed by `scripts/test-ad-server.py`: the master asks the ad
+    /// server for every break at once on the viewer's behalf, records what it decided, and every
+    /// replica sharing the database serves the same ads in every file of the session.
+    @Suite("Ad server sessions through serve", .serialized)
+    struct AdServerServeTests {
+        /// The demo's programme and ads on a static origin, an ad server whose creatives are the
+        /// demo's ads there, and a campaign folder asking it (`request`: the ad_server line's body).
+        struct Setup {
+            let origin: StaticServer
+            let adServer: AdServerEndToEndTests.Server
+            let folder: URL
+
+            init(_ request: (String) -> String) async throws {
+                self.origin = try await StaticServer(root: RemoteCampaignTests.demo)
+                self.adServer = try await AdServerEndToEndTests.Server(mediaBase: self.origin.base.absoluteString + "media/ads")
+                let base = self.adServer.base
+                let file = try RemoteCampaignTests.campaign(base: self.origin.base.absoluteString) { $0 + "\nad_server: \(request(base))\n" }
+                self.folder = file.deletingLastPathComponent()
+            }
+        }
+
+        /// The ad ids of each break of a boundary manifest (slate left out).
+        static func ads(_ manifest: String) -> [String: [String]] {
+            let json = try? JSONSerialization.jsonObject(with: Data(manifest.utf8)) as? [String: Any]
+            var ads: [String: [String]] = [:]
+            for item in json?["breaks"] as? [[String: Any]] ?? [] {
+                guard let id = item["id"] as? String else { continue }
+                ads[id] = (item["ads"] as? [[String: Any]] ?? []).filter { $0["slate"] as? Bool != true }.compactMap { $0["id"] as? String }
+            }
+            return ads
+        }
+
+        /// Every session file a master names: its variants' lines and its renditions' `URI`s.
+        static func sessionFiles(_ master: String) -> [String] {
+            var files: [String] = []
+            for line in master.split(separator: "\n") {
+                if line.hasPrefix("sessions/") {
+                    files.append(String(line))
+                } else if let range = line.range(of: "URI=\"sessions/") {
+                    let rest = line[line.index(range.upperBound, offsetBy: -9)...]
+                    files.append(String(rest.prefix { $0 != "\"" }))
+                }
+            }
+            return files
+        }
+
+        @Test(
+            "two replicas sharing PostgreSQL: one master asks once per break with the viewer's device headers; the other replica serves every file of the session byte for byte alike, the pod first; GStreamer decodes it"
+        )
+        func replicasServeTheDecidedAds() async throws {
+            let database = try await PostgresServer()
+            let setup = try await Setup {
+                "{ vast: \"\($0)/vast/pod?ads=bravo,delta&dur=3.84,1.92&sid={session}&pos={break.position}\", timeout: 2, fallback: [house] }"
+            }
+            defer { try? FileManager.default.removeItem(at: setup.folder) }
+            let a = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
+            defer { kill(a.process.pid, SIGKILL) }
+            let b = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
+            defer { kill(b.process.pid, SIGKILL) }
+
+            let started = ContinuousClock.now
+            let answer = try LoopbackHTTP.exchange(
+                "GET",
+                port: a.port,
+                path: "/v1/campaigns/evening-news/master.m3u8?session=ads-1",
+                headers: [("User-Agent", "AdStitchTest/1.0"), ("X-Forwarded-For", "203.0.113.7, 10.0.0.1"), ("Accept-Language", "es-ES")]
+            )
+            let took = ContinuousClock.now - started
+            #expect(answer.status == 200)
+            let master = String(decoding: answer.body, as: UTF8.self)
+            let files = Self.sessionFiles(master)
+            #expect(files.count == 3, "two variants and the manifest: \(master)")
+            let v0 = try #require(files.first { $0.hasSuffix("/v0.m3u8") })
+            let boundaries = v0.replacingOccurrences(of: "v0.m3u8", with: "boundaries.json")
+            let prefix = "/v1/campaigns/evening-news/"
+
+            // Replica B never saw the session start: it reads the decisions and answers alike.
+            for file in files + [boundaries] {
+                let fromB = try b.get(prefix + file)
+                let fromA = try a.get(prefix + file)
+                #expect(fromB.status == 200 && fromA.status == 200, "\(file): \(fromB.body)")
+                #expect(fromB.body == fromA.body, "\(file) differs between replicas")
+            }
+            let ads = Self.ads(try b.get(prefix + boundaries).body)
+            #expect(ads["preroll"] == ["UAID-bravo", "UAID-delta"], "\(ads)")
+            #expect(Array(ads["mid-1"]?.prefix(2) ?? []) == ["UAID-bravo", "UAID-delta"])
+            #expect(ads["postroll"] == ["UAID-bravo"], "4 s: the 1.92 s creative no longer fits after the 3.84 s one")
+            // The creatives' segments come from the ad server's media, as its playlists name them.
+            let variant = try b.get(prefix + v0).body
+            #expect(variant.contains(setup.origin.base.absoluteString + "media/ads/"), "\(variant)")
+
+            // One request per break, made by A alone, with the viewer's device headers (VAST 4.3 §2.4.2).
+            let requests = try await Self.requestLog(setup.adServer)
+            #expect(requests.count == 3, "\(requests)")
+            #expect(Set(requests.compactMap { ($0["query"] as? String)?.components(separatedBy: "pos=").last }) == ["pre", "mid", "post"])
+            for request in requests {
+                let headers = request["headers"] as? [String: String] ?? [:]
+                #expect(headers["X-Device-IP"] == "203.0.113.7", "\(headers)")
+                #expect(headers["X-Device-User-Agent"] == "AdStitchTest/1.0")
+                #expect(headers["X-Device-Accept-Language"] == "es-ES")
+            }
+            // Interstitials: the same decisions name the break's assets, from either replica.
+            let interstitial = try a.get("/v1/campaigns/evening-news/master.m3u8?session=ads-2&insertion=interstitials")
+            #expect(interstitial.status == 200)
+            let primaryPath = try #require(Self.sessionFiles(interstitial.body).first { $0.hasSuffix("/v0.m3u8") })
+            let primary = try b.get(prefix + primaryPath).body
+            let list = try #require(primary.components(separatedBy: "X-ASSET-LIST=\"").dropFirst().first?.prefix { $0 != "\"" })
+            // Relative to the primary playlist.
+            let assets = try b.get(prefix + primaryPath.replacingOccurrences(of: "v0.m3u8", with: String(list))).body
+            #expect(assets.contains(setup.origin.base.absoluteString + "media/ads/"), "\(list): \(assets)")
+            let metrics = try a.get("/metrics").body
+            #expect(
+                metrics.contains("adstitch_ad_server_requests_total{outcome=\"filled\"} 6"),
+                "\(metrics.split(separator: "\n").filter { $0.contains("ad_server") })"
+            )
+            print("↳ master with 3 breaks asked at once: \(took)")
+
+            // GStreamer decodes the session from replica B: programme and creatives, every frame.
+            let manifest = try JSONSerialization.jsonObject(with: Data(try b.get(prefix + boundaries).body.utf8)) as? [String: Any]
+            let duration = try #require(ExactDecimal("\(manifest?["duration"] ?? "")"))
+            let url = try #require(URL(string: "http://127.0.0.1:\(b.port)\(prefix)\(v0)"))
+            let decoded = try await Decoded(url, scratch: FileManager.default.temporaryDirectory, audio: false)
+            #expect(decoded.videoFrames == RealClientTests.frames(duration, fps: 25), "\(decoded.videoFrames) frames for \(duration) s")
+        }
+
+        @Test(
+            "faults: a slow ad server, a 500 and malformed XML each give the master within the timeout, the breaks filled from the fallback pool, counted by outcome"
+        )
+        func faultsFallBack() async throws {
+            let setup = try await Setup { base in
+                // The viewer's `fault` attribute picks the answer: slow past the timeout, a 500, malformed XML.
+                "{ vast: \"\(base)/vast/{fault}?ms=3000&sid={session}&pos={break.position}\", timeout: 1, fallback: [house] }"
+            }
+            defer { try? FileManager.default.removeItem(at: setup.folder) }
+            let server = try await HardeningEndToEndTests.Server(campaigns: setup.folder)
+            defer { kill(server.process.pid, SIGKILL) }
+            for (fault, outcome) in [("slow", "timeout"), ("error500", "error"), ("malformed", "error")] {
+                let started = ContinuousClock.now
+                let path = "/v1/campaigns/evening-news/master.m3u8?session=fault-\(fault)&fault=\(fault)"
+                let answer = try server.get(path)
+                let took = ContinuousClock.now - started
+                #expect(answer.status == 200, "\(answer.body)")
+                #expect(took < .milliseconds(1_600), "\(fault): the master took \(took) with a 1 s timeout")
+                let files = Self.sessionFiles(answer.body)
+                let boundaries = try #require(files.first { $0.hasSuffix("/v0.m3u8") }).replacingOccurrences(of: "v0.m3u8", with: "boundaries.json")
+                let ads = Self.ads(try server.get("/v1/campaigns/evening-news/" + boundaries).body)
+                #expect(
+                    ads.values.flatMap { $0 }.allSatisfy { ["bravo", "delta"].contains($0) },
+                    "\(fault): the house pool fills every break: \(ads)"
+                )
+                #expect(!ads.isEmpty)
+                let metrics = try server.get("/metrics").body
+                #expect(metrics.contains("adstitch_ad_server_requests_total{outcome=\"\(outcome)\"}"), "\(fault)")
+                print("↳ \(fault): master in \(took)")
+            }
+        }
+
+        static func requestLog(_ server: AdServerEndToEndTests.Server) async throws -> [[String: Any]] {
+            let port = try #require(URLComponents(string: server.base)?.port)
+            let answer = try LoopbackHTTP.exchange("GET", port: port, path: "/requests")
+            return try JSONSerialization.jsonObject(with: answer.body) as? [[String: Any]] ?? []
+        }
+    }
+}
