@@ -47,6 +47,7 @@ extension Campaign {
             rewrites: self.rewrites,
             insertion: self.insertion,
             adServer: self.adServer,
+            adServers: self.adServers,
             files: self.files,
             warnings: self.warnings
         )

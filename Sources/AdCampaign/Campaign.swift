@@ -42,8 +42,11 @@ public struct Campaign: Sendable {
     /// How sessions get their ads by default (`insertion:`): stitched into the playlists, or as
     /// HLS Interstitials the player fetches (a session start's `insertion=` overrides it).
     public let insertion: Insertion
-    /// The ad decision server its breaks ask first (`ad_server:`); nil: pools only.
+    /// The ad decision server its breaks ask first (`ad_server:`); nil: pools only, unless a
+    /// rule chooses one of ``adServers``.
     public let adServer: AdServerSettings?
+    /// Named ad decision servers a rule chooses among (`ad_servers:`, `then: { ad_server: NAME }`).
+    public let adServers: [String: AdServerSettings]
     /// The local files the campaign is made of (playlists, segments, keys, init sections).
     public let files: CampaignFiles
     /// Findings that do not stop the campaign from loading (`adstitch validate` prints them).

@@ -3,7 +3,7 @@ import HLSPlaylist
 import Yams
 
 extension Loader {
-    mutating func rules(_ node: Node?, breaks: [String], pools: [String]) -> [Rule] {
+    mutating func rules(_ node: Node?, breaks: [String], pools: [String], adServers: Set<String> = []) -> [Rule] {
         var rules: [Rule] = []
         for (index, item) in self.reader.sequence(node, "rules").enumerated() {
             let field = "rules[\(index)]"
@@ -11,10 +11,10 @@ extension Loader {
             let name = self.reader.string(fields["name"], "\(field).name") ?? "rule \(index + 1)"
             let condition = self.condition(fields["when"], "\(field).when")
             guard fields["then"] != nil else {
-                self.reader.issue(item, "\(field).then", "is required: what the rule does (exclude, exclude_seen, boost, pools)")
+                self.reader.issue(item, "\(field).then", "is required: what the rule does (exclude, exclude_seen, boost, pools, ad_server)")
                 continue
             }
-            let action = self.action(fields["then"], "\(field).then", breaks: breaks, pools: pools)
+            let action = self.action(fields["then"], "\(field).then", breaks: breaks, pools: pools, adServers: adServers)
             rules.append(Rule(name: name, condition: condition, action: action))
         }
         return rules
@@ -121,9 +121,23 @@ extension Loader {
         return wallClock - ExactDecimal(offset)
     }
 
-    private mutating func action(_ node: Node?, _ field: String, breaks: [String], pools: [String]) -> Action {
+    private mutating func action(_ node: Node?, _ field: String, breaks: [String], pools: [String], adServers: Set<String>) -> Action {
         var action = Action()
-        let fields = self.reader.mapping(node, field, allowed: ["exclude", "exclude_seen", "boost", "pools"])
+        let fields = self.reader.mapping(node, field, allowed: ["exclude", "exclude_seen", "boost", "pools", "ad_server"])
+        if let node = fields["ad_server"], let name = self.reader.string(node, "\(field).ad_server") {
+            if name == "none" || adServers.contains(name) {
+                action.adServer = name
+            } else {
+                self.reader.issue(
+                    node,
+                    "\(field).ad_server",
+                    "names ad server \"\(name)\", which is not in ad_servers"
+                        + (adServers.isEmpty
+                            ? " (there are none: add ad_servers: { \(name): { vast: URL } })" : " (\(adServers.sorted().joined(separator: ", ")))")
+                        + "; or write none for the pools alone"
+                )
+            }
+        }
         for (index, item) in self.reader.sequence(
             fields["exclude"].map { node in
                 if case .scalar = node { return Node.sequence(.init([node])) }

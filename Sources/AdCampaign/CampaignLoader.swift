@@ -174,7 +174,7 @@ struct Loader {
 
     static let topLevelKeys = [
         "version", "id", "title", "origin", "program", "marker_breaks", "breaks", "slate", "pools", "rules", "startup", "markers",
-        "markers_passthrough", "trusted_attributes", "rewrite", "insertion", "join_mid_break", "ad_server",
+        "markers_passthrough", "trusted_attributes", "rewrite", "insertion", "join_mid_break", "ad_server", "ad_servers",
     ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
@@ -216,7 +216,9 @@ struct Loader {
                 "is for a single programme asset with markers: program: { playlist: …, breaks: markers }"
             )
         }
-        let rules = self.rules(fields["rules"], breaks: breaks.map(\.id), pools: pools.map(\.id))
+        let adServer = self.adServer(fields["ad_server"], pools: pools.map(\.id))
+        let adServers = self.adServers(fields["ad_servers"], pools: pools.map(\.id))
+        let rules = self.rules(fields["rules"], breaks: breaks.map(\.id), pools: pools.map(\.id), adServers: Set(adServers.keys))
         let startup = self.startup(fields["startup"])
         let markers = self.markers(fields["markers"])
         let trusted = fields["trusted_attributes"].map { self.reader.strings($0, "trusted_attributes") } ?? Campaign.defaultTrustedAttributes
@@ -231,9 +233,9 @@ struct Loader {
             }
         }
         if self.isLive { self.checkLiveLimits(fields, insertion: insertion) }
-        let adServer = self.adServer(fields["ad_server"], pools: pools.map(\.id))
-        if self.isLive, let node = fields["ad_server"] {
-            self.reader.issue(node, "ad_server", "is for VOD programmes in this version; a live channel's breaks fill from their pools")
+        for key in ["ad_server", "ad_servers"] where self.isLive {
+            guard let node = fields[key] else { continue }
+            self.reader.issue(node, key, "is for VOD programmes in this version; a live channel's breaks fill from their pools")
         }
         guard self.reader.issues.isEmpty, self.assets.issues.isEmpty else { return nil }
         let programme: Programme
@@ -263,6 +265,7 @@ struct Loader {
             rewrites: rewrites,
             insertion: insertion,
             adServer: adServer,
+            adServers: adServers,
             files: self.assets.files,
             warnings: []
         )

@@ -19,6 +19,9 @@ public struct Action: Sendable {
     public var boost: [String: Double] = [:]
     /// Per-break pool override: the breaks named fill from these pools instead.
     public var pools: [String: [String]] = [:]
+    /// The ad decision server the viewer's breaks ask: a name of `ad_servers:`, or `none` (the
+    /// pools alone); the last matching rule that names one wins.
+    public var adServer: String?
 
     public init() {}
 }

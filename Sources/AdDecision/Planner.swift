@@ -75,9 +75,11 @@ public struct Planner: Sendable {
         start: ExactDecimal,
         decided: [Ad] = []
     ) -> PlannedBreak {
-        // A rule's override; else, with an ad decision server, its `fallback` pools; else the break's.
+        // A rule's override; else, with an ad decision server (the one the viewer's rules choose),
+        // its `fallback` pools; else the break's.
         let pools =
-            rules.last(where: { $0.action.pools[adBreak.id] != nil })?.action.pools[adBreak.id] ?? campaign.adServer?.fallback ?? adBreak.pools
+            rules.last(where: { $0.action.pools[adBreak.id] != nil })?.action.pools[adBreak.id]
+            ?? campaign.adServer(applying: rules)?.fallback ?? adBreak.pools
         // The decided ads first (each id once), then the pools' ads they do not hold.
         var ads: [Ad] = []
         for ad in decided where !ads.contains(where: { $0.id == ad.id }) { ads.append(ad) }

@@ -1,4 +1,5 @@
 import AdCampaign
+import AdDecision
 import AdLiveRuntime
 import AdOrigin
 import Foundation
@@ -100,7 +101,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     // Sessions' ad decisions: in PostgreSQL beside the live break history when there is one,
     // else in this replica's memory — said at start when a campaign asks an ad server.
     let decisions: any AdDecisionStore = history.map { PostgresAdDecisionStore(client: $0.client, logger: logger) } ?? MemoryAdDecisionStore()
-    if store.statuses.contains(where: { $0.id.flatMap(store.campaign)?.campaign.adServer != nil }) {
+    if store.statuses.contains(where: { $0.id.flatMap(store.campaign)?.campaign.asksAdServers == true }) {
         logger.notice("\(decisions.summary)")
     }
     let sessions = SessionController(

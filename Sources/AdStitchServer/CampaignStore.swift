@@ -39,7 +39,7 @@ public struct ServedCampaign: Sendable {
     ) throws {
         self.campaign = campaign
         self.channel = channel
-        if campaign.adServer != nil, campaign.live == nil, let origin {
+        if campaign.asksAdServers, campaign.live == nil, let origin {
             self.creatives = CreativeCache(
                 campaign: campaign,
                 layout: renderer.layout,

@@ -191,15 +191,17 @@ struct SessionController: Sendable {
 
     /// The multivariant playlist of the session `token` describes; its URIs are
     /// `{prefix}sessions/{token}/…` (`prefix` empty: relative to `/v1/campaigns/{id}/`). A
-    /// campaign with an ad decision server asks it first (``decide(_:token:for:)``).
+    /// campaign with an ad decision server asks it first (``decide(_:token:for:)``); the plan and
+    /// render are timed, not the ad server (`adstitch_ad_server_duration_seconds`).
     func masterResponse(_ served: ServedCampaign, token: SessionToken, prefix: String, for request: Request) async throws -> Response {
-        let session = await self.decide(served, token: token, for: request)
-        let tokenText = session.token.encoded(secret: self.policy.signingKey)
-        let base = prefix + "sessions/\(tokenText)/"
-        // The session's other files are fetched next, under this token: planned already.
-        self.sessions.put(tokenText, session)
+        let decided = await self.decide(served, token: token, for: request)
         let text = try self.render("multivariant") {
-            try session.renderer.render(
+            let session = decided ?? VerifiedSession(served, token: token)
+            let tokenText = session.token.encoded(secret: self.policy.signingKey)
+            let base = prefix + "sessions/\(tokenText)/"
+            // The session's other files are fetched next, under this token: planned already.
+            self.sessions.put(tokenText, session)
+            return try session.renderer.render(
                 .multivariant,
                 session.plan,
                 insertion: session.token.insertion,
@@ -210,16 +212,48 @@ struct SessionController: Sendable {
         return Self.playlist(text, cache: "private, no-store", for: request)
     }
 
-    /// The session `token` starts: planned from the pools alone, or — a VOD campaign with an ad
-    /// decision server — from its answers for every break (asked at once, within the campaign's
-    /// `timeout`), recorded in ``decisions`` so every replica plans the same ads; the token says
-    /// so (``SessionToken/decided``). An answer that cannot be recorded is not used: the session
-    /// plays its pools, the same everywhere.
-    func decide(_ served: ServedCampaign, token: SessionToken, for request: Request) async -> VerifiedSession {
-        guard let settings = served.campaign.adServer, let creatives = served.creatives, token.liveJoin == nil else {
-            return VerifiedSession(served, token: token)
-        }
+    /// The session `token` starts on a VOD campaign with an ad decision server, planned from its
+    /// answers for every break (asked at once, within the campaign's `timeout`) and recorded in
+    /// ``decisions`` so every replica plans the same ads; the token says so
+    /// (``SessionToken/decided``). Nil without an ad server, or when the answers could not be
+    /// recorded: then the session plays its pools, the same everywhere.
+    func decide(_ served: ServedCampaign, token: SessionToken, for request: Request) async -> VerifiedSession? {
+        guard token.liveJoin == nil else { return nil }
         let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
+        guard let asked = await self.ask(served, for: context, request: request) else { return nil }
+        let (decisions, known) = (asked.decisions, asked.creatives)
+        var stored = StoredDecisions(breaks: [:])
+        for (breakID, ads) in decisions.decided {
+            stored.breaks[breakID] = ads.compactMap { ad in
+                known[ObjectIdentifier(ad.asset)].map { StoredDecisions.Creative(id: ad.id, url: $0.url, tracking: ad.tracking) }
+            }
+        }
+        var decided = token
+        decided.decided = true
+        do {
+            let standing = try await self.decisions.record(stored, session: decided.decisionKey, expires: token.expires)
+            if standing != stored { return try await self.restore(served, decided, from: standing) }
+        } catch {
+            self.store.logger.warning(
+                "cannot record a session's ad decisions; it plays the campaign's pools",
+                metadata: ["campaign": "\(served.campaign.id)", "error": "\(error)"]
+            )
+            return nil
+        }
+        let plan = Planner().plan(served.campaign, for: context, decided: decisions.decided)
+        let renderer = SessionRenderer(layout: served.renderer.layout.adding(known.values.map(\.creative)))
+        return VerifiedSession(token: decided, plan: plan, load: served.load, renderer: renderer)
+    }
+
+    /// What the ad decision server the viewer's rules choose decides for `context`, every break
+    /// asked at once on the viewer's behalf (counted in the metrics), with the creatives that play
+    /// laid out and the URLs they were had from; nil when the viewer's breaks ask none.
+    func ask(
+        _ served: ServedCampaign,
+        for context: ViewerContext,
+        request: Request
+    ) async -> (decisions: AdServerDecisions, creatives: [ObjectIdentifier: (creative: StitchLayout.LaidOutCreative, url: URL)])? {
+        guard let creatives = served.creatives, let settings = served.campaign.adServer(for: context) else { return nil }
         let laidOut = Mutex<[ObjectIdentifier: (creative: StitchLayout.LaidOutCreative, url: URL)]>([:])
         let started = ContinuousClock.now
         let decisions = await AdServerDecisions.decide(
@@ -238,28 +272,7 @@ struct SessionController: Sendable {
             }
         }
         self.store.metrics.adServer(decisions.reports, duration: ContinuousClock.now - started)
-        let known = laidOut.withLock { $0 }
-        var stored = StoredDecisions(breaks: [:])
-        for (breakID, ads) in decisions.decided {
-            stored.breaks[breakID] = ads.compactMap { ad in
-                known[ObjectIdentifier(ad.asset)].map { StoredDecisions.Creative(id: ad.id, url: $0.url, tracking: ad.tracking) }
-            }
-        }
-        var decided = token
-        decided.decided = true
-        do {
-            let standing = try await self.decisions.record(stored, session: decided.decisionKey, expires: token.expires)
-            if standing != stored { return try await self.restore(served, decided, from: standing) }
-        } catch {
-            self.store.logger.warning(
-                "cannot record a session's ad decisions; it plays the campaign's pools",
-                metadata: ["campaign": "\(served.campaign.id)", "error": "\(error)"]
-            )
-            return VerifiedSession(served, token: token)
-        }
-        let plan = Planner().plan(served.campaign, for: context, decided: decisions.decided)
-        let renderer = SessionRenderer(layout: served.renderer.layout.adding(known.values.map(\.creative)))
-        return VerifiedSession(token: decided, plan: plan, load: served.load, renderer: renderer)
+        return (decisions, laidOut.withLock { $0 })
     }
 
     /// The session of a decided token planned again from its recorded decisions: what a replica

@@ -16,7 +16,7 @@ struct CLIAdServerDecisions {
     /// Asks the campaign's ad server for every break of `context`'s session, waiting on this
     /// thread; a campaign without one decides nothing.
     static func decide(_ campaign: Campaign, for context: ViewerContext, origin: OriginFlags) -> CLIAdServerDecisions {
-        guard let settings = campaign.adServer else { return CLIAdServerDecisions(campaign: campaign, decided: [:], reports: []) }
+        guard let settings = campaign.adServer(for: context) else { return CLIAdServerDecisions(campaign: campaign, decided: [:], reports: []) }
         let client = OriginClient(settings: origin.settings)
         defer { try? client.shutdownWaiting() }
         let source = client.playlistSource.allowingLinks(into: origin.mediaRootURLs)

@@ -234,5 +234,68 @@ extension RealClients {
             #expect(output.contains("→ failed") && output.contains("the break's fallback pools fill it"), "\(output)")
             #expect(ads.values.allSatisfy { $0.allSatisfy { ["delta", "bravo"].contains($0) } } && ads["preroll"]?.isEmpty == false, "\(ads)")
         }
+
+        @Test(
+            "named ad servers chosen by rules: the last matching rule's server is asked (its key masked in reports), its fallback fills; none asks nothing; an unknown name is refused at its line"
+        )
+        func rulesChooseTheServer() async throws {
+            let origin = try await StaticServer(root: RemoteCampaignTests.demo)
+            let server = try await AdServerEndToEndTests.Server(mediaBase: origin.base.absoluteString + "media/ads")
+            let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) { yaml in
+                let rules = """
+                    rules:
+                      - name: french-market
+                        when: { attributes: { market: '^fr$' } }
+                        then: { ad_server: fw }
+                      - name: no-ad-server
+                        when: { attributes: { market: '^none$' } }
+                        then: { ad_server: none }
+                    """
+                return yaml.replacingOccurrences(of: "rules:\n", with: rules + "\n")
+                    + """
+
+                    ad_server: { vast: "\(server.base)/vast/pod?ads=bravo,delta&dur=3.84,1.92&srv=default", fallback: [house] }
+                    ad_servers:
+                      fw: { vast: "\(server.base)/vast/inline?ad=charlie&dur=7.68&srv=fw&api_key=s3cret", fallback: [prime] }
+
+                    """
+            }
+            let folder = file.deletingLastPathComponent()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            func session(_ market: String) async throws -> (ads: [String: [String]], output: String) {
+                let out = folder.appendingPathComponent("out-\(market)")
+                let result = try await CLITests().adstitch([
+                    "stitch", file.path, "--out", out.path, "--session", "s-\(market)", "--set", "market=\(market)",
+                ])
+                #expect(result.status == 0, "\(result.output)")
+                let manifest = try String(contentsOf: out.appendingPathComponent("boundaries.json"), encoding: .utf8)
+                return (RealClients.AdServerServeTests.ads(manifest), result.output)
+            }
+            let french = try await session("fr")
+            #expect(french.ads["mid-1"]?.first == "UAID-charlie", "\(french.ads)\n\(french.output)")
+            // The request is reported with its credentials masked.
+            #expect(french.output.contains("srv=fw&api_key=***") && !french.output.contains("s3cret"), "\(french.output)")
+            // The fw server's fallback (prime) fills what charlie leaves of the 12 s mid-roll.
+            #expect(french.ads["mid-1"]?.dropFirst().allSatisfy { ["alpha", "bravo", "charlie"].contains($0) } == true, "\(french.ads)")
+            let other = try await session("de")
+            #expect(other.ads["preroll"] == ["UAID-bravo", "UAID-delta"], "\(other.ads)")
+            let none = try await session("none")
+            #expect(none.ads.values.flatMap { $0 }.allSatisfy { !$0.hasPrefix("UAID-") }, "\(none.ads)")
+            let requests = try await server.requests(queries: true)
+            #expect(requests.filter { $0.contains("srv=fw") }.count == 3, "\(requests)")
+            #expect(requests.filter { $0.contains("srv=default") }.count == 3, "the none session asks nothing: \(requests)")
+
+            // A rule naming a server that is not there: the line and the names there are.
+            let yaml = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(
+                of: "then: { ad_server: fw }",
+                with: "then: { ad_server: gam }"
+            )
+            try Data(yaml.utf8).write(to: file)
+            let refused = try await CLITests().adstitch(["validate", file.path])
+            #expect(refused.status == 1)
+            let line = yaml.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("ad_server: gam") }.map { $0 + 1 } ?? 0
+            #expect(refused.output.contains("\(file.path):\(line):"), "\(refused.output)")
+            #expect(refused.output.contains("names ad server \"gam\", which is not in ad_servers (fw)"), "\(refused.output)")
+        }
     }
 }

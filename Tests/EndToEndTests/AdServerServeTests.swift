@@ -54,7 +54,7 @@ extension RealClients {
         }
 
         @Test(
-            "two replicas sharing PostgreSQL: one master asks once per break with the viewer's device headers; the other replica serves every file of the session byte for byte alike, the pod first; GStreamer decodes it"
+            "two replicas sharing PostgreSQL: one master asks once per break with the viewer's device headers; the other replica serves every file of the session byte for byte alike, the pod first; hls.js plays it (stitched and interstitials), GStreamer decodes it"
         )
         func replicasServeTheDecidedAds() async throws {
             let database = try await PostgresServer()
@@ -123,6 +123,33 @@ extension RealClients {
                 "\(metrics.split(separator: "\n").filter { $0.contains("ad_server") })"
             )
             print("↳ master with 3 breaks asked at once: \(took)")
+
+            // The preview page and its plan report ask the ad server for the form's viewer and show
+            // each break's request and answer.
+            let page = try a.get("/preview/evening-news?session=preview-1")
+            #expect(page.status == 200)
+            #expect(
+                page.body.contains("<h2>Ad server</h2>") && page.body.contains("<code>UAID-bravo</code>, <code>UAID-delta</code>"),
+                "\(page.body)"
+            )
+            let report =
+                try JSONSerialization.jsonObject(with: Data(try a.get("/preview/evening-news/report.json?session=preview-1").body.utf8))
+                as? [String: Any]
+            let answers = report?["adServer"] as? [[String: Any]] ?? []
+            #expect(answers.map { $0["break"] as? String } == ["preroll", "mid-1", "postroll"], "\(report ?? [:])")
+            #expect(answers.last?["played"] as? [String] == ["UAID-bravo"])
+
+            // hls.js (MSE) plays both sessions to the end from replica B: the stitched one, and the
+            // interstitial one whose asset lists name the creatives.
+            let stitchedPlay = try await InterstitialEndToEndTests.playWithHlsJs(port: b.port, campaign: "evening-news", master: master)
+            #expect(stitchedPlay.contains { $0.hasPrefix("ended:") }, "\(stitchedPlay)")
+            let interstitialPlay = try await InterstitialEndToEndTests.playWithHlsJs(
+                port: b.port,
+                campaign: "evening-news",
+                master: interstitial.body
+            )
+            #expect(interstitialPlay.filter { $0.hasPrefix("list:") }.count == 3, "\(interstitialPlay)")
+            #expect(interstitialPlay.contains { $0.hasPrefix("end:") }, "\(interstitialPlay)")
 
             // GStreamer decodes the session from replica B: programme and creatives, every frame.
             let manifest = try JSONSerialization.jsonObject(with: Data(try b.get(prefix + boundaries).body.utf8)) as? [String: Any]

@@ -2,6 +2,7 @@ import AdCampaign
 import AdDecision
 import AdLiveRuntime
 import AdMedia
+import AdServerClient
 import AdStitching
 import Foundation
 import Hummingbird
@@ -63,9 +64,9 @@ struct PreviewController: Sendable {
             }
             return hlsJS
         }
-        route(Routes.previewCampaign) { request, context in try self.page(request, context) }
+        route(Routes.previewCampaign) { request, context in try await self.page(request, context) }
         route(Routes.previewCompare) { request, context in try self.compare(request, context) }
-        route(Routes.previewReport) { request, context in try self.report(request, context) }
+        route(Routes.previewReport) { request, context in try await self.report(request, context) }
         route(Routes.previewMaster) { request, context in try await self.master(request, context) }
         // Async: the first request of a revision waits for ffprobe (off the event loops).
         for (path, json) in [(Routes.previewMedia, false), (Routes.previewMediaJSON, true)] {
@@ -87,17 +88,42 @@ struct PreviewController: Sendable {
         }
     }
 
-    func page(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+    func page(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let served = try self.store.campaign(for: context, listedAt: "/preview")
         let viewer = Self.context(request)
-        let plan = viewer.errors.isEmpty ? Planner().plan(served.campaign, for: viewer.viewer) : nil
-        if let live = served.campaign.live, let plan {
+        guard viewer.errors.isEmpty else {
+            return Self.html(PreviewPage.campaign(served, context: viewer, plan: nil, hasPlayer: self.player != nil), status: .badRequest)
+        }
+        if let live = served.campaign.live {
+            let plan = Planner().plan(served.campaign, for: viewer.viewer)
             return Self.html(PreviewPage.live(served, live: live, context: viewer, plan: plan, hasPlayer: self.player != nil))
         }
+        let decided = await self.decided(served, viewer: viewer, request: request)
         return Self.html(
-            PreviewPage.campaign(served, context: viewer, plan: plan, hasPlayer: self.player != nil),
-            status: plan == nil ? .badRequest : .ok
+            PreviewPage.campaign(
+                served,
+                context: viewer,
+                plan: decided.plan,
+                hasPlayer: self.player != nil,
+                adServer: decided.reports,
+                renderer: decided.renderer
+            )
         )
+    }
+
+    /// The form's viewer planned as a session would be: with the answers of the ad decision
+    /// server the viewer's rules choose (asked now), else from the pools.
+    func decided(
+        _ served: ServedCampaign,
+        viewer: PreviewContext,
+        request: Request
+    ) async -> (plan: Plan, reports: [AdServerDecisions.BreakReport], renderer: SessionRenderer) {
+        guard let asked = await self.sessions.ask(served, for: viewer.viewer, request: request) else {
+            return (Planner().plan(served.campaign, for: viewer.viewer), [], served.renderer)
+        }
+        let plan = Planner().plan(served.campaign, for: viewer.viewer, decided: asked.decisions.decided)
+        let renderer = SessionRenderer(layout: served.renderer.layout.adding(asked.creatives.values.map(\.creative)))
+        return (plan, asked.decisions.reports, renderer)
     }
 
     func compare(_ request: Request, _ context: BasicRequestContext) throws -> Response {
@@ -117,11 +143,16 @@ struct PreviewController: Sendable {
         return Self.html(PreviewPage.compare(served, context: viewer, plans: plans, count: count), status: plans.isEmpty ? .badRequest : .ok)
     }
 
-    func report(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+    func report(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let served = try self.store.campaign(for: context, listedAt: "/preview")
         let viewer = try Self.validContext(request)
-        let plan = Planner().plan(served.campaign, for: viewer.viewer)
-        return .tagged(served.report(plan).json.text(), contentType: "application/json", cache: "no-store", for: request)
+        let decided = await self.decided(served, viewer: viewer, request: request)
+        var json = served.report(decided.plan).json
+        // With an ad server: under `adServer`, each break's request and answer (as `adstitch preview --format json`).
+        if case .object(let fields) = json, !decided.reports.isEmpty {
+            json = .object(fields + [("adServer", .array(decided.reports.map(\.json)))])
+        }
+        return .tagged(json.text(), contentType: "application/json", cache: "no-store", for: request)
     }
 
     /// A new session's master for the form's context, `at` included, so the player plays the

@@ -1,5 +1,6 @@
 import AdCampaign
 import AdDecision
+import AdServerClient
 import AdStitching
 import Foundation
 import HLSPlaylist
@@ -44,7 +45,17 @@ enum PreviewPage {
 
     /// - Parameter hasPlayer: hls.js is served (`serve --hls-js`): fMP4 sessions play through it
     ///   (Chromium plays only TS natively), and the interstitial form of the plan gets a player too.
-    static func campaign(_ served: ServedCampaign, context: PreviewContext, plan: Plan?, hasPlayer: Bool = false) -> String {
+    /// - Parameters:
+    ///   - adServer: each break's request to the campaign's ad decision server and what came of it.
+    ///   - renderer: the load's renderer with the ad server's creatives (default: the load's).
+    static func campaign(
+        _ served: ServedCampaign,
+        context: PreviewContext,
+        plan: Plan?,
+        hasPlayer: Bool = false,
+        adServer: [AdServerDecisions.BreakReport] = [],
+        renderer: SessionRenderer? = nil
+    ) -> String {
         let campaign = served.campaign
         var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a></p>\n"
         body +=
@@ -77,6 +88,7 @@ enum PreviewPage {
             <p>Rules applied: \(plan.appliedRules.isEmpty ? "none" : plan.appliedRules.map { "<code>\(escape($0))</code>" }.joined(separator: ", ")).</p>
             \(plan.breaks.map(self.reasons).joined(separator: "\n"))
             </section>
+            \(self.adServer(adServer))
             <section><h2>Startup and variant order</h2>
             \(self.startup(plan))
             </section>
@@ -84,7 +96,7 @@ enum PreviewPage {
             <p>What the player's boundary-time observer gets (schema: <code>docs/boundary-manifest.schema.json</code>).</p>
             <pre class="json">\(escape(manifest.json.text()))</pre>
             </section>
-            \(self.interstitials(served, plan: plan, master: master, hasPlayer: hasPlayer))
+            \(self.interstitials(served, plan: plan, master: master, hasPlayer: hasPlayer, renderer: renderer ?? served.renderer))
             <p><a href="/preview/\(escape(campaign.id))/compare?\(escape(query))&amp;count=6">Compare six sessions with this context</a>
             · <a href="/preview/\(escape(campaign.id))/report.json?\(escape(query))">plan report (JSON)</a>
             · <a href="/preview/\(escape(campaign.id))/media">what is inside the media (validate --media)</a></p>
@@ -99,8 +111,7 @@ enum PreviewPage {
     /// The same plan as HLS Interstitials: a player of the interstitial session (hls.js), the
     /// primary playlists' date ranges and each break's asset list — the same ads in the same
     /// order as the stitched player above.
-    static func interstitials(_ served: ServedCampaign, plan: Plan, master: String, hasPlayer: Bool) -> String {
-        let renderer = served.renderer
+    static func interstitials(_ served: ServedCampaign, plan: Plan, master: String, hasPlayer: Bool, renderer: SessionRenderer) -> String {
         let schedule = renderer.schedule(plan)
         let lists = schedule.interstitials.map { interstitial in
             "<h3>Break <code>\(escape(interstitial.id))</code> <small>at \(interstitial.start) s of the primary, \(interstitial.duration) s, resumes +\(interstitial.resumeOffset) s</small></h3>\n"
@@ -206,6 +217,32 @@ enum PreviewPage {
 
     /// What `adstitch validate` warns about the campaign — cuts snapped to a segment boundary, skew
     /// between renditions' cuts, markers skipped — with paths inside the campaign's folder.
+    /// Each break's ad server request (credentials masked), its outcome, the wrappers followed,
+    /// what plays and why the rest does not; nothing without an ad server.
+    static func adServer(_ reports: [AdServerDecisions.BreakReport]) -> String {
+        guard !reports.isEmpty else { return "" }
+        let rows = reports.map { report in
+            let skipped = report.skipped.map { skipped in
+                "<li><code>\(escape(skipped.id))</code>: \(escape(skipped.reason))\(skipped.vastError.map { " <small>(VAST \($0))</small>" } ?? "")</li>"
+            }
+            let wrappers = report.wrappers.isEmpty ? "" : "<br><small>\(report.wrappers.count) wrapper requests</small>"
+            let outcome =
+                escape(report.outcome.rawValue) + (report.error.map { "<br><small>\(escape($0)); the fallback pools fill the break</small>" } ?? "")
+            let plays = report.played.isEmpty ? "none" : report.played.map { "<code>\(escape($0))</code>" }.joined(separator: ", ")
+            return
+                "<tr><td><code>\(escape(report.breakID))</code></td><td><code class=\"url\">\(escape(AdServerDecisions.masked(report.url)))</code>\(wrappers)</td>"
+                + "<td>\(outcome)</td><td>\(plays)</td><td>\(skipped.isEmpty ? "" : "<ul>\(skipped.joined())</ul>")</td></tr>"
+        }
+        return """
+            <section><h2>Ad server</h2>
+            <p>Asked now for this context, every break at once; a player's session asks again when it starts, and an ad server may answer it otherwise.</p>
+            <table class="ad-server"><tr><th>Break</th><th>Request</th><th>Outcome</th><th>Plays first</th><th>Skipped</th></tr>
+            \(rows.joined(separator: "\n"))
+            </table>
+            </section>
+            """
+    }
+
     static func warnings(_ served: ServedCampaign) -> String {
         let warnings = served.campaign.warnings
         guard !warnings.isEmpty else { return "" }
