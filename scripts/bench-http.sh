@@ -18,9 +18,11 @@ work=$(mktemp -d /tmp/adstitch-bench-http.XXXXXX)
 server_pid=""
 nginx_pid=""
 origin_pid=""
+ads_pid=""
 cleanup() {
     [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
     [ -n "$origin_pid" ] && kill "$origin_pid" 2>/dev/null || true
+    [ -n "$ads_pid" ] && kill "$ads_pid" 2>/dev/null || true
     [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
     rm -rf "$work"
 }
@@ -53,6 +55,28 @@ markers: [daterange]
 EOF
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$origin_port/master.m3u8" >/dev/null && break; sleep 0.1; done
 sleep 6  # a few segments published, so the campaign loads with a window
+
+# Issue 29: session starts of a campaign fed by an ad decision server (scripts/test-ad-server.py)
+# that answers every break after 50 ms: a two-ad pod whose creatives are the evening-news demo's
+# ads as this server serves them. Each start asks for its three breaks at once.
+ads_port=$(free_port)
+mkdir -p "$work/campaigns/ads"
+cp -r Campaigns/evening-news/media "$work/campaigns/ads/"
+python3 scripts/test-ad-server.py --port "$ads_port" --media-base "http://127.0.0.1:$app_port/v1/campaigns/ads/media/media/ads" >"$work/ads.log" 2>&1 &
+ads_pid=$!
+pod=$(python3 -c 'import urllib.parse; print(urllib.parse.quote("/vast/pod?ads=bravo,delta&dur=3.84,1.92", safe=""))')
+sed -e 's/^id: evening-news$/id: ads/' Campaigns/evening-news/campaign.yaml >"$work/campaigns/ads/campaign.yaml"
+printf '\nad_server: { vast: "http://127.0.0.1:%s/vast/slow?ms=50&to=%s&sid={session}&pos={break.position}", timeout: 2, fallback: [house] }\n' \
+    "$ads_port" "$pod" >>"$work/campaigns/ads/campaign.yaml"
+cat >"$work/starts.lua" <<'LUA'
+-- Every request starts a new session (its own id), so every one asks the ad server.
+counter = 0
+setup = function(thread) thread:set("prefix", tostring(math.random(1, 1000000000))) end
+request = function()
+  counter = counter + 1
+  return wrk.format("GET", "/v1/campaigns/ads/master.m3u8?session=start-" .. prefix .. "-" .. counter)
+end
+LUA
 
 "$binary" serve --campaigns "$work/campaigns" --port "$app_port" --secret bench >"$work/server.log" 2>&1 &
 server_pid=$!
@@ -139,7 +163,9 @@ for c in $connections; do
     run adstitch-2000-sessions "http://127.0.0.1:$app_port" "$c" -s "$work/sessions.lua"
     run adstitch-2000-sessions-gzip "http://127.0.0.1:$app_port" "$c" -s "$work/sessions-gzip.lua"
     run adstitch-live-2000-sessions "http://127.0.0.1:$app_port" "$c" -s "$work/live.lua"
+    run adstitch-ad-server-starts "http://127.0.0.1:$app_port" "$c" -s "$work/starts.lua"
 done
+ad_requests=$(curl -sf "http://127.0.0.1:$app_port/metrics" | awk '/^adstitch_ad_server_requests_total/ {split($1, l, "\""); printf "%s%s %s", sep, l[2], $2; sep = ", "}')
 rss_max=$(awk '$7 != "-" && $7 + 0 > m {m = $7 + 0} END {print m}' "$work/results")
 gzip_bytes=$(curl -sf -H 'Accept-Encoding: gzip' "http://127.0.0.1:$app_port$path" | wc -c)
 metrics=$(curl -sf "http://127.0.0.1:$app_port/metrics")
@@ -150,7 +176,7 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
     echo "Machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(swift --version 2>&1 | head -1 | sed 's/ (.*//'); $(nginx -v 2>&1 | sed 's/.*: //'); wrk -t$threads, ${seconds} s per run; server, nginx and wrk share the machine."
     echo
-    echo "Playlist: $segments segments, $bytes bytes (\`v3.m3u8\` of a session of the two-hour campaign). *one-session*: wrk asks for one token's playlist, which after the first request comes from the response cache (token-scoped answers are immutable). *2000-sessions*: wrk cycles through 2,000 sessions' playlists, so every request checks its token, plans and renders (*-gzip*: with \`Accept-Encoding: gzip\`, as players send it; ${gzip_bytes} bytes on the wire); nginx serves one file from disk. *live-2000-sessions*: 2,000 sessions of a live channel (scripts/live-origin.py, ten-segment windows, a break every 38.4 s) refreshing their \`v1.m3u8\` in turn: each request renders the channel's current window with the viewer's ads (its ratio to nginx compares a 1 KB answer with a 100 KB file)."
+    echo "Playlist: $segments segments, $bytes bytes (\`v3.m3u8\` of a session of the two-hour campaign). *one-session*: wrk asks for one token's playlist, which after the first request comes from the response cache (token-scoped answers are immutable). *2000-sessions*: wrk cycles through 2,000 sessions' playlists, so every request checks its token, plans and renders (*-gzip*: with \`Accept-Encoding: gzip\`, as players send it; ${gzip_bytes} bytes on the wire); nginx serves one file from disk. *live-2000-sessions*: 2,000 sessions of a live channel (scripts/live-origin.py, ten-segment windows, a break every 38.4 s) refreshing their \`v1.m3u8\` in turn: each request renders the channel's current window with the viewer's ads (its ratio to nginx compares a 1 KB answer with a 100 KB file). *ad-server-starts*: every request starts a new session of the evening-news demo fed by scripts/test-ad-server.py answering each break after 50 ms (three breaks asked at once; the creatives' playlists loaded once); the master's latency is the ad server's plus AdStitch's (ratio to nginx: not comparable)."
     echo
     echo "| Server | Connections | Requests/s | p50 | p99 | vs nginx | CPU µs/request | Peak RSS MiB |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -166,6 +192,8 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
         }' "$work/results"
     echo
     echo "CPU µs/request: the server's user + system CPU time over the run (nginx: master and workers) divided by the requests answered. Peak RSS: VmHWM over the run (reset before it)."
+    echo
+    echo "Ad server breaks by outcome over the ad-server-starts runs: ${ad_requests:-?}."
     echo
     echo "adstitch peak RSS over all runs: ${rss_max} MiB; media playlists stitched: ${stitched:-?}; answered from the response cache: ${hits:-?}."
 } | tee .build/bench-http.md

@@ -33,12 +33,15 @@ public struct VASTFailure: Sendable, Hashable {
     /// The error URIs of the chain (wrappers') to fire with `error.code`.
     public var errors: [String]
     public var wrappers: [String]
+    /// A wrapper with `fallbackOnNoAd="false"` that came back empty (VAST 4.3 §3.19.1): the
+    /// answer's stand-alone ads must not take its place.
+    public var refusesFallback = false
 }
 
 /// Follows an answer's wrappers to inline ads (VAST 4.3 §2.3.4, §3.4.1): at most `maxWrappers`
 /// deep, a URI already in the chain refused as a loop, `followAdditionalWrappers` and
-/// `allowMultipleAds` as each wrapper says (`fallbackOnNoAd="false"` is reported, not enforced
-/// yet). Wrappers of one answer are followed concurrently; the order of the answer is kept. The caller's `fetch` bounds the time
+/// `allowMultipleAds` as each wrapper says, and `fallbackOnNoAd="false"` (an empty wrapper
+/// that says so keeps the answer's stand-alone ads out: ``Resolution/allowsStandAloneAds``). Wrappers of one answer are followed concurrently; the order of the answer is kept. The caller's `fetch` bounds the time
 /// (the campaign's `timeout` covers the whole chain).
 public struct VASTResolver: Sendable {
     public typealias Fetch = @Sendable (URL) async throws -> Data
@@ -57,6 +60,11 @@ public struct VASTResolver: Sendable {
         public var failures: [VASTFailure] = []
         /// Every wrapper request made, in order of the answer.
         public var requests: [String] = []
+
+        /// Whether the answer's stand-alone ads may fill the break: not when a wrapper that came
+        /// back empty said `fallbackOnNoAd="false"` (VAST 4.3 §3.19.1: the player moves on to the
+        /// next ad of the pod, or asks again, instead of substituting one).
+        public var allowsStandAloneAds: Bool { !self.failures.contains(where: \.refusesFallback) }
     }
 
     /// Resolves `document`, the answer to a request for `url`.
@@ -167,7 +175,8 @@ public struct VASTResolver: Sendable {
                     wrappers: wrappers + [url.absoluteString]
                 )
                 if !wrapper.fallbackOnNoAd {
-                    failure.error.message += " (fallbackOnNoAd is false: the rest of the answer should not play; AdStitch does not enforce that yet)"
+                    failure.refusesFallback = true
+                    failure.error.message += " (fallbackOnNoAd is false: the answer's stand-alone ads do not take its place)"
                 }
                 resolution.failures.append(failure)
                 return resolution
@@ -201,10 +210,13 @@ public enum VASTBreakFill {
         public var code: VASTError.Code?
     }
 
-    /// - Parameter playable: nil when the ad can play in the programme, else why not (and its code).
+    /// - Parameters:
+    ///   - playable: nil when the ad can play in the programme, else why not (and its code).
+    ///   - standAlone: whether stand-alone ads may play (``VASTResolver/Resolution/allowsStandAloneAds``).
     public static func choose(
         _ ads: [ResolvedAd],
         duration: ExactDecimal,
+        standAlone allowsStandAlone: Bool = true,
         playable: (ResolvedAd) -> (reason: String, code: VASTError.Code?)? = { _ in nil }
     ) -> Choice {
         let pod = ads.enumerated().filter { $0.element.sequence != nil }
@@ -215,6 +227,16 @@ public enum VASTBreakFill {
         for ad in pod + standAlone {
             if ad.creative == nil {
                 choice.skipped.append(Skipped(ad: ad, reason: "no linear creative", code: .noSupportedMediaFile))
+                continue
+            }
+            if ad.sequence == nil, !allowsStandAlone {
+                choice.skipped.append(
+                    Skipped(
+                        ad: ad,
+                        reason: "a wrapper of the pod came back empty with fallbackOnNoAd=\"false\": stand-alone ads do not replace it",
+                        code: nil
+                    )
+                )
                 continue
             }
             if let (reason, code) = playable(ad) {

@@ -252,7 +252,7 @@ extension AdServerDecisions {
                 for await (id, result) in group { results[id] = result }
                 return results
             }
-            let choice = VASTBreakFill.choose(answer.ads, duration: adBreak.duration) { ad in
+            let choice = VASTBreakFill.choose(answer.ads, duration: adBreak.duration, standAlone: answer.allowsStandAloneAds) { ad in
                 guard let file = ad.creative?.mediaFiles.first(where: \.isHLS) else {
                     return ("no HLS media file (an MP4 needs conditioning)", .noSupportedMediaFile)
                 }

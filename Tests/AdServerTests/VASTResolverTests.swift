@@ -126,4 +126,28 @@ struct VASTResolverTests {
         #expect(short.chosen.map(\.id) == ["pod-1", "spare"])
         #expect(short.skipped.first { $0.ad.id == "pod-2" }?.reason == "runs 6 s; 3 s of the break are left")
     }
+    @Test("fallbackOnNoAd: a pod wrapper that comes back empty lets the answer's stand-alone ads take its place unless it says false")
+    func fallbackOnNoAd() async throws {
+        let empty = Data(#"<VAST version="4.3"/>"#.utf8)
+        for fallback in [true, false] {
+            // The pod: a wrapper (sequence 1) to an empty answer, then the pod and spare of the fixture.
+            let pod = try String(decoding: Fixture.data("pod-4.3.xml"), as: UTF8.self)
+            let wrapped = pod.replacingOccurrences(
+                of: "<VAST version=\"4.3\">",
+                with: """
+                    <VAST version="4.3"><Ad id="empty" sequence="1"><Wrapper fallbackOnNoAd="\(fallback)"><AdSystem>W</AdSystem>
+                    <VASTAdTagURI><![CDATA[https://a.example/empty]]></VASTAdTagURI></Wrapper></Ad>
+                    """
+            )
+            let server = MemoryAdServer(["https://a.example/empty": empty])
+            let resolution = await VASTResolver(fetch: server.fetch).resolve(try VASTDocument(Data(wrapped.utf8)), from: nil)
+            #expect(resolution.allowsStandAloneAds == fallback)
+            #expect(resolution.failures.map(\.adID) == ["empty"] && resolution.failures.first?.error.code == .noAdsAfterWrapper)
+            let choice = VASTBreakFill.choose(resolution.ads, duration: ExactDecimal(30), standAlone: resolution.allowsStandAloneAds)
+            #expect(choice.chosen.contains { $0.id == "spare" } == fallback, "fallbackOnNoAd=\(fallback): \(choice.chosen.map(\.id))")
+            if !fallback {
+                #expect(choice.skipped.first { $0.ad.id == "spare" }?.reason.contains("fallbackOnNoAd") == true)
+            }
+        }
+    }
 }
