@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "AdLiveRuntime", targets: ["AdLiveRuntime"]),
         .library(name: "AdServer", targets: ["AdServer"]),
         .library(name: "AdServerClient", targets: ["AdServerClient"]),
+        .library(name: "AdConditioning", targets: ["AdConditioning"]),
         .executable(name: "adstitch", targets: ["adstitch"]),
     ],
     dependencies: [
@@ -56,6 +57,8 @@ let package = Package(
         .target(name: "AdServer", dependencies: ["HLSPlaylist", "CLibXML2"], swiftSettings: swiftSettings),
         // Looks inside media segments (ffprobe, MPEG-TS tables): `validate --media`.
         .target(name: "AdMedia", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
+        // Creatives encoded to a programme's ladder with ffmpeg: `adstitch condition`.
+        .target(name: "AdConditioning", dependencies: ["AdCampaign", "AdMedia", "HLSPlaylist"], swiftSettings: swiftSettings),
         // Fetching playlists from http(s) origins (docs/campaign-format.md, `origin:`).
         .target(
             name: "AdOrigin",
@@ -118,6 +121,7 @@ let package = Package(
                 "AdMedia",
                 "AdServer",
                 "AdServerClient",
+                "AdConditioning",
                 "AdDecision",
                 "AdStitching",
                 "AdStitchServer",
@@ -144,6 +148,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "AdCampaign", "AdDecision", "AdStitching", "AdStitchServer", "AdOrigin", "AdLive", "AdLiveRuntime", "AdServer", "HLSPlaylist",
+                "AdMedia",
                 "SCTE35",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

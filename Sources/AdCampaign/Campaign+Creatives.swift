@@ -10,16 +10,31 @@ extension CampaignLoader {
     /// containers, codec families, audio and subtitle formats: ``RenditionMatcher``). Throws the
     /// issues that keep it from playing, with its URL as the file.
     public static func creative(at url: URL, id: String, for campaign: Campaign, source: PlaylistSource) throws(CampaignError) -> Asset {
-        var loader = Loader(file: campaign.file, source: source)
+        try Self.checkedCreative(at: url, id: id, for: campaign, source: source).asset
+    }
+
+    /// ``creative(at:id:for:source:)`` with the warnings a pool ad of the same playlists would
+    /// get (no rung at or below a variant, HDCP): what `adstitch condition` promises to leave none
+    /// of. `folder`: where local playlists may lie (default: the campaign's folder).
+    public static func checkedCreative(
+        at url: URL,
+        id: String,
+        for campaign: Campaign,
+        source: PlaylistSource,
+        field: String? = nil,
+        folder: URL? = nil
+    ) throws(CampaignError) -> (asset: Asset, warnings: [CampaignIssue]) {
+        // Local playlists are read inside `folder` (a conditioned creative's), else the campaign's.
+        var loader = Loader(file: folder.map { $0.appendingPathComponent("creative") } ?? campaign.file, source: source)
         loader.assets.origin = campaign.origin
-        let field = "ad_server (creative \(id))"
+        let field = field ?? "ad_server (creative \(id))"
         let asset = loader.assets.asset(at: url, field: field, campaignFile: url.absoluteString, line: 0, column: 0)
         guard let asset, loader.assets.issues.isEmpty else { throw CampaignError(loader.assets.issues) }
-        guard let programme = campaign.templateAsset else { return asset }
+        guard let programme = campaign.templateAsset else { return (asset, []) }
         loader.checkHEVCInFragmentedMP4(asset, what: "creative \"\(id)\"", node: nil, field: field)
         loader.checkCompatible(asset, with: programme, what: "creative \"\(id)\"", node: nil, field: field)
         guard loader.validationIssues.isEmpty else { throw CampaignError(loader.validationIssues) }
-        return asset
+        return (asset, loader.warnings)
     }
 }
 

@@ -17,6 +17,15 @@ public struct SegmentProbe: Sendable, Decodable, Hashable {
         public var level: Int?
         /// Seconds, as ffprobe prints them.
         public var startTime: String?
+        public var width: Int?
+        public var height: Int?
+        /// `25/1`, `30000/1001`.
+        public var rFrameRate: String?
+        /// Hertz, as ffprobe prints it (`"48000"`).
+        public var sampleRate: String?
+        public var channels: Int?
+        /// Seconds, as ffprobe prints them (a whole file's streams).
+        public var duration: String?
     }
 
     public struct Packet: Sendable, Decodable, Hashable {
@@ -96,7 +105,8 @@ public struct FFprobe: Sendable {
         defer { try? FileManager.default.removeItem(at: file) }
         let arguments = [
             "-v", "error", "-allowed_extensions", "ALL", "-protocol_whitelist", "file,http,https,tcp,tls,crypto,data",
-            "-of", "json", "-show_entries", "stream=index,codec_type,codec_name,profile,level,start_time:packet=stream_index,pts_time,flags",
+            "-of", "json", "-show_entries",
+            "stream=index,codec_type,codec_name,profile,level,start_time,width,height,r_frame_rate,sample_rate,channels:packet=stream_index,pts_time,flags",
             "-read_intervals", "%+#\(self.packets)", file.path,
         ]
         let (status, output, errors) = try self.run(arguments)
@@ -110,6 +120,28 @@ public struct FFprobe: Sendable {
             return try decoder.decode(SegmentProbe.self, from: output)
         } catch {
             throw MediaProbeError(description: "ffprobe's answer for \(Self.location(segment, in: playlist)) is not its JSON: \(error)")
+        }
+    }
+
+    /// The streams of a whole media file (a creative to condition): each with its duration.
+    public func streams(of location: String) throws(MediaProbeError) -> [SegmentProbe.Stream] {
+        let arguments = [
+            "-v", "error", "-protocol_whitelist", "file,http,https,tcp,tls", "-of", "json", "-show_entries",
+            "stream=index,codec_type,codec_name,profile,level,start_time,width,height,r_frame_rate,sample_rate,channels,duration",
+            location,
+        ]
+        let (status, output, errors) = try self.run(arguments)
+        guard status == 0 else {
+            throw MediaProbeError(
+                description: "ffprobe could not read \(location): \(errors.split(separator: "\n").last.map(String.init) ?? "exit status \(status)")"
+            )
+        }
+        do {
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            return try decoder.decode(SegmentProbe.self, from: output).streams
+        } catch {
+            throw MediaProbeError(description: "ffprobe's answer for \(location) is not its JSON: \(error)")
         }
     }
 
@@ -143,52 +175,7 @@ public struct FFprobe: Sendable {
 
     /// Runs ffprobe; its status, standard output and standard error. Stopped after ``timeout``.
     private func run(_ arguments: [String]) throws(MediaProbeError) -> (Int32, Data, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [self.executable] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
-        do {
-            try process.run()
-        } catch {
-            throw MediaProbeError(description: "cannot run \(self.executable) (install ffmpeg: apt-get install ffmpeg): \(error)")
-        }
-        // Read both pipes while ffprobe runs, so a full pipe never blocks it.
-        let collected = Collected()
-        let group = DispatchGroup()
-        for (pipe, isOutput) in [(output, true), (errors, false)] {
-            DispatchQueue.global().async(group: group) {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                collected.set(data, isOutput: isOutput)
-            }
-        }
-        let seconds = Double(self.timeout.components.seconds) + Double(self.timeout.components.attoseconds) / 1e18
-        if finished.wait(timeout: .now() + seconds) == .timedOut {
-            process.terminate()
-            finished.wait()
-            group.wait()
-            throw MediaProbeError(description: "ffprobe took longer than \(self.timeout) and was stopped")
-        }
-        group.wait()
-        let (out, err) = collected.values
-        return (process.terminationStatus, out, String(decoding: err, as: UTF8.self))
+        let outcome = try MediaTool(executable: self.executable, timeout: self.timeout).run(arguments)
+        return (outcome.status, outcome.output, outcome.errors)
     }
-}
-
-/// The two pipes' bytes, each set once from its own reader.
-private final class Collected: Sendable {
-    private let state = Mutex<(output: Data, errors: Data)>((Data(), Data()))
-
-    func set(_ data: Data, isOutput: Bool) {
-        self.state.withLock { state in
-            if isOutput { state.output = data } else { state.errors = data }
-        }
-    }
-
-    var values: (Data, Data) { self.state.withLock { ($0.output, $0.errors) } }
 }

@@ -6,6 +6,6 @@ struct AdStitchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "adstitch",
         abstract: "Dynamic ad stitching for HTTP Live Streaming.",
-        subcommands: [Serve.self, Stitch.self, Preview.self, Validate.self, Format.self]
+        subcommands: [Serve.self, Stitch.self, Preview.self, Validate.self, Condition.self, Format.self]
     )
 }

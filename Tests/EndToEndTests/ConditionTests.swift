@@ -1,0 +1,187 @@
+import AdMedia
+import Foundation
+import HLSPlaylist
+import Testing
+
+extension RealClients {
+    /// `adstitch condition`: creatives of shapes ad servers send — another resolution and aspect,
+    /// 30 and 29.97 fps against 25, 44.1 kHz, mono, a fractional duration, 10 dB too loud, no audio —
+    /// made with ffmpeg and conditioned against the demo programmes (MPEG-TS with muxed audio;
+    /// fMP4 with demuxed audio in two languages). Each must load as an ad with no warning (the
+    /// command checks it), start every segment on a keyframe, land within 1 LU of the target, and
+    /// play: GStreamer decodes every frame of a stitched session that plays it.
+    @Suite("Creative conditioning", .serialized)
+    struct ConditionTests {
+        /// A creative made with ffmpeg's test sources: `video` and `audio` lavfi graphs (nil: none).
+        static func creative(_ name: String, video: String, audio: String?, duration: String, in folder: URL) async throws -> URL {
+            let file = folder.appendingPathComponent("\(name).mp4")
+            var arguments = ["-nostdin", "-y", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "\(video):duration=\(duration)"]
+            if let audio {
+                // The duration belongs to the source, the graph's first filter.
+                let parts = audio.split(separator: ",", maxSplits: 1)
+                arguments += ["-f", "lavfi", "-i", "\(parts[0]):duration=\(duration)" + (parts.count > 1 ? ",\(parts[1])" : "")]
+            }
+            arguments += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"]
+            if audio != nil { arguments += ["-c:a", "aac", "-shortest"] }
+            arguments.append(file.path)
+            let result = try await Tool.run("ffmpeg", arguments)
+            #expect(result.status == 0, "\(result.output)")
+            return file
+        }
+
+        /// Integrated loudness of a playlist's audio (ffmpeg's ebur128 summary), LUFS.
+        static func loudness(_ playlist: URL) async throws -> Double? {
+            let result = try await Tool.run(
+                "ffmpeg",
+                ["-nostdin", "-hide_banner", "-allowed_extensions", "ALL", "-i", playlist.path, "-vn", "-af", "ebur128", "-f", "null", "-"]
+            )
+            // The summary's "I: -23.0 LUFS" (the last one).
+            let line = result.output.split(separator: "\n").last { $0.trimmingCharacters(in: .whitespaces).hasPrefix("I:") }
+            return line?.split(separator: " ").compactMap { Double($0) }.first
+        }
+
+        /// Every segment of every media playlist of `master` starts with a keyframe (video) — ffprobe.
+        static func keyframesAtSegmentStarts(_ master: URL) throws -> (segments: Int, misses: [String]) {
+            let text = try String(contentsOf: master, encoding: .utf8)
+            let parsed = try PlaylistParser().parseMultivariantPlaylist(text, url: master)
+            var (segments, misses) = (0, [String]())
+            for variant in parsed.variants {
+                let url = master.deletingLastPathComponent().appendingPathComponent(String(variant.uri)).standardizedFileURL
+                let playlist = try PlaylistParser().parseMediaPlaylist(String(contentsOf: url, encoding: .utf8), url: url)
+                for segment in playlist.segments {
+                    segments += 1
+                    let probe = try FFprobe().probe(segment, of: playlist)
+                    if probe.firstVideoPacket?.isKeyframe != true { misses.append("\(url.lastPathComponent) \(segment.uri)") }
+                }
+            }
+            return (segments, misses)
+        }
+
+        /// The demo campaign `id` copied, with `conditioned` (a folder inside the copy) as the only
+        /// ad its breaks draw.
+        static func campaignPlaying(_ id: String, ad: String, in folder: URL) throws -> URL {
+            let yaml = try String(contentsOf: Repository.campaign(id), encoding: .utf8)
+            let copy = folder.appendingPathComponent("campaign.yaml")
+            // A rule that always holds excludes every pool ad but the conditioned one.
+            let rule = "  - name: conditioned-only\n    when: {}\n    then: { exclude: ['^(?!\(ad)$)'] }\n"
+            var edited = yaml
+            for pool in ["house", "main", "short"] {
+                edited = edited.replacingOccurrences(
+                    of: "\n  \(pool):\n",
+                    with: "\n  \(pool):\n    - { id: \(ad), playlist: media/ads/\(ad)/master.m3u8 }\n"
+                )
+            }
+            edited =
+                edited.contains("\nrules:\n") ? edited.replacingOccurrences(of: "\nrules:\n", with: "\nrules:\n" + rule) : edited + "rules:\n" + rule
+            try Data(edited.utf8).write(to: copy)
+            return copy
+        }
+
+        @Test(
+            "against the TS programme (muxed AAC, AES-128): 1280x720 at 30 fps, 44.1 kHz, +10 dB, 5.3 s — loads clean, keyframes at every segment, -23 LUFS ±1, GStreamer decodes a session playing it"
+        )
+        func transportStreamProgramme() async throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("condition-ts-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.copyItem(at: Repository.campaign("evening-news").deletingLastPathComponent(), to: folder)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let source = try await Self.creative(
+                "loud",
+                video: "testsrc2=size=1280x720:rate=30",
+                audio: "sine=frequency=440:sample_rate=44100,volume=10dB",
+                duration: "5.3",
+                in: folder
+            )
+            let out = folder.appendingPathComponent("media/ads/loud")
+            let result = try await CLITests().adstitch([
+                "condition", source.path, "--campaign", Repository.campaign("evening-news").path, "--id", "loud", "--out", out.path,
+            ])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(!result.output.contains("warning") && !result.output.contains("error"), "\(result.output)")
+            let master = out.appendingPathComponent("master.m3u8")
+            let text = try String(contentsOf: master, encoding: .utf8)
+            #expect(text.contains("RESOLUTION=426x240") && text.contains("RESOLUTION=640x360") && text.contains("FRAME-RATE=25.000"), "\(text)")
+            #expect(text.contains("CODECS=\"avc1.42c01e,mp4a.40.2\""))
+            let (segments, misses) = try Self.keyframesAtSegmentStarts(master)
+            #expect(segments >= 6 && misses.isEmpty, "\(segments) segments; not on a keyframe: \(misses)")
+            let loudness = try #require(try await Self.loudness(out.appendingPathComponent("v0/index.m3u8")))
+            #expect(abs(loudness - -23) <= 1, "\(loudness) LUFS")
+            print(
+                "↳ conditioned 5.3 s at 1280x720/30 fps into 2 TS renditions; \(loudness) LUFS; \(result.output.split(separator: "\n").first ?? "")"
+            )
+
+            // A session whose breaks play it: GStreamer decodes every frame.
+            let campaign = try Self.campaignPlaying("evening-news", ad: "loud", in: folder)
+            let session = folder.appendingPathComponent("session")
+            let stitched = try await CLITests().adstitch(["stitch", campaign.path, "--out", session.path, "--session", "c-1"])
+            #expect(stitched.status == 0, "\(stitched.output)")
+            let manifest =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: session.appendingPathComponent("boundaries.json"))) as? [String: Any]
+            let ads = (manifest?["breaks"] as? [[String: Any]] ?? []).flatMap {
+                ($0["ads"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            }
+            #expect(ads.contains("loud"), "\(ads)")
+            let duration = try #require(ExactDecimal("\(manifest?["duration"] ?? "")"))
+            let decoded = try await Decoded(session.appendingPathComponent("v0.m3u8"), scratch: folder)
+            #expect(decoded.videoFrames == RealClientTests.frames(duration, fps: 25), "\(decoded.videoFrames) frames for \(duration) s")
+        }
+
+        @Test(
+            "against the fMP4 programme (demuxed audio, en and es): 640x480 at 29.97 fps without audio, 3.5 s — silence added and said, audio renditions per language, loads clean, GStreamer decodes it"
+        )
+        func fragmentedProgrammeWithoutAudio() async throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("condition-fmp4-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.copyItem(at: Repository.campaign("feature-fmp4").deletingLastPathComponent(), to: folder)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let source = try await Self.creative("silent", video: "testsrc=size=640x480:rate=30000/1001", audio: nil, duration: "3.5", in: folder)
+            let out = folder.appendingPathComponent("media/ads/silent")
+            let result = try await CLITests().adstitch([
+                "condition", source.path, "--campaign", Repository.campaign("feature-fmp4").path, "--id", "silent", "--out", out.path,
+            ])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("the creative has no audio: silence was added"), "\(result.output)")
+            #expect(!result.output.contains("warning:") && !result.output.contains("error:"), "\(result.output)")
+            let text = try String(contentsOf: out.appendingPathComponent("master.m3u8"), encoding: .utf8)
+            #expect(text.contains("#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aud\",NAME=\"English\",LANGUAGE=\"en\""), "\(text)")
+            #expect(text.contains("LANGUAGE=\"es\"") && text.contains("AUDIO=\"aud\""))
+            let (segments, misses) = try Self.keyframesAtSegmentStarts(out.appendingPathComponent("master.m3u8"))
+            #expect(segments >= 4 && misses.isEmpty, "\(segments) segments; not on a keyframe: \(misses)")
+
+            let campaign = try Self.campaignPlaying("feature-fmp4", ad: "silent", in: folder)
+            let session = folder.appendingPathComponent("session")
+            let stitched = try await CLITests().adstitch(["stitch", campaign.path, "--out", session.path, "--session", "c-2"])
+            #expect(stitched.status == 0, "\(stitched.output)")
+            let manifest =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: session.appendingPathComponent("boundaries.json"))) as? [String: Any]
+            let duration = try #require(ExactDecimal("\(manifest?["duration"] ?? "")"))
+            let decoded = try await Decoded(session.appendingPathComponent("v0.m3u8"), scratch: folder, audio: false)
+            #expect(decoded.videoFrames == RealClientTests.frames(duration, fps: 25), "\(decoded.videoFrames) frames for \(duration) s")
+        }
+
+        @Test("a creative shorter than one programme segment, and one without video, are refused with what to do")
+        func refusals() async throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("condition-bad-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let short = try await Self.creative(
+                "short",
+                video: "testsrc=size=320x240:rate=25",
+                audio: "sine=frequency=440",
+                duration: "1",
+                in: folder
+            )
+            let tooShort = try await CLITests().adstitch([
+                "condition", short.path, "--campaign", Repository.campaign("evening-news").path, "--out", folder.appendingPathComponent("a").path,
+            ])
+            #expect(tooShort.status == 1 && tooShort.output.contains("shorter than one programme segment (1.92 s)"), "\(tooShort.output)")
+            let audioOnly = folder.appendingPathComponent("audio.m4a")
+            #expect(
+                try await Tool.run("ffmpeg", ["-nostdin", "-y", "-loglevel", "error", "-f", "lavfi", "-i", "sine=duration=5", audioOnly.path]).status
+                    == 0
+            )
+            let noVideo = try await CLITests().adstitch([
+                "condition", audioOnly.path, "--campaign", Repository.campaign("evening-news").path, "--out", folder.appendingPathComponent("b").path,
+            ])
+            #expect(noVideo.status == 1 && noVideo.output.contains("has no video stream"), "\(noVideo.output)")
+        }
+    }
+}
