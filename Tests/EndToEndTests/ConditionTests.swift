@@ -3,6 +3,10 @@ import Foundation
 import HLSPlaylist
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension RealClients {
     /// `adstitch condition`: creatives of shapes ad servers send — another resolution and aspect,
     /// 30 and 29.97 fps against 25, 44.1 kHz, mono, a fractional duration, 10 dB too loud, no audio —
@@ -126,7 +130,7 @@ extension RealClients {
         }
 
         @Test(
-            "against the fMP4 programme (demuxed audio, en and es): 640x480 at 29.97 fps without audio, 3.5 s — silence added and said, audio renditions per language, loads clean, GStreamer decodes it"
+            "against the fMP4 programme (demuxed audio, en and es): 640x480 at 29.97 fps without audio, 3.5 s — silence added and said, audio renditions per language, loads clean, GStreamer decodes it, hls.js plays it"
         )
         func fragmentedProgrammeWithoutAudio() async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("condition-fmp4-\(UUID().uuidString.prefix(8))")
@@ -155,6 +159,14 @@ extension RealClients {
             let duration = try #require(ExactDecimal("\(manifest?["duration"] ?? "")"))
             let decoded = try await Decoded(session.appendingPathComponent("v0.m3u8"), scratch: folder, audio: false)
             #expect(decoded.videoFrames == RealClientTests.frames(duration, fps: 25), "\(decoded.videoFrames) frames for \(duration) s")
+
+            // hls.js (MSE) plays a served session of it to the end: fMP4 across the splices.
+            let server = try await HardeningEndToEndTests.Server(campaigns: folder)
+            defer { kill(server.process.pid, SIGKILL) }
+            let master = try server.get("/v1/campaigns/feature-fmp4/master.m3u8?session=c-3")
+            #expect(master.status == 200, "\(master.body)")
+            let played = try await InterstitialEndToEndTests.playWithHlsJs(port: server.port, campaign: "feature-fmp4", master: master.body)
+            #expect(played.contains { $0.hasPrefix("ended:") }, "\(played)")
         }
 
         @Test("a creative shorter than one programme segment, and one without video, are refused with what to do")
