@@ -151,6 +151,11 @@ class Answers:
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
+    # Keep-alive, as ad servers answer: HTTP/1.0 would close every connection after its answer.
+    protocol_version = "HTTP/1.1"
+    # Headers and body are two writes: without TCP_NODELAY the body waits for the headers' ACK,
+    # which a client delays by up to 40 ms on a kept-alive connection (Nagle and delayed ACK).
+    disable_nagle_algorithm = True
     answers = None
 
     def log_message(self, *args):
