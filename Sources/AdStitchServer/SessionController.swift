@@ -2,15 +2,12 @@ import AdCampaign
 import AdDecision
 import AdLive
 import AdLiveRuntime
-import AdServerClient
 import AdStitching
 import Crypto
 import Foundation
 import HLSPlaylist
 import HTTPTypes
 import Hummingbird
-import Logging
-import Synchronization
 
 /// The per-viewer API (docs/http-api.md): the multivariant playlist of a new session, then the
 /// session's files (``SessionFile``) under its signed token, through the response cache.
@@ -210,139 +207,6 @@ struct SessionController: Sendable {
             )
         }
         return Self.playlist(text, cache: "private, no-store", for: request)
-    }
-
-    /// The session `token` starts on a VOD campaign with an ad decision server, planned from its
-    /// answers for every break (asked at once, within the campaign's `timeout`) and recorded in
-    /// ``decisions`` so every replica plans the same ads; the token says so
-    /// (``SessionToken/decided``). Nil without an ad server, or when the answers could not be
-    /// recorded: then the session plays its pools, the same everywhere.
-    func decide(_ served: ServedCampaign, token: SessionToken, for request: Request) async -> VerifiedSession? {
-        guard token.liveJoin == nil else { return nil }
-        let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
-        guard let asked = await self.ask(served, for: context, request: request) else { return nil }
-        let (decisions, known) = (asked.decisions, asked.creatives)
-        var stored = StoredDecisions(breaks: [:])
-        for (breakID, ads) in decisions.decided {
-            stored.breaks[breakID] = ads.compactMap { ad in
-                known[ObjectIdentifier(ad.asset)].map { StoredDecisions.Creative(id: ad.id, url: $0.url, tracking: ad.tracking) }
-            }
-        }
-        var decided = token
-        decided.decided = true
-        do {
-            let standing = try await self.decisions.record(stored, session: decided.decisionKey, expires: token.expires)
-            if standing != stored { return try await self.restore(served, decided, from: standing) }
-        } catch {
-            self.store.logger.warning(
-                "cannot record a session's ad decisions; it plays the campaign's pools",
-                metadata: ["campaign": "\(served.campaign.id)", "error": "\(error)"]
-            )
-            return nil
-        }
-        let plan = Planner().plan(served.campaign, for: context, decided: decisions.decided)
-        let renderer = SessionRenderer(layout: served.renderer.layout.adding(known.values.map(\.creative)))
-        return VerifiedSession(token: decided, plan: plan, load: served.load, renderer: renderer)
-    }
-
-    /// What the ad decision server the viewer's rules choose decides for `context`, every break
-    /// asked at once on the viewer's behalf (counted in the metrics), with the creatives that play
-    /// laid out and the URLs they were had from; nil when the viewer's breaks ask none.
-    func ask(
-        _ served: ServedCampaign,
-        for context: ViewerContext,
-        request: Request
-    ) async -> (decisions: AdServerDecisions, creatives: [ObjectIdentifier: (creative: StitchLayout.LaidOutCreative, url: URL)])? {
-        guard let creatives = served.creatives, let settings = served.campaign.adServer(for: context) else { return nil }
-        let laidOut = Mutex<[ObjectIdentifier: (creative: StitchLayout.LaidOutCreative, url: URL)]>([:])
-        let started = ContinuousClock.now
-        let decisions = await AdServerDecisions.decide(
-            served.campaign,
-            settings: settings,
-            for: context,
-            client: creatives.client,
-            deviceHeaders: Self.deviceHeaders(request)
-        ) { url, id in
-            switch await creatives.creative(url, id: id) {
-            case .success(let creative):
-                laidOut.withLock { $0[ObjectIdentifier(creative.asset)] = (creative, url) }
-                return .success(creative.asset)
-            case .failure(let failure):
-                return .failure(failure)
-            }
-        }
-        self.store.metrics.adServer(decisions.reports, duration: ContinuousClock.now - started)
-        return (decisions, laidOut.withLock { $0 })
-    }
-
-    /// The session of a decided token planned again from its recorded decisions: what a replica
-    /// does for a session another started (or whose plan it no longer holds).
-    func restore(_ served: ServedCampaign, _ token: SessionToken, from known: StoredDecisions? = nil) async throws(Problem) -> VerifiedSession {
-        guard let creatives = served.creatives else {
-            throw Problem(
-                status: .serviceUnavailable,
-                title: "No ad server",
-                detail:
-                    "this replica cannot reach campaign \(served.campaign.id)'s ad server's creatives; start a new session at \(Routes.masterPath(served.campaign.id))"
-            )
-        }
-        let stored: StoredDecisions
-        if let known {
-            stored = known
-        } else {
-            let read: StoredDecisions?
-            do {
-                read = try await self.decisions.decisions(session: token.decisionKey)
-            } catch {
-                throw Problem(
-                    status: .serviceUnavailable,
-                    title: "Ad decisions unavailable",
-                    detail: "cannot read this session's ad decisions (\(error)); try again in a few seconds"
-                )
-            }
-            guard let read else {
-                throw Problem(
-                    status: .gone,
-                    title: "Ad decisions unknown",
-                    detail:
-                        "this replica does not know the ad decisions of this session (\(self.decisions.summary)); start a new session at \(Routes.masterPath(served.campaign.id))"
-                )
-            }
-            stored = read
-        }
-        var decided: [String: [Ad]] = [:]
-        var laidOut: [StitchLayout.LaidOutCreative] = []
-        for adBreak in served.campaign.breaks {
-            for creative in stored.breaks[adBreak.id] ?? [] {
-                switch await creatives.creative(creative.url, id: creative.id) {
-                case .success(let loaded):
-                    laidOut.append(loaded)
-                    decided[adBreak.id, default: []].append(Ad(id: creative.id, asset: loaded.asset, tracking: creative.tracking))
-                case .failure(let failure):
-                    throw Problem(
-                        status: .serviceUnavailable,
-                        title: "Creative unavailable",
-                        detail: "creative \(creative.id) of this session cannot be loaded (\(failure.reason)); try again in a few seconds"
-                    )
-                }
-            }
-        }
-        let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
-        let plan = Planner().plan(served.campaign, for: context, decided: decided)
-        return VerifiedSession(token: token, plan: plan, load: served.load, renderer: SessionRenderer(layout: served.renderer.layout.adding(laidOut)))
-    }
-
-    /// VAST 4.3 §2.4.2's headers for a request made on the viewer's behalf: the viewer's address
-    /// (the first `X-Forwarded-For` hop: replicas run behind a balancer or CDN), user agent and
-    /// languages.
-    static func deviceHeaders(_ request: Request) -> [(name: String, value: String)] {
-        var headers: [(name: String, value: String)] = []
-        if let forwarded = request.headers[.xForwardedFor]?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !forwarded.isEmpty {
-            headers.append(("X-Device-IP", forwarded))
-        }
-        if let agent = request.headers[.userAgent] { headers.append(("X-Device-User-Agent", agent)) }
-        if let language = request.headers[.acceptLanguage] { headers.append(("X-Device-Accept-Language", language)) }
-        return headers
     }
 
     /// `GET /v1/campaigns/{id}/sessions/{token}/{rendition}.m3u8 | boundaries.json | empty.vtt`

@@ -73,11 +73,9 @@ struct Condition: ParsableCommand {
         do {
             report = try Conditioner(target: target, loudness: self.loudness).condition(self.creative, into: out) { reporter.show($0) }
         } catch {
-            reporter.end()
             Output.error("\(self.creative): error: \(error.description)")
             throw ExitCode(1)
         }
-        reporter.end()
         // The check the command promises: the asset loads as an ad of the campaign, laid out in
         // its sessions, with no warning.
         let master = URL(fileURLWithPath: report.master)
@@ -155,5 +153,4 @@ final class ProgressLines: @unchecked Sendable {  // called from ffmpeg's reader
         }
     }
 
-    func end() {}
 }
