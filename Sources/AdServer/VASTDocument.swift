@@ -72,7 +72,7 @@ public struct VASTAd: Sendable, Hashable {
     /// player do with what it does not understand).
     init?(_ node: XMLElementNode) throws(VASTError) {
         self.id = node.attributes["id"]
-        self.sequence = node.attributes["sequence"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        self.sequence = node.attributes["sequence"].flatMap { Int(XMLElementNode.trimmed($0)) }
         let body: XMLElementNode
         if let inline = node.child("InLine") {
             body = inline
@@ -87,7 +87,7 @@ public struct VASTAd: Sendable, Hashable {
                 throw VASTError(.schema, "line \(wrapper.line): a <Wrapper> without <VASTAdTagURI>")
             }
             func flag(_ name: String, _ fallback: Bool) -> Bool {
-                wrapper.attributes[name].map { ["true", "1"].contains($0.trimmingCharacters(in: .whitespaces).lowercased()) } ?? fallback
+                wrapper.attributes[name].map { ["true", "1"].contains(XMLElementNode.trimmed($0).lowercased()) } ?? fallback
             }
             self.kind = .wrapper(
                 Wrapper(
@@ -173,7 +173,7 @@ public struct VASTCreative: Sendable, Hashable {
 /// VAST's clock values: `HH:MM:SS` and `HH:MM:SS.mmm` (VAST 4.3 §3.9.1 `<Duration>`), exact.
 public enum VASTTime {
     public static func duration(_ text: String) -> ExactDecimal? {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        let parts = XMLElementNode.trimmed(text).split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, let hours = Int(parts[0]), let minutes = Int(parts[1]), hours >= 0, (0..<60).contains(minutes),
             let seconds = ExactDecimal(String(parts[2])), seconds >= .zero, seconds < ExactDecimal(60)
         else { return nil }

@@ -34,7 +34,7 @@ public struct VMAPDocument: Sendable, Hashable {
         case position(Int)
 
         public init?(_ text: String) {
-            let value = text.trimmingCharacters(in: .whitespaces)
+            let value = String(XMLElementNode.trimmed(text))
             switch value {
             case "start": self = .start
             case "end": self = .end
@@ -89,7 +89,7 @@ public struct VMAPDocument: Sendable, Hashable {
                 Break(
                     id: node.attributes["breakId"],
                     offset: offset,
-                    types: (node.attributes["breakType"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
+                    types: (node.attributes["breakType"] ?? "").split(separator: ",").map { String(XMLElementNode.trimmed($0)) },
                     source: source,
                     tracking: tracking
                 )

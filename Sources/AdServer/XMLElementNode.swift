@@ -12,19 +12,32 @@ import Foundation
 /// substituted, no network used.
 public final class XMLElementNode: Sendable {
     public let name: String
-    public let attributes: [String: String]
+    public let attributes: XMLAttributes
     public let text: String
     public let children: [XMLElementNode]
     /// The line it starts on, for messages.
     public let line: Int
 
-    init(name: String, attributes: [String: String], text: String, children: [XMLElementNode], line: Int) {
+    init(name: String, attributes: XMLAttributes, text: String, children: [XMLElementNode], line: Int) {
         self.name = name
         self.attributes = attributes
         self.text = text
         self.children = children
         self.line = line
     }
+
+    /// `text` without leading and trailing XML white space: attribute values (`sequence=" 2 "`)
+    /// and clock values, trimmed without Foundation's bridging.
+    public static func trimmed(_ text: some StringProtocol) -> Substring {
+        let text = Substring(text)
+        guard let first = text.utf8.firstIndex(where: { !isSpace($0) }), let last = text.utf8.lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return text[first...last]
+    }
+
+    /// XML white space (XML 1.0 §2.3 `S`: space, tab, CR, LF).
+    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
     /// The first child named `name`.
     public func child(_ name: String) -> XMLElementNode? { self.children.first { $0.name == name } }
@@ -98,6 +111,40 @@ extension XMLElementNode {
     }
 }
 
+/// An element's attributes by local name, in document order. A VAST element has a handful, so a
+/// list searched in order costs less than a dictionary's hashing (docs/performance.md "Ad server
+/// answers").
+public struct XMLAttributes: Sendable, Hashable, ExpressibleByDictionaryLiteral {
+    public private(set) var pairs: [(name: String, value: String)]
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.pairs = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    init(capacity: Int) {
+        self.pairs = []
+        self.pairs.reserveCapacity(capacity)
+    }
+
+    /// The value of the attribute `name` (the first, should a document repeat it).
+    public subscript(name: String) -> String? {
+        self.pairs.first { $0.name == name }?.value
+    }
+
+    mutating func append(_ name: String, _ value: String) { self.pairs.append((name: name, value: value)) }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.pairs.elementsEqual(rhs.pairs) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for pair in self.pairs {
+            hasher.combine(pair.name)
+            hasher.combine(pair.value)
+        }
+    }
+}
+
 /// XML that does not parse, with the line libxml2 stopped at.
 public struct XMLError: Error, Sendable, CustomStringConvertible {
     public var line: Int
@@ -109,7 +156,7 @@ public struct XMLError: Error, Sendable, CustomStringConvertible {
 private final class TreeBuilder {
     private struct Open {
         var name: String
-        var attributes: [String: String]
+        var attributes: XMLAttributes
         var text: [UInt8] = []
         var children: [XMLElementNode] = []
         var line: Int
@@ -141,14 +188,14 @@ private final class TreeBuilder {
             }
             return
         }
-        var values: [String: String] = [:]
-        if let attributes {
+        var values = XMLAttributes(capacity: count)
+        if let attributes, count > 0 {
             // Five pointers per attribute: local name, prefix, URI, value start, value end.
             for index in 0..<count {
                 let base = index * 5
                 guard let local = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4] else { continue }
                 let value = UnsafeBufferPointer(start: start, count: end - start)
-                values[String(cString: local)] = String(decoding: value, as: UTF8.self)
+                values.append(String(cString: local), String(decoding: value, as: UTF8.self))
             }
         }
         self.stack.append(Open(name: name.map { String(cString: $0) } ?? "", attributes: values, line: self.line))
@@ -156,7 +203,12 @@ private final class TreeBuilder {
 
     func characters(_ bytes: UnsafePointer<xmlChar>?, _ length: Int) {
         guard let bytes, length > 0, !self.stack.isEmpty else { return }
-        self.stack[self.stack.count - 1].text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
+        let chunk = UnsafeBufferPointer(start: bytes, count: length)
+        let last = self.stack.count - 1
+        // White space before any text is trimmed anyway: the indentation between child elements
+        // never allocates.
+        if self.stack[last].text.isEmpty, chunk.allSatisfy(XMLElementNode.isSpace) { return }
+        self.stack[last].text.append(contentsOf: chunk)
     }
 
     func end() {
@@ -177,14 +229,14 @@ private final class TreeBuilder {
 
     func error(_ error: xmlError) {
         guard self.message == nil, error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-        self.message = error.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) }
+        self.message = error.message.map { String(XMLElementNode.trimmed(String(cString: $0))) }
         self.errorLine = Int(error.line)
     }
 
-    /// `bytes` as text without leading and trailing XML white space (space, tab, CR, LF).
+    /// `bytes` as text without leading and trailing XML white space.
     static func trimmed(_ bytes: [UInt8]) -> String {
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
+        guard let first = bytes.firstIndex(where: { !XMLElementNode.isSpace($0) }), let last = bytes.lastIndex(where: { !XMLElementNode.isSpace($0) })
+        else { return "" }
         return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }

@@ -46,6 +46,24 @@ struct VASTDocumentTests {
         #expect(creative.mediaFiles.first?.uri == "https://old.example/legacy/master.m3u8" && creative.mediaFiles.first?.isHLS == true)
     }
 
+    @Test("text joins character data and CDATA with the white space between them; only the ends are trimmed (CRLF too); attributes padded")
+    func textShapes() throws {
+        let answer = Data(
+            "<VAST version=\"4.3\">\r\n  <Ad id=\"a\" sequence=\" 2 \">\r\n\t<InLine>\r\n    <AdTitle>\r\n  Ad <![CDATA[one]]> &amp; <![CDATA[two]]>\r\n</AdTitle>\r\n    <Impression>  <![CDATA[https://t.example/i?a=1&b=2]]>  </Impression>\r\n    <Creatives><Creative id=\"c\"><Linear><Duration>\r\n 00:00:10.500 </Duration>\r\n    <MediaFiles><MediaFile delivery=\"streaming\" type=\"application/x-mpegURL\">\r\n https://a.example/m.m3u8\r\n</MediaFile></MediaFiles></Linear></Creative></Creatives>\r\n  </InLine></Ad></VAST>\r\n"
+                .utf8
+        )
+        let ad = try #require(try VASTDocument(answer).ads.first)
+        #expect(ad.title == "Ad one & two")
+        #expect(ad.sequence == 2)
+        #expect(ad.impressions == ["https://t.example/i?a=1&b=2"])
+        guard case .inline(let creatives) = ad.kind, let creative = creatives.first else {
+            Issue.record("no inline creative")
+            return
+        }
+        #expect(creative.duration == ExactDecimal("10.5"))
+        #expect(creative.mediaFiles.map(\.uri) == ["https://a.example/m.m3u8"])
+    }
+
     @Test("an empty answer is no ad, with its root error URI; broken answers carry VAST's codes (100 not XML, 101 not VAST)")
     func emptyAndBroken() throws {
         let empty = try Fixture.vast("empty.xml")
