@@ -233,9 +233,19 @@ struct Loader {
             }
         }
         if self.isLive { self.checkLiveLimits(fields, insertion: insertion) }
-        for key in ["ad_server", "ad_servers"] where self.isLive {
-            guard let node = fields[key] else { continue }
-            self.reader.issue(node, key, "is for VOD programmes in this version; a live channel's breaks fill from their pools")
+        // A live channel has no schedule for a VMAP answer to map onto: each break is asked for
+        // when it opens (docs/campaign-format.md "Ad decision servers").
+        if self.isLive {
+            for (field, settings) in [("ad_server", adServer)] + adServers.sorted(by: { $0.key < $1.key }).map({ ("ad_servers.\($0.key)", $0.value) })
+            {
+                guard let settings, case .vmap = settings.request else { continue }
+                let node = field == "ad_server" ? fields["ad_server"] : fields["ad_servers"]
+                self.reader.issue(
+                    node,
+                    field,
+                    "asks for a VMAP schedule, but a live channel's breaks are not known ahead; give vast: a request per break, made when the break opens"
+                )
+            }
         }
         guard self.reader.issues.isEmpty, self.assets.issues.isEmpty else { return nil }
         let programme: Programme

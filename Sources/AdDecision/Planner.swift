@@ -61,10 +61,13 @@ public struct Planner: Sendable {
     /// The viewer's fill of a break not known when the plan was made — a live channel's, from its
     /// markers (``LiveProgram/adBreak(id:duration:)``): drawn as any break's, seeded by (campaign
     /// revision, session, break id), so every reload, rendition and replica gets the same ads.
-    public func fill(_ adBreak: AdBreak, for plan: Plan) -> PlannedBreak {
+    ///
+    /// - Parameter decided: what an ad decision server chose for the break (recorded when the
+    ///   break opened, so every refresh and replica passes the same): played first, as in ``plan(_:for:decided:)``.
+    public func fill(_ adBreak: AdBreak, for plan: Plan, decided: [Ad] = []) -> PlannedBreak {
         let applying = Set(plan.appliedRules)
         let rules = plan.campaign.rules.filter { applying.contains($0.name) }
-        return self.fill(adBreak, campaign: plan.campaign, rules: rules, context: plan.context, start: .zero)
+        return self.fill(adBreak, campaign: plan.campaign, rules: rules, context: plan.context, start: .zero, decided: decided)
     }
 
     private func fill(

@@ -12,6 +12,8 @@ extension AdServerDecisions {
     struct Asker: Sendable {
         let settings: AdServerSettings
         let campaign: Campaign
+        /// The breaks asked for: the campaign's, or the live break that just opened.
+        let breaks: [AdBreak]
         let context: ViewerContext
         let client: OriginClient
         let deviceHeaders: [(name: String, value: String)]
@@ -67,7 +69,7 @@ extension AdServerDecisions {
             switch self.settings.request {
             case .vast(let template):
                 return await withTaskGroup(of: BreakOutcome.self) { group in
-                    for adBreak in self.campaign.breaks {
+                    for adBreak in self.breaks {
                         group.addTask {
                             guard let url = template.url(self.values(adBreak)) else {
                                 return (
@@ -97,7 +99,7 @@ extension AdServerDecisions {
         /// at that programme time within 2 s, `#n`: the n-th break).
         func vmap(_ template: AdServerTemplate, deadline: ContinuousClock.Instant) async -> [BreakOutcome] {
             guard let url = template.url(self.values(nil)) else {
-                return self.campaign.breaks.map {
+                return self.breaks.map {
                     (BreakReport(breakID: $0.id, url: template.source, outcome: .failed, error: "the VMAP URL is not valid"), [])
                 }
             }
@@ -108,7 +110,7 @@ extension AdServerDecisions {
             case .success(let document):
                 vmap = document
             case .failure(let error):
-                return self.campaign.breaks.map {
+                return self.breaks.map {
                     (
                         BreakReport(
                             breakID: $0.id,
@@ -151,7 +153,7 @@ extension AdServerDecisions {
                 }
                 var outcome: [BreakOutcome] = []
                 for await item in group { outcome.append(item) }
-                for adBreak in self.campaign.breaks where !mapped.contains(adBreak.id) {
+                for adBreak in self.breaks where !mapped.contains(adBreak.id) {
                     outcome.append(
                         (BreakReport(breakID: adBreak.id, url: url.absoluteString, outcome: .failed, error: "the VMAP has no break for it"), [])
                     )
@@ -170,7 +172,7 @@ extension AdServerDecisions {
                 time = (island.contentStart ?? time) + island.asset.duration
                 ends[island.id] = time
             }
-            return self.campaign.breaks.compactMap { adBreak in
+            return self.breaks.compactMap { adBreak in
                 if let placement = adBreak.placement { return (adBreak, placement.cut) }
                 switch adBreak.position {
                 case .before(let island): return starts[island].map { (adBreak, $0) }
@@ -192,7 +194,7 @@ extension AdServerDecisions {
             case .time(let time): return nearest(time)
             case .percent(let percent):
                 return nearest(ExactDecimal(scaledValue: total.scaledValue * percent.scaledValue / ExactDecimal(100).scaledValue))
-            case .position(let index): return self.campaign.breaks.indices.contains(index - 1) ? self.campaign.breaks[index - 1] : nil
+            case .position(let index): return self.breaks.indices.contains(index - 1) ? self.breaks[index - 1] : nil
             }
         }
 

@@ -131,6 +131,9 @@ public struct AdServerDecisions: Sendable {
     /// Asks `settings`' server for every break of `context`'s session.
     ///
     /// - Parameters:
+    ///   - breaks: the breaks to ask for; nil: the campaign's (a live channel's break is asked
+    ///     for alone, when it opens: ``LiveProgram/adBreak(id:duration:)``). VMAP maps its
+    ///     schedule onto these.
     ///   - deviceHeaders: VAST 4.3 §2.4.2 `X-Device-IP`, `X-Device-User-Agent`,
     ///     `X-Device-Accept-Language` of the viewer's request (a server-side caller asks on the viewer's behalf).
     ///   - loadCreative: how a chosen creative's playlists are had; it gets what is left of the
@@ -138,21 +141,24 @@ public struct AdServerDecisions: Sendable {
     public static func decide(
         _ campaign: Campaign,
         settings: AdServerSettings,
+        breaks: [AdBreak]? = nil,
         for context: ViewerContext,
         client: OriginClient,
         deviceHeaders: [(name: String, value: String)] = [],
         loadCreative: @escaping LoadCreative
     ) async -> AdServerDecisions {
+        let breaks = breaks ?? campaign.breaks
         let asker = Asker(
             settings: settings,
             campaign: campaign,
+            breaks: breaks,
             context: context,
             client: client,
             deviceHeaders: deviceHeaders,
             loadCreative: loadCreative
         )
         let byBreak = Dictionary(await asker.everyBreak().map { ($0.0.breakID, $0) }, uniquingKeysWith: { first, _ in first })
-        let ordered = campaign.breaks.compactMap { byBreak[$0.id] }
+        let ordered = breaks.compactMap { byBreak[$0.id] }
         var decided: [String: [Ad]] = [:]
         for (report, ads) in ordered where !ads.isEmpty { decided[report.breakID] = ads }
         return AdServerDecisions(decided: decided, reports: ordered.map(\.0))

@@ -25,9 +25,11 @@ public struct ServedCampaign: Sendable {
     let adPlaylists: Set<URL>
     /// A live campaign's channel poller (``LiveChannels``); nil for VOD.
     let channel: LiveChannel?
-    /// The creatives of the campaign's ad decision server, loaded once per load; nil without one
-    /// (or live: live breaks do not ask an ad server yet), or on a server without an origin client.
+    /// The creatives of the campaign's ad decision server, loaded once per load; nil without one,
+    /// or on a server without an origin client.
     let creatives: CreativeCache?
+    /// A live campaign's ad server decisions per session and break, as this replica knows them.
+    let liveDecisions: LiveAdDecisions?
 
     init(
         campaign: Campaign,
@@ -39,7 +41,8 @@ public struct ServedCampaign: Sendable {
     ) throws {
         self.campaign = campaign
         self.channel = channel
-        if campaign.asksAdServers, campaign.live == nil, let origin {
+        self.liveDecisions = campaign.asksAdServers && campaign.live != nil && origin != nil ? LiveAdDecisions() : nil
+        if campaign.asksAdServers, let origin {
             self.creatives = CreativeCache(
                 campaign: campaign,
                 layout: renderer.layout,

@@ -1,5 +1,6 @@
 import AdCampaign
 import AdDecision
+import AdLive
 import AdServerClient
 import AdStitching
 import Foundation
@@ -18,7 +19,7 @@ extension SessionController {
     func decide(_ served: ServedCampaign, token: SessionToken, for request: Request) async -> VerifiedSession? {
         guard token.liveJoin == nil else { return nil }
         let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
-        guard let asked = await self.ask(served, for: context, request: request) else { return nil }
+        guard let asked = await self.ask(served, for: context, deviceHeaders: Self.deviceHeaders(request)) else { return nil }
         let (decisions, known) = (asked.decisions, asked.creatives)
         var stored = StoredDecisions(breaks: [:])
         for (breakID, ads) in decisions.decided {
@@ -44,12 +45,14 @@ extension SessionController {
     }
 
     /// What the ad decision server the viewer's rules choose decides for `context`, every break
-    /// asked at once on the viewer's behalf (counted in the metrics), with the creatives that play
-    /// laid out and the URLs they were had from; nil when the viewer's breaks ask none.
+    /// (or `breaks`: a live break as it opens) asked at once on the viewer's behalf (counted in
+    /// the metrics), with the creatives that play laid out and the URLs they were had from; nil
+    /// when the viewer's breaks ask none.
     func ask(
         _ served: ServedCampaign,
         for context: ViewerContext,
-        request: Request
+        breaks: [AdBreak]? = nil,
+        deviceHeaders: [(name: String, value: String)]
     ) async -> (decisions: AdServerDecisions, creatives: [ObjectIdentifier: (creative: StitchLayout.LaidOutCreative, url: URL)])? {
         guard let creatives = served.creatives, let settings = served.campaign.adServer(for: context) else { return nil }
         let laidOut = Mutex<[ObjectIdentifier: (creative: StitchLayout.LaidOutCreative, url: URL)]>([:])
@@ -57,9 +60,10 @@ extension SessionController {
         let decisions = await AdServerDecisions.decide(
             served.campaign,
             settings: settings,
+            breaks: breaks,
             for: context,
             client: creatives.client,
-            deviceHeaders: Self.deviceHeaders(request)
+            deviceHeaders: deviceHeaders
         ) { url, id in
             switch await creatives.creative(url, id: id) {
             case .success(let creative):
@@ -128,6 +132,96 @@ extension SessionController {
         let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
         let plan = Planner().plan(served.campaign, for: context, decided: decided)
         return VerifiedSession(token: token, plan: plan, load: served.load, renderer: SessionRenderer(layout: served.renderer.layout.adding(laidOut)))
+    }
+
+    /// The ads the viewer's ad decision server chose for each live break since the session
+    /// joined, by break id, with their creatives laid out (docs/design-decisions.md "Ad servers"):
+    /// a break is asked for at the first refresh that sees it — any replica's — and recorded under
+    /// the session and the break, so every later refresh, rendition and replica plays the same.
+    /// A break whose duration nobody states (no marker duration, no `marker_breaks.duration`) is
+    /// not asked: its pools fill it. Throws when a recorded creative cannot be had on this replica
+    /// (a refresh later tries again), rather than list other ads than another replica did.
+    func liveDecisions(
+        _ served: ServedCampaign,
+        token: SessionToken,
+        breaks: [LiveBreak],
+        for request: Request
+    ) async throws(Problem) -> (decided: [String: [Ad]], creatives: [StitchLayout.LaidOutCreative]) {
+        guard let memo = served.liveDecisions, let live = served.campaign.live, let joined = token.liveJoin else { return ([:], []) }
+        let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
+        guard served.campaign.adServer(for: context) != nil else { return ([:], []) }
+        let headers = Self.deviceHeaders(request)
+        var decided: [String: [Ad]] = [:]
+        var creatives: [StitchLayout.LaidOutCreative] = []
+        for liveBreak in breaks where liveBreak.first >= joined {
+            guard let duration = LiveSchedule.plannedDuration(liveBreak, live: live) else { continue }
+            let adBreak = live.adBreak(id: liveBreak.id, duration: duration)
+            let key = token.decisionKey + "\u{1f}" + liveBreak.id
+            let found = await memo.decided(key) {
+                await self.decideLiveBreak(served, adBreak, key: key, expires: token.expires, context: context, deviceHeaders: headers)
+            }
+            guard let found else {
+                throw Problem(
+                    status: .serviceUnavailable,
+                    title: "Creative unavailable",
+                    detail: "a creative of break \(liveBreak.id) of this session cannot be loaded on this replica yet; try again in a few seconds"
+                )
+            }
+            decided[liveBreak.id] = found.ads
+            creatives += found.creatives
+        }
+        return (decided, creatives)
+    }
+
+    /// One live break's decision for a session: the recorded one, else the ad server's answer,
+    /// recorded now (first write wins: two replicas asking at once play the same). Nil when a
+    /// recorded creative cannot be had.
+    private func decideLiveBreak(
+        _ served: ServedCampaign,
+        _ adBreak: AdBreak,
+        key: String,
+        expires: Int64,
+        context: ViewerContext,
+        deviceHeaders: [(name: String, value: String)]
+    ) async -> LiveAdDecisions.Decided? {
+        if let recorded = try? await self.decisions.decisions(session: key) {
+            return await self.laidOut(served, recorded.breaks[adBreak.id] ?? [])
+        }
+        guard let asked = await self.ask(served, for: context, breaks: [adBreak], deviceHeaders: deviceHeaders) else {
+            return LiveAdDecisions.Decided(ads: [], creatives: [])
+        }
+        let ads = asked.decisions.decided[adBreak.id] ?? []
+        let stored = StoredDecisions(
+            breaks: [
+                adBreak.id: ads.compactMap { ad in
+                    asked.creatives[ObjectIdentifier(ad.asset)].map { StoredDecisions.Creative(id: ad.id, url: $0.url, tracking: ad.tracking) }
+                }
+            ]
+        )
+        do {
+            let standing = try await self.decisions.record(stored, session: key, expires: expires)
+            if standing != stored { return await self.laidOut(served, standing.breaks[adBreak.id] ?? []) }
+        } catch {
+            // This replica plays what it asked for, the same at every refresh; another replica
+            // that cannot read it asks again.
+            self.store.logger.warning(
+                "cannot record a live break's ad decisions; other replicas may play other ads in it",
+                metadata: ["campaign": "\(served.campaign.id)", "break": "\(adBreak.id)", "error": "\(error)"]
+            )
+        }
+        return LiveAdDecisions.Decided(ads: ads, creatives: ads.compactMap { asked.creatives[ObjectIdentifier($0.asset)]?.creative })
+    }
+
+    /// Recorded creatives as ads, each from the creative cache; nil when one cannot be had.
+    private func laidOut(_ served: ServedCampaign, _ recorded: [StoredDecisions.Creative]) async -> LiveAdDecisions.Decided? {
+        guard let cache = served.creatives else { return recorded.isEmpty ? LiveAdDecisions.Decided(ads: [], creatives: []) : nil }
+        var decided = LiveAdDecisions.Decided(ads: [], creatives: [])
+        for creative in recorded {
+            guard case .success(let loaded) = await cache.creative(creative.url, id: creative.id) else { return nil }
+            decided.creatives.append(loaded)
+            decided.ads.append(Ad(id: creative.id, asset: loaded.asset, tracking: creative.tracking))
+        }
+        return decided
     }
 
     /// VAST 4.3 §2.4.2's headers for a request made on the viewer's behalf: the viewer's address

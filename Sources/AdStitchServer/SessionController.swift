@@ -233,7 +233,7 @@ struct SessionController: Sendable {
         case .assetList(let file, let served, let token, let verified):
             (headers, body) = try self.assetList(file, served, token, tokenText: asked.token, verified: verified, for: request)
         case .live(let file, let served, let token, let joined, let verified):
-            (headers, body) = try self.liveFile(file, served, token, joined: joined, tokenText: asked.token, verified: verified, for: request)
+            (headers, body) = try await self.liveFile(file, served, token, joined: joined, tokenText: asked.token, verified: verified, for: request)
         }
         let ranged = AnswerBody.ranged(headers, body, range: request.headers[.range], ifRange: request.headers[.ifRange])
         return Response(status: ranged.status, headers: ranged.headers, body: ranged.body.responseBody)
@@ -388,7 +388,7 @@ struct SessionController: Sendable {
         tokenText: String,
         verified: VerifiedSession?,
         for request: Request
-    ) throws -> (HTTPFields, AnswerBody) {
+    ) async throws -> (HTTPFields, AnswerBody) {
         guard let channel = served.channel, let live = served.campaign.live else {
             throw Problem.notFound("campaign \(served.campaign.id) revision \(served.campaign.revision) is not live")
         }
@@ -403,10 +403,21 @@ struct SessionController: Sendable {
                 reference.flatMap { window.cut(now: now, holdBack: $0.holdBack, span: $0.span) } ?? window
             }
         }
+        // The ads an ad server chose for the breaks the viewer has seen, asked for now if new.
+        let (decided, creatives) = try await self.liveDecisions(served, token: token, breaks: breaks, for: request)
+        let renderer = creatives.isEmpty ? served.renderer : SessionRenderer(layout: served.renderer.layout.adding(creatives))
         let text = try self.render(Self.metricKind(file)) { () throws -> [UInt8] in
             let plan = self.session(served, token, tokenText: tokenText, verified: verified).plan
             let edge = windows.compactMap { $0?.segments.last?.end }.max() ?? .zero
-            let schedule = try LiveSchedule(plan: plan, live: live, layout: served.renderer.layout, breaks: breaks, joined: joined, liveEdge: edge)
+            let schedule = try LiveSchedule(
+                plan: plan,
+                live: live,
+                layout: renderer.layout,
+                breaks: breaks,
+                joined: joined,
+                liveEdge: edge,
+                decided: decided
+            )
             switch file {
             case .playlist(let rendition):
                 guard let index = served.renderer.layout.renditions.firstIndex(of: rendition), let window = windows[index] else {
@@ -416,7 +427,7 @@ struct SessionController: Sendable {
                         detail: "this replica has not read rendition \(rendition.id) of the live channel yet; try again in a few seconds"
                     )
                 }
-                return try served.renderer.livePlaylist(schedule, rendition: rendition, window: window)
+                return try renderer.livePlaylist(schedule, rendition: rendition, window: window)
             case .boundaries:
                 guard let window = windows.first ?? nil else {
                     throw Problem(status: .serviceUnavailable, title: "Channel not ready", detail: "the live channel has not been read yet")

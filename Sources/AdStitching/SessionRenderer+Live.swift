@@ -127,7 +127,17 @@ public struct LiveSchedule: Sendable {
     ///     started (signed into its token): breaks that open from there are replaced.
     ///   - liveEdge: the end of the channel's published time (seconds since the epoch): an open
     ///     break's fill is made that long.
-    public init(plan: Plan, live: LiveProgram, layout: StitchLayout, breaks: [LiveBreak], joined: Int, liveEdge: ExactDecimal) throws(StitchError) {
+    ///   - decided: what the viewer's ad decision server chose for each break, by break id (the
+    ///     layout holds their creatives): played first, then the fallback pools, then slate.
+    public init(
+        plan: Plan,
+        live: LiveProgram,
+        layout: StitchLayout,
+        breaks: [LiveBreak],
+        joined: Int,
+        liveEdge: ExactDecimal,
+        decided: [String: [Ad]] = [:]
+    ) throws(StitchError) {
         self.plan = plan
         self.live = live
         self.breaks = breaks
@@ -142,9 +152,9 @@ public struct LiveSchedule: Sendable {
             let needed = adBreak.replacedDuration ?? min(max(.zero, liveEdge - adBreak.start), LiveLimits.maxBreakDuration)
             var pieces: [LivePiece] = []
             var total = ExactDecimal.zero
-            let nominal = min(adBreak.duration ?? live.defaultDuration ?? needed, LiveLimits.maxBreakDuration)
+            let nominal = Self.plannedDuration(adBreak, live: live) ?? min(needed, LiveLimits.maxBreakDuration)
             if adBreak.id != midBreak?.id {
-                let planned = Planner().fill(live.adBreak(id: adBreak.id, duration: nominal), for: plan)
+                let planned = Planner().fill(live.adBreak(id: adBreak.id, duration: nominal), for: plan, decided: decided[adBreak.id] ?? [])
                 for ad in planned.ads {
                     pieces.append(LivePiece(ad: ad, asset: ad.asset, start: total))
                     total += ad.asset.duration
@@ -180,6 +190,12 @@ public struct LiveSchedule: Sendable {
             )
         }
         self.fills = fills
+    }
+
+    /// What a break's ads are planned for (and its ad server asked for): its marker's duration,
+    /// else `marker_breaks.duration`; nil when neither says, and the fill runs to the live edge.
+    public static func plannedDuration(_ adBreak: LiveBreak, live: LiveProgram) -> ExactDecimal? {
+        (adBreak.duration ?? live.defaultDuration).map { min($0, LiveLimits.maxBreakDuration) }
     }
 
     /// A rendition's window numbered for this viewer.

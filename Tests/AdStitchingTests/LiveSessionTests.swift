@@ -309,6 +309,27 @@ struct LiveSessionTests {
         }
     }
 
+    @Test(
+        "a live channel's breaks ask a VAST ad server as they open; a VMAP schedule (top-level or named) is refused with its field and what to give"
+    )
+    func liveAdServers() throws {
+        let vast = try Self.load(Self.campaign + "\nad_server: { vast: \"https://ads.test/vast?sid={session}&b={break.id}\", fallback: [prime] }\n")
+        #expect(vast.asksAdServers && vast.live != nil)
+        for (block, field) in [
+            ("ad_server: { vmap: \"https://ads.test/vmap?sid={session}\" }", "ad_server"),
+            ("ad_servers: { gam: { vmap: \"https://ads.test/vmap?sid={session}\" } }", "ad_servers.gam"),
+        ] {
+            do {
+                _ = try Self.load(Self.campaign + "\n" + block + "\n")
+                Issue.record("\(field): a VMAP ad server on a live channel loaded")
+            } catch {
+                let issue = try #require(error.issues.first)
+                #expect(issue.field == field && issue.message.contains("give vast:"), "\(error.issues)")
+                #expect(issue.line == 13, "the block's line: \(issue)")
+            }
+        }
+    }
+
     @Test("the windows read at load are neither in the revision nor polled; an ended channel is refused")
     func windowsAtLoad() throws {
         let early = try Self.load(Self.campaign, last: 5)

@@ -118,7 +118,7 @@ struct PreviewController: Sendable {
         viewer: PreviewContext,
         request: Request
     ) async -> (plan: Plan, reports: [AdServerDecisions.BreakReport], renderer: SessionRenderer) {
-        guard let asked = await self.sessions.ask(served, for: viewer.viewer, request: request) else {
+        guard let asked = await self.sessions.ask(served, for: viewer.viewer, deviceHeaders: SessionController.deviceHeaders(request)) else {
             return (Planner().plan(served.campaign, for: viewer.viewer), [], served.renderer)
         }
         let plan = Planner().plan(served.campaign, for: viewer.viewer, decided: asked.decisions.decided)
