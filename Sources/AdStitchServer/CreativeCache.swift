@@ -13,15 +13,20 @@ import Synchronization
 /// too slow for one session's timeout plays in the sessions after it.
 ///
 /// Keyed by identity (`UniversalAdId`, else the creative's id, else its media file URL) and URL:
-/// an ad server that serves new playlists for a creative gives them a new URL. A failed load is
-/// kept ``failureLifetime``, then tried again. At most ``capacity`` creatives; past it the oldest
-/// loads go first.
+/// an ad server that serves new playlists for a creative gives them a new URL. A loaded creative
+/// is revalidated like the campaign's remote playlists: once it is older than the origin's poll
+/// interval (`--origin-poll`), the next session that asks for it starts a load in the background
+/// and plays the one loaded before; the new one replaces it when it loads (a failed reload keeps
+/// the old one until the next interval). A failed load is kept ``failureLifetime``, then tried
+/// again. At most ``capacity`` creatives; past it the oldest loads go first.
 final class CreativeCache: Sendable {
     let campaign: Campaign
     let layout: StitchLayout
     /// What asks the ad server (``AdServerDecisions/decide``) and fetches creatives' playlists.
     let client: OriginClient
     let source: PlaylistSource
+    /// How old a loaded creative is before it is loaded again: the origin's poll interval.
+    let revalidateAfter: Duration
 
     typealias Outcome = Result<StitchLayout.LaidOutCreative, AdServerDecisions.CreativeFailure>
 
@@ -34,6 +39,9 @@ final class CreativeCache: Sendable {
         var task: Task<Outcome, Never>
         var started: ContinuousClock.Instant
         var failedAt: ContinuousClock.Instant?
+        /// When its load (or its last revalidation) succeeded.
+        var loadedAt: ContinuousClock.Instant?
+        var revalidating = false
     }
 
     private let entries = Mutex([Key: Entry]())
@@ -46,6 +54,7 @@ final class CreativeCache: Sendable {
         self.layout = layout
         self.client = client
         self.source = source
+        self.revalidateAfter = client.settings.poll
     }
 
     /// The creative at `url`, loaded now or earlier. Only http(s) URLs: an ad server never gets
@@ -56,35 +65,51 @@ final class CreativeCache: Sendable {
         }
         let key = Key(id: id, url: url)
         let now = ContinuousClock.now
-        let task = self.entries.withLock { entries -> Task<Outcome, Never> in
-            if let entry = entries[key], entry.failedAt.map({ now - $0 < Self.failureLifetime }) ?? true { return entry.task }
+        let (task, revalidate) = self.entries.withLock { entries -> (Task<Outcome, Never>, Bool) in
+            if let entry = entries[key], entry.failedAt.map({ now - $0 < Self.failureLifetime }) ?? true {
+                guard let loaded = entry.loadedAt, now - loaded >= self.revalidateAfter, !entry.revalidating else { return (entry.task, false) }
+                entries[key]?.revalidating = true
+                return (entry.task, true)
+            }
             if entries.count >= Self.capacity, let oldest = entries.min(by: { $0.value.started < $1.value.started })?.key {
                 entries[oldest] = nil
             }
-            let (campaign, layout, source) = (self.campaign, self.layout, self.source)
-            let task = Task<Outcome, Never>.detached {
-                switch await AdServerDecisions.loadCreative(url, id: id, for: campaign, source: source) {
-                case .success(let asset):
-                    do {
-                        return .success(try layout.layOut(creative: asset, id: id))
-                    } catch let error as StitchError {
-                        return .failure(.init(error.message))
-                    } catch {
-                        return .failure(.init("\(error)"))
-                    }
-                case .failure(let failure):
-                    return .failure(failure)
+            let task = Task<Outcome, Never>.detached { [self] in await self.load(url, id: id) }
+            entries[key] = Entry(task: task, started: now)
+            return (task, false)
+        }
+        if revalidate {
+            Task.detached { [self] in
+                let outcome = await self.load(url, id: id)
+                self.entries.withLock { entries in
+                    guard entries[key] != nil else { return }
+                    entries[key]?.revalidating = false
+                    entries[key]?.loadedAt = .now
+                    if case .success = outcome { entries[key]?.task = Task { outcome } }
                 }
             }
-            entries[key] = Entry(task: task, started: now)
-            return task
         }
         let outcome = await task.value
-        if case .failure = outcome {
-            self.entries.withLock { entries in
-                if entries[key]?.failedAt == nil { entries[key]?.failedAt = .now }
+        self.entries.withLock { entries in
+            switch outcome {
+            case .failure: if entries[key]?.failedAt == nil { entries[key]?.failedAt = .now }
+            case .success: if entries[key]?.loadedAt == nil { entries[key]?.loadedAt = .now }
             }
         }
         return outcome
+    }
+
+    /// Loads the creative's playlists and lays them out.
+    private func load(_ url: URL, id: String) async -> Outcome {
+        switch await AdServerDecisions.loadCreative(url, id: id, for: self.campaign, source: self.source) {
+        case .success(let asset):
+            do {
+                return .success(try self.layout.layOut(creative: asset, id: id))
+            } catch {
+                return .failure(.init(error.message))
+            }
+        case .failure(let failure):
+            return .failure(failure)
+        }
     }
 }

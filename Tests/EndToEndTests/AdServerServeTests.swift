@@ -160,6 +160,52 @@ extension RealClients {
         }
 
         @Test(
+            "a creative's playlists changed at its origin play in sessions started after the poll interval (--origin-poll); a session started before keeps its bytes"
+        )
+        func creativesRevalidate() async throws {
+            // The creatives on an origin of their own, a copy this test edits.
+            let creatives = FileManager.default.temporaryDirectory.appendingPathComponent("creatives-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.copyItem(at: RemoteCampaignTests.demo.appendingPathComponent("media/ads"), to: creatives)
+            defer { try? FileManager.default.removeItem(at: creatives) }
+            let creativeOrigin = try await StaticServer(root: creatives)
+            let origin = try await StaticServer(root: RemoteCampaignTests.demo)
+            let adServer = try await AdServerEndToEndTests.Server(mediaBase: String(creativeOrigin.base.absoluteString.dropLast()))
+            let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) {
+                $0 + "\nad_server: { vast: \"\(adServer.base)/vast/inline?ad=bravo&dur=3.84\", timeout: 2, fallback: [house] }\n"
+            }
+            defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+            let server = try await HardeningEndToEndTests.Server(campaigns: file.deletingLastPathComponent(), extra: ["--origin-poll", "1"])
+            defer { kill(server.process.pid, SIGKILL) }
+            let prefix = "/v1/campaigns/evening-news/"
+            func variant(_ session: String) throws -> (path: String, body: String) {
+                let master = try server.get(prefix + "master.m3u8?session=\(session)")
+                let path = prefix + (try #require(Self.sessionFiles(master.body).first { $0.hasSuffix("/v0.m3u8") }))
+                return (path, try server.get(path).body)
+            }
+            let before = try variant("revalidate-1")
+            #expect(before.body.contains(creativeOrigin.base.absoluteString + "bravo/") && !before.body.contains("?v=2"), "\(before.body)")
+
+            // The creative's playlists change at its origin: new segment URIs.
+            for rendition in ["180p", "360p"] {
+                let playlist = creatives.appendingPathComponent("bravo/\(rendition)/index.m3u8")
+                let text = try String(contentsOf: playlist, encoding: .utf8)
+                try Data(text.replacingOccurrences(of: ".ts\n", with: ".ts?v=2\n").utf8).write(to: playlist)
+            }
+            try await Task.sleep(for: .milliseconds(1_200))
+            var changedAfter: Int?
+            for attempt in 0..<20 {
+                if try variant("revalidate-after-\(attempt)").body.contains("bravo/180p/seg_000.ts?v=2") {
+                    changedAfter = attempt
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            #expect(changedAfter != nil, "no session after the poll interval played the creative's new playlists")
+            #expect(try server.get(before.path).body == before.body, "the session started before kept its bytes")
+            print("↳ new creative playlists in the session started \(changedAfter.map { "\($0 + 1)" } ?? "?") after the poll interval")
+        }
+
+        @Test(
             "faults: a slow ad server, a 500 and malformed XML each give the master within the timeout, the breaks filled from the fallback pool, counted by outcome"
         )
         func faultsFallBack() async throws {
