@@ -58,7 +58,7 @@ let package = Package(
         // Looks inside media segments (ffprobe, MPEG-TS tables): `validate --media`.
         .target(name: "AdMedia", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         // Creatives encoded to a programme's ladder with ffmpeg: `adstitch condition`.
-        .target(name: "AdConditioning", dependencies: ["AdCampaign", "AdMedia", "HLSPlaylist"], swiftSettings: swiftSettings),
+        .target(name: "AdConditioning", dependencies: ["AdCampaign", "AdStitching", "AdMedia", "HLSPlaylist"], swiftSettings: swiftSettings),
         // Fetching playlists from http(s) origins (docs/campaign-format.md, `origin:`).
         .target(
             name: "AdOrigin",
@@ -95,7 +95,7 @@ let package = Package(
             name: "AdStitchServer",
             dependencies: [
                 "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib", "AdOrigin", "AdLive", "AdLiveRuntime", "AdMedia",
-                "AdServerClient",
+                "AdServerClient", "AdConditioning",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -47,6 +47,8 @@ public struct Campaign: Sendable {
     public let adServer: AdServerSettings?
     /// Named ad decision servers a rule chooses among (`ad_servers:`, `then: { ad_server: NAME }`).
     public let adServers: [String: AdServerSettings]
+    /// Where its ad servers' MP4 creatives are conditioned (`creatives:`); nil: they are skipped.
+    public internal(set) var creatives: CreativeSettings? = nil
     /// The local files the campaign is made of (playlists, segments, keys, init sections).
     public let files: CampaignFiles
     /// Findings that do not stop the campaign from loading (`adstitch validate` prints them).

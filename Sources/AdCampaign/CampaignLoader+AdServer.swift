@@ -78,6 +78,59 @@ extension Loader {
         )
     }
 
+    /// `creatives:` — where an ad server's MP4 creatives are conditioned (docs/campaign-format.md
+    /// "Conditioning ad server creatives"): `store` (a folder, relative to the campaign file;
+    /// default `creatives/`), `condition` (`auto` | `off`), `loudness` (LUFS, −70 to −5).
+    mutating func creatives(_ node: Node?) -> CreativeSettings? {
+        guard let node else { return nil }
+        let fields = self.reader.mapping(node, "creatives", allowed: ["store", "condition", "loudness"])
+        let folder = self.file.deletingLastPathComponent()
+        var store = folder.appendingPathComponent("creatives", isDirectory: true)
+        if let path = self.reader.string(fields["store"], "creatives.store") {
+            guard !path.isEmpty, !path.contains("\0"), URL(string: path)?.scheme.map({ $0.count > 1 }) != true else {
+                self.reader.issue(
+                    fields["store"],
+                    "creatives.store",
+                    "'\(path)' is not a folder; give a folder, relative to the campaign file (creatives/) or absolute"
+                )
+                return nil
+            }
+            store =
+                (path.hasPrefix("/") ? URL(fileURLWithPath: path, isDirectory: true) : folder.appendingPathComponent(path, isDirectory: true))
+                .standardizedFileURL
+            // serve answers a conditioned creative's files under the campaign's media route,
+            // which reaches only into the campaign's folder.
+            let root = folder.standardizedFileURL.path
+            guard store.path.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
+                self.reader.issue(
+                    fields["store"],
+                    "creatives.store",
+                    "'\(path)' is outside the campaign's folder; give a folder inside it (creatives/), mounted from a shared volume when replicas share it"
+                )
+                return nil
+            }
+        }
+        var conditions = true
+        if let value = self.reader.string(fields["condition"], "creatives.condition") {
+            switch value {
+            case "auto": conditions = true
+            case "off": conditions = false
+            default:
+                self.reader.issue(fields["condition"], "creatives.condition", "is \"\(value)\"; give auto (condition what is missing) or off")
+            }
+        }
+        var loudness = CreativeSettings.defaultLoudness
+        if let value = self.reader.decimal(fields["loudness"], "creatives.loudness") {
+            let lufs = value.doubleValue
+            if CreativeSettings.loudnessRange.contains(lufs) {
+                loudness = lufs
+            } else {
+                self.reader.issue(fields["loudness"], "creatives.loudness", "is \(value) LUFS; give -70 to -5 (EBU R128: -23, ATSC A/85: -24)")
+            }
+        }
+        return CreativeSettings(store: store, conditions: conditions, loudness: loudness)
+    }
+
     /// `ad_servers:` — named ad decision servers a rule chooses among (`then: { ad_server: NAME }`),
     /// each written as `ad_server:` is.
     mutating func adServers(_ node: Node?, pools: [String]) -> [String: AdServerSettings] {

@@ -174,7 +174,7 @@ struct Loader {
 
     static let topLevelKeys = [
         "version", "id", "title", "origin", "program", "marker_breaks", "breaks", "slate", "pools", "rules", "startup", "markers",
-        "markers_passthrough", "trusted_attributes", "rewrite", "insertion", "join_mid_break", "ad_server", "ad_servers",
+        "markers_passthrough", "trusted_attributes", "rewrite", "insertion", "join_mid_break", "ad_server", "ad_servers", "creatives",
     ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
@@ -279,6 +279,8 @@ struct Loader {
             files: self.assets.files,
             warnings: []
         )
+        campaign.creatives = self.creatives(fields["creatives"])
+        guard self.reader.issues.isEmpty else { return nil }
         self.validate(campaign)
         campaign.warnings = self.warnings
         return campaign

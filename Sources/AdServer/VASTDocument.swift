@@ -126,6 +126,9 @@ public struct VASTCreative: Sendable, Hashable {
     public var sequence: Int?
     public var duration: ExactDecimal
     public var mediaFiles: [MediaFile]
+    /// `<Mezzanine>` (VAST 4): the creative's highest-quality file, meant for server-side
+    /// transcoding.
+    public var mezzanine: String?
 
     public struct MediaFile: Sendable, Hashable {
         public var uri: String
@@ -143,6 +146,20 @@ public struct VASTCreative: Sendable, Hashable {
             let type = self.type?.lowercased() ?? ""
             return type == "application/x-mpegurl" || type == "application/vnd.apple.mpegurl"
         }
+
+        /// Whether it is a progressive video file (MP4, QuickTime, WebM…): what conditioning reads.
+        public var isProgressiveVideo: Bool {
+            (self.type?.lowercased().hasPrefix("video/") ?? false) && self.delivery?.lowercased() != "streaming"
+        }
+    }
+
+    /// What conditioning reads when no HLS media file plays: the `<Mezzanine>`, else the
+    /// progressive video file of most pixels (then bitrate).
+    public var conditioningSource: String? {
+        if let mezzanine = self.mezzanine { return mezzanine }
+        return self.mediaFiles.filter(\.isProgressiveVideo).max { lhs, rhs in
+            ((lhs.width ?? 0) * (lhs.height ?? 0), lhs.bitrate ?? 0) < ((rhs.width ?? 0) * (rhs.height ?? 0), rhs.bitrate ?? 0)
+        }?.uri
     }
 
     /// Nil for a creative without `<Linear>` (companions and non-linear ads do not stitch).
@@ -156,6 +173,7 @@ public struct VASTCreative: Sendable, Hashable {
         self.sequence = node.attributes["sequence"].flatMap { Int($0) }
         let universal = node.child("UniversalAdId").map(\.text).flatMap { $0.isEmpty || $0 == "unknown" ? nil : $0 }
         self.identity = universal ?? node.attributes["adId"] ?? node.attributes["AdID"] ?? node.attributes["id"]
+        self.mezzanine = linear.descendant("MediaFiles", "Mezzanine").map(\.text).flatMap { $0.isEmpty ? nil : $0 }
         self.mediaFiles = (linear.child("MediaFiles")?.children("MediaFile") ?? []).compactMap { file in
             guard !file.text.isEmpty else { return nil }
             return MediaFile(
@@ -199,6 +217,8 @@ public struct VASTError: Error, Sendable, Hashable, CustomStringConvertible {
         case noAdsAfterWrapper = 303
         /// No media file that AdStitch can play (not HLS, or not fitting the programme).
         case noSupportedMediaFile = 403
+        /// The mezzanine is being fetched (here: conditioned) for the first time.
+        case mezzanineDownloading = 407
     }
 
     public var code: Code

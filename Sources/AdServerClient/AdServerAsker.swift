@@ -17,6 +17,7 @@ extension AdServerDecisions {
         let context: ViewerContext
         let client: OriginClient
         let deviceHeaders: [(name: String, value: String)]
+        let condition: Condition?
         let loadCreative: LoadCreative
 
         func values(_ adBreak: AdBreak?) -> AdServerTemplate.Values {
@@ -236,31 +237,40 @@ extension AdServerDecisions {
             for failure in answer.failures {
                 report.skipped.append(.init(id: failure.adID ?? "?", reason: failure.error.message, vastError: failure.error.code.rawValue))
             }
-            // Each HLS creative of the answer, by identity (else its media file's URL).
-            var candidates: [String: URL] = [:]
+            // Each creative of the answer, by identity (else its media file's URL): its HLS
+            // playlists, else — with conditioning — its conditioned form.
+            var sources: [String: CreativeSource] = [:]
             for ad in answer.ads {
-                guard let file = ad.creative?.mediaFiles.first(where: \.isHLS), let creativeURL = URL(string: file.uri) else { continue }
-                candidates[ad.identity ?? file.uri] = creativeURL
+                guard let key = Self.key(ad), let creative = ad.creative else { continue }
+                if let file = creative.mediaFiles.first(where: \.isHLS), let url = URL(string: file.uri) {
+                    sources[key] = .hls(url)
+                } else if self.condition != nil, let source = creative.conditioningSource, let url = URL(string: source) {
+                    sources[key] = .conditioned(url)
+                }
             }
             // Each creative within the deadline on its own: one slow playlist skips its creative alone.
-            let assets = await withTaskGroup(of: (String, Result<Asset, CreativeFailure>?).self) { group in
-                for (id, creativeURL) in candidates {
+            let outcomes = await withTaskGroup(of: (String, CreativeOutcome?).self) { group in
+                for (id, source) in sources {
                     group.addTask {
-                        let loaded = await self.bounded(until: deadline) { () throws(VASTError) in await self.loadCreative(creativeURL, id) }
-                        return (id, try? loaded.get())
+                        let outcome = await self.bounded(until: deadline) { () throws(VASTError) in await self.creative(source, id: id) }
+                        return (id, try? outcome.get())
                     }
                 }
-                var results: [String: Result<Asset, CreativeFailure>] = [:]
+                var results: [String: CreativeOutcome] = [:]
                 for await (id, result) in group { results[id] = result }
                 return results
             }
             let choice = VASTBreakFill.choose(answer.ads, duration: adBreak.duration, standAlone: answer.allowsStandAloneAds) { ad in
-                guard let file = ad.creative?.mediaFiles.first(where: \.isHLS) else {
-                    return ("no HLS media file (an MP4 needs conditioning)", .noSupportedMediaFile)
+                guard let key = Self.key(ad), sources[key] != nil else {
+                    return (
+                        self.condition == nil
+                            ? "no HLS media file (an MP4 needs conditioning: creatives: in the campaign)" : "no HLS or progressive video media file",
+                        .noSupportedMediaFile
+                    )
                 }
-                switch assets[ad.identity ?? file.uri] {
-                case .success?: return nil
-                case .failure(let failure)?: return (failure.reason, .noSupportedMediaFile)
+                switch outcomes[key] {
+                case .loaded?: return nil
+                case .skipped(let reason, let code)?: return (reason, code)
                 case nil: return ("its playlists were not loaded within the timeout; later sessions play it once loaded", .wrapperTimeout)
                 }
             }
@@ -269,17 +279,52 @@ extension AdServerDecisions {
             }
             var ads: [Ad] = []
             for chosen in choice.chosen {
-                guard let file = chosen.creative?.mediaFiles.first(where: \.isHLS), case .success(let asset)? = assets[chosen.identity ?? file.uri]
-                else {
-                    continue
-                }
-                let id = chosen.identity ?? file.uri
+                guard let id = Self.key(chosen), case .loaded(let asset)? = outcomes[id] else { continue }
                 var tracking = chosen.tracking
                 if !chosen.impressions.isEmpty { tracking["impression", default: []] = chosen.impressions + (tracking["impression"] ?? []) }
                 ads.append(Ad(id: id, asset: asset, tracking: tracking))
                 report.played.append(id)
             }
             return (report, ads)
+        }
+
+        /// Where a creative's playlists come from.
+        enum CreativeSource: Sendable {
+            /// Its HLS media file.
+            case hls(URL)
+            /// Conditioned from this mezzanine or progressive file.
+            case conditioned(URL)
+        }
+
+        enum CreativeOutcome: Sendable {
+            case loaded(Asset)
+            case skipped(String, VASTError.Code)
+        }
+
+        /// A creative had from `source`: loaded, or skipped with why.
+        func creative(_ source: CreativeSource, id: String) async -> CreativeOutcome {
+            let url: URL
+            switch source {
+            case .hls(let hls):
+                url = hls
+            case .conditioned(let file):
+                switch await self.condition?(file, id) {
+                case .ready(let master)?: url = master
+                case .pending(let reason)?: return .skipped(reason, .mezzanineDownloading)
+                case .unavailable(let reason)?: return .skipped(reason, .noSupportedMediaFile)
+                case nil: return .skipped("no conditioning", .noSupportedMediaFile)
+                }
+            }
+            switch await self.loadCreative(url, id) {
+            case .success(let asset): return .loaded(asset)
+            case .failure(let failure): return .skipped(failure.reason, .noSupportedMediaFile)
+            }
+        }
+
+        /// A creative's identity (``ResolvedAd/identity``), else its HLS media file's URL, else
+        /// the file conditioning reads.
+        static func key(_ ad: ResolvedAd) -> String? {
+            ad.identity ?? ad.creative?.mediaFiles.first(where: \.isHLS)?.uri ?? ad.creative?.conditioningSource
         }
     }
 }

@@ -112,6 +112,19 @@ public struct AdServerDecisions: Sendable {
         }
     }
 
+    /// What became of a creative without an HLS media file once conditioning was asked for it
+    /// (`creatives:`): conditioned, its multivariant playlist in the campaign's store; queued or
+    /// encoding (skipped for now, VAST error 407); or not to be had (403).
+    public enum Conditioned: Sendable, Hashable {
+        case ready(URL)
+        case pending(String)
+        case unavailable(String)
+    }
+
+    /// Looks up (and queues, when missing) the conditioned form of the creative `id` whose
+    /// mezzanine or progressive file is `source`.
+    public typealias Condition = @Sendable (_ source: URL, _ id: String) async -> Conditioned
+
     /// Loads a creative with the (blocking) campaign loader on a global dispatch queue — never on
     /// a Swift concurrency thread or an event loop, which its origin fetches would hold.
     public static func loadCreative(_ url: URL, id: String, for campaign: Campaign, source: PlaylistSource) async -> Result<Asset, CreativeFailure> {
@@ -136,6 +149,8 @@ public struct AdServerDecisions: Sendable {
     ///     schedule onto these.
     ///   - deviceHeaders: VAST 4.3 §2.4.2 `X-Device-IP`, `X-Device-User-Agent`,
     ///     `X-Device-Accept-Language` of the viewer's request (a server-side caller asks on the viewer's behalf).
+    ///   - condition: how a creative without an HLS media file is had conditioned (nil: such a
+    ///     creative is skipped, VAST error 403); it shares the break's timeout.
     ///   - loadCreative: how a chosen creative's playlists are had; it gets what is left of the
     ///     break's timeout, and a creative not had by then is skipped (say so).
     public static func decide(
@@ -145,6 +160,7 @@ public struct AdServerDecisions: Sendable {
         for context: ViewerContext,
         client: OriginClient,
         deviceHeaders: [(name: String, value: String)] = [],
+        condition: Condition? = nil,
         loadCreative: @escaping LoadCreative
     ) async -> AdServerDecisions {
         let breaks = breaks ?? campaign.breaks
@@ -155,6 +171,7 @@ public struct AdServerDecisions: Sendable {
             context: context,
             client: client,
             deviceHeaders: deviceHeaders,
+            condition: condition,
             loadCreative: loadCreative
         )
         let byBreak = Dictionary(await asker.everyBreak().map { ($0.0.breakID, $0) }, uniquingKeysWith: { first, _ in first })

@@ -51,6 +51,8 @@ public struct ServerConfiguration: Sendable {
     /// (`serve --media-root`): one ad library, many campaigns. The media route still serves only
     /// files a loaded campaign references.
     public var mediaRoots: [URL] = []
+    /// Creatives this replica conditions at once (`--conditioning-jobs`).
+    public var conditioningJobs = 1
     /// Where absolute URIs point (`serve --public-url`, `--trust-forwarded`; ``PublicAddress``).
     public var publicAddress = PublicAddress()
 
@@ -104,12 +106,27 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     if store.statuses.contains(where: { $0.id.flatMap(store.campaign)?.campaign.asksAdServers == true }) {
         logger.notice("\(decisions.summary)")
     }
+    // Conditioning of ad server creatives: its queue beside the decisions.
+    let jobs: any ConditioningJobStore = history.map { PostgresConditioningJobs(client: $0.client, logger: logger) } ?? MemoryConditioningJobs()
+    let conditioning = CreativeConditioning(
+        jobs: jobs,
+        campaigns: store,
+        origin: origin,
+        mediaRoots: configuration.mediaRoots,
+        metrics: configuration.metrics,
+        logger: logger,
+        workers: configuration.conditioningJobs
+    )
+    if store.statuses.contains(where: { $0.id.flatMap(store.campaign)?.campaign.creatives?.conditions == true }) {
+        logger.notice("\(jobs.summary); this replica conditions \(configuration.conditioningJobs) at a time")
+    }
     let sessions = SessionController(
         store: store,
         policy: configuration.policy,
         cacheBytes: configuration.responseCacheBytes,
         publicAddress: configuration.publicAddress,
-        decisions: decisions
+        decisions: decisions,
+        conditioning: conditioning
     )
     let router = buildRouter(store: store, policy: configuration.policy, sessions: sessions)
     let headerTimeout = TimeAmount(configuration.headerTimeout)
@@ -151,6 +168,9 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     )
     if let shared = decisions as? PostgresAdDecisionStore {
         app.addServices(AdDecisionsService(store: shared, logger: logger))
+    }
+    if configuration.conditioningJobs > 0 {
+        app.addServices(ConditioningWorkers(conditioning: conditioning))
     }
     return app
 }
@@ -250,7 +270,7 @@ func buildRouter(store: CampaignStore, policy: SessionPolicy, sessions: SessionC
             body: ResponseBody(byteBuffer: store.metrics.exposition())
         )
     }
-    CatalogueController(store: store).register(on: router)
+    CatalogueController(store: store, conditioning: sessions.conditioning).register(on: router)
     sessions.register(on: router)
     if policy.preview != .off {
         PreviewController(store: store, sessions: sessions).register(on: router)

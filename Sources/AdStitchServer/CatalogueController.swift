@@ -1,15 +1,19 @@
 import AdCampaign
+import AdServerClient
 import Crypto
 import Foundation
 import Hummingbird
 
-/// What is served: `GET /v1/campaigns` (every campaign file and its load status) and
-/// `GET /play/{id}` (a page playing a new session).
+/// What is served: `GET /v1/campaigns` (every campaign file and its load status),
+/// `GET /v1/creatives` (ad server creatives being conditioned, and done) and `GET /play/{id}` (a
+/// page playing a new session).
 struct CatalogueController: Sendable {
     let store: CampaignStore
+    var conditioning: CreativeConditioning? = nil
 
     func register(on router: Router<BasicRequestContext>) {
         router.getAndHead(Routes.campaigns) { _, _ in self.list() }
+        router.getAndHead(Routes.creatives) { _, _ in try await self.creatives() }
         router.getAndHead(Routes.player) { _, context in try self.player(context) }
     }
 
@@ -40,6 +44,44 @@ struct CatalogueController: Sendable {
     /// The player page's style, inline, and its CSP source (CSP 3 hash-source: SHA-256, base64).
     static let playerStyle = "body{font:16px system-ui,sans-serif;margin:2rem;max-width:60rem}video{width:100%;background:#000}"
     static let playerStyleSource = "'sha256-\(Data(SHA256.hash(data: Data(playerStyle.utf8))).base64EncodedString())'"
+
+    /// `GET /v1/creatives`: every conditioning job the queue holds (shared by the replicas that
+    /// share `--database`), newest first: campaign, creative, source (credentials masked), state,
+    /// attempts, the last error, times, and what a done one made.
+    func creatives() async throws -> Response {
+        let jobs: [ConditioningJob]
+        do {
+            jobs = try await self.conditioning?.jobs.jobs() ?? []
+        } catch {
+            throw Problem(status: .serviceUnavailable, title: "Jobs unavailable", detail: "cannot read the conditioning jobs (\(error)); try again")
+        }
+        let entries = jobs.map { job -> [String: Any] in
+            var entry: [String: Any] = [
+                "campaign": job.campaign, "creative": job.creative, "source": AdServerDecisions.masked(job.source), "state": job.state.rawValue,
+                "attempts": job.attempts, "queuedAt": Self.date(job.queuedAt),
+            ]
+            if let error = job.error { entry["error"] = error }
+            if let started = job.startedAt { entry["startedAt"] = Self.date(started) }
+            if let finished = job.finishedAt { entry["finishedAt"] = Self.date(finished) }
+            if job.state == .queued, job.attempts > 0 { entry["retryAt"] = Self.date(job.nextTryAt) }
+            if let report = job.report, let summary = try? JSONSerialization.jsonObject(with: Data(report.utf8)) { entry["result"] = summary }
+            return entry
+        }
+        let document: [String: Any] = ["queue": self.conditioning?.jobs.summary ?? "no conditioning", "creatives": entries]
+        let data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+
+    /// Unix milliseconds as RFC 3339 UTC with milliseconds.
+    static func date(_ millis: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date(timeIntervalSince1970: Double(millis) / 1_000))
+    }
 
     /// `GET /v1/campaigns`: every campaign file and its load status (paths relative to the campaigns folder).
     func list() -> Response {

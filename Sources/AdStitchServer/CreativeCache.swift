@@ -57,10 +57,14 @@ final class CreativeCache: Sendable {
         self.revalidateAfter = client.settings.poll
     }
 
-    /// The creative at `url`, loaded now or earlier. Only http(s) URLs: an ad server never gets
-    /// to read this machine's files.
+    /// The creative at `url`, loaded now or earlier. Only http(s) URLs, and the campaign's own
+    /// store of conditioned creatives: an ad server never gets to read this machine's files.
     func creative(_ url: URL, id: String) async -> Outcome {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        let scheme = url.scheme?.lowercased()
+        let conditioned = self.campaign.creatives.map {
+            url.isFileURL && url.standardizedFileURL.path.hasPrefix($0.store.standardizedFileURL.path + "/")
+        }
+        guard scheme == "http" || scheme == "https" || conditioned == true else {
             return .failure(.init("its media file \(url.absoluteString) is not an http(s) URL"))
         }
         let key = Key(id: id, url: url)

@@ -27,7 +27,7 @@ struct MediaController: Sendable {
             throw Problem.badRequest("media paths are plain file names under the campaign's folder")
         }
         let url = parts.reduce(served.folder) { $0.appendingPathComponent($1) }.standardizedFileURL
-        guard served.campaign.files.media[url] != nil || served.adPlaylists.contains(url),
+        guard served.campaign.files.media[url] != nil || served.adPlaylists.contains(url) || Self.isConditioned(url, in: served.campaign),
             let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int
         else {
             throw Problem.notFound("no media file \(parts.joined(separator: "/")) in campaign \(id)")
@@ -60,6 +60,16 @@ struct MediaController: Sendable {
 
     /// Local media as absolute paths under `/v1/campaigns/{id}/media/` (what this controller
     /// serves); remote URLs unchanged.
+    /// Whether `url` is a file of a creative conditioned into the campaign's store (its
+    /// playlists, segments and init sections; not an encode still being written).
+    static func isConditioned(_ url: URL, in campaign: Campaign) -> Bool {
+        guard let store = campaign.creatives?.store.standardizedFileURL.path else { return false }
+        let path = url.path
+        guard path.hasPrefix(store + "/") else { return false }
+        let inside = path.dropFirst(store.count + 1).split(separator: "/")
+        return inside.count >= 2 && !inside[0].hasPrefix(".")
+    }
+
     static func uris(campaign id: String, folder: URL) -> URIStyle {
         // A path-only base: `rebased` writes it and the file's path below `folder` after it.
         URIStyle.rebased(root: folder, onto: URL(string: Routes.mediaPrefix(id)) ?? URL(fileURLWithPath: "/"))

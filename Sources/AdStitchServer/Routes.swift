@@ -7,6 +7,7 @@ enum Routes {
     static let readyz: RouterPath = "/readyz"
     static let metrics: RouterPath = "/metrics"
     static let campaigns: RouterPath = "/v1/campaigns"
+    static let creatives: RouterPath = "/v1/creatives"
     static let master: RouterPath = "/v1/campaigns/:id/master.m3u8"
     static let sessionFile: RouterPath = "/v1/campaigns/:id/sessions/:token/:file"
     static let media: RouterPath = "/v1/campaigns/:id/media/**"

@@ -46,6 +46,10 @@ public struct ServerMetrics: Sendable {
     private let cacheMisses: CoreMetrics.Counter
     private let directAnswers: CoreMetrics.Counter
     private let adServerOutcomes = MetricHandles<String, CoreMetrics.Counter>()
+    private let conditioningOutcomes = MetricHandles<String, CoreMetrics.Counter>()
+    private let conditioningQueuedCounter: CoreMetrics.Counter
+    private let conditioningRunningGauge: CoreMetrics.Gauge
+    private let runningEncodes = SharedCounter()
 
     /// Stitching takes tens of microseconds; requests well under a millisecond on loopback.
     static let stitchBuckets: [Duration] = [
@@ -63,6 +67,11 @@ public struct ServerMetrics: Sendable {
         .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),
     ]
 
+    /// An encode of a creative takes seconds to minutes.
+    static let conditioningBuckets: [Duration] = [
+        .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(120), .seconds(300), .seconds(900),
+    ]
+
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -70,11 +79,15 @@ public struct ServerMetrics: Sendable {
             "adstitch_stitch_duration_seconds": Self.stitchBuckets,
             "adstitch_http_request_duration_seconds": Self.requestBuckets,
             "adstitch_ad_server_duration_seconds": Self.adServerBuckets,
+            "adstitch_conditioning_duration_seconds": Self.conditioningBuckets,
         ]
         self.factory = factory
         self.cacheHits = Counter(label: "adstitch_response_cache_requests_total", dimensions: [("result", "hit")], factory: factory)
         self.cacheMisses = Counter(label: "adstitch_response_cache_requests_total", dimensions: [("result", "miss")], factory: factory)
         self.directAnswers = Counter(label: "adstitch_http_direct_answers_total", factory: factory)
+        self.conditioningQueuedCounter = Counter(label: "adstitch_conditioning_queued_total", factory: factory)
+        self.conditioningRunningGauge = Gauge(label: "adstitch_conditioning_running", factory: factory)
+        self.conditioningRunningGauge.record(0)
     }
 
     func request(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration) {
@@ -114,6 +127,31 @@ public struct ServerMetrics: Sendable {
             .increment()
         }
         CoreMetrics.Timer(label: "adstitch_ad_server_duration_seconds", factory: self.factory).record(duration: duration)
+    }
+
+    /// A conditioning job's attempt on this replica ended: `done`, `retry` (failed, taken again
+    /// later) or `failed` (given up); `duration`: the attempt's encode and check.
+    func conditioning(_ outcome: String, duration: Duration) {
+        self.conditioningOutcomes(outcome) {
+            Counter(label: "adstitch_conditioning_jobs_total", dimensions: [("outcome", outcome)], factory: self.factory)
+        }
+        .increment()
+        CoreMetrics.Timer(label: "adstitch_conditioning_duration_seconds", factory: self.factory).record(duration: duration)
+    }
+
+    /// Creatives queued for conditioning by this replica's sessions (each once per replica).
+    func conditioningQueued() { self.conditioningQueuedCounter.increment() }
+
+    /// Encodes running on this replica.
+    func conditioningRunning(_ change: Int) {
+        self.conditioningRunningGauge.record(
+            Double(
+                self.runningEncodes.withLock {
+                    $0 += change
+                    return $0
+                }
+            )
+        )
     }
 
     func responseCache(hit: Bool) {

@@ -63,7 +63,8 @@ extension SessionController {
             breaks: breaks,
             for: context,
             client: creatives.client,
-            deviceHeaders: deviceHeaders
+            deviceHeaders: deviceHeaders,
+            condition: self.conditioning?.condition(for: served.campaign)
         ) { url, id in
             switch await creatives.creative(url, id: id) {
             case .success(let creative):

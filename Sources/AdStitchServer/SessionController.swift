@@ -18,6 +18,8 @@ struct SessionController: Sendable {
     let publicAddress: PublicAddress
     /// Where sessions' ad decision server answers are recorded for every replica.
     let decisions: any AdDecisionStore
+    /// Conditioning of ad server creatives without HLS (campaigns with `creatives:`).
+    let conditioning: CreativeConditioning?
 
     /// Recent token-scoped answers (immutable, so they can be served again as they are).
     let cache: ResponseCache
@@ -49,12 +51,14 @@ struct SessionController: Sendable {
         policy: SessionPolicy,
         cacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes,
         publicAddress: PublicAddress = PublicAddress(),
-        decisions: any AdDecisionStore = MemoryAdDecisionStore()
+        decisions: any AdDecisionStore = MemoryAdDecisionStore(),
+        conditioning: CreativeConditioning? = nil
     ) {
         self.store = store
         self.policy = policy
         self.publicAddress = publicAddress
         self.decisions = decisions
+        self.conditioning = conditioning
         self.cache = ResponseCache(budget: cacheBytes)
         self.sessions = LRUCache(budget: Self.plannedSessionBytes) { token, session in Self.estimatedBytes(session, token: token) }
     }

@@ -77,20 +77,9 @@ struct Condition: ParsableCommand {
             throw ExitCode(1)
         }
         // The check the command promises: the asset loads as an ad of the campaign, laid out in
-        // its sessions, with no warning.
-        let master = URL(fileURLWithPath: report.master)
-        var problems: [String] = []
-        do {
-            // Wherever it was written: read inside the output folder.
-            let checked = try CampaignFile.withSource(self.origin) { source in
-                try CampaignLoader.checkedCreative(at: master, id: id, for: campaign, source: source, field: "ad \(id)", folder: out)
-            }
-            problems += checked.warnings.map { "warning: \($0.message)" }
-            _ = try StitchLayout(campaign: campaign, uris: .absolute).layOut(creative: checked.asset, id: id)
-        } catch let error as CampaignError {
-            problems += error.issues.map { "error: \($0.message)" }
-        } catch let error as StitchError {
-            problems += ["error: \(error.message)"]
+        // its sessions, with no warning — read inside the output folder, wherever it was written.
+        let problems = CampaignFile.withSource(self.origin) { source in
+            Conditioner.problems(report, id: id, campaign: campaign, source: source, folder: out)
         }
         if self.format == .json {
             let encoder = JSONEncoder()

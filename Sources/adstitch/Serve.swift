@@ -97,6 +97,14 @@ struct Serve: AsyncParsableCommand {
     )
     var database: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Creatives this replica conditions at once (campaigns with creatives:; 0: none here, jobs queued for other replicas). The queue is shared through --database.",
+            valueName: "n"
+        )
+    )
+    var conditioningJobs = 1
+
     @Option(help: "Log level: trace, debug (a line per request), info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -108,6 +116,7 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...65_535).contains(self.port) else { throw ValidationError("--port must be between 1 and 65535") }
+        guard (0...64).contains(self.conditioningJobs) else { throw ValidationError("--conditioning-jobs must be from 0 to 64") }
         guard (0...4096).contains(self.responseCacheMib) else { throw ValidationError("--response-cache-mib must be between 0 and 4096") }
         guard (60...31_536_000).contains(self.sessionTtl) else { throw ValidationError("--session-ttl must be from 60 s to a year (31536000)") }
         guard (1...3600).contains(self.idleTimeout) else { throw ValidationError("--idle-timeout must be from 1 to 3600 seconds") }
@@ -178,6 +187,7 @@ struct Serve: AsyncParsableCommand {
             logger.notice("no --public-url: interstitial asset lists name the Host each request sends, and are answered private")
         }
         configuration.database = self.database ?? ProcessInfo.processInfo.environment["ADSTITCH_DATABASE_URL"]
+        configuration.conditioningJobs = self.conditioningJobs
         // The one process-wide bootstrap: anything in the process using swift-metrics reports to
         // the registry /metrics serves. (The server itself writes to it explicitly.)
         MetricsSystem.bootstrap(configuration.metrics.factory)

@@ -132,6 +132,30 @@ struct CampaignValidationTests {
             message: .prefix("names pool \"house\", which is not defined")
         ),
         .init(
+            "a creatives store outside the campaign's folder",
+            yaml: minimal(appending: "creatives: { store: ../elsewhere/ }"),
+            line: 11,
+            column: "../elsewhere/",
+            field: "creatives.store",
+            message: .prefix("'../elsewhere/' is outside the campaign's folder; give a folder inside it")
+        ),
+        .init(
+            "a creatives condition that is neither auto nor off",
+            yaml: minimal(appending: "creatives: { condition: always }"),
+            line: 11,
+            column: "always",
+            field: "creatives.condition",
+            message: .exact("is \"always\"; give auto (condition what is missing) or off")
+        ),
+        .init(
+            "a creatives loudness out of range",
+            yaml: minimal(appending: "creatives: { loudness: 3 }"),
+            line: 11,
+            column: "3",
+            field: "creatives.loudness",
+            message: .exact("is 3 LUFS; give -70 to -5 (EBU R128: -23, ATSC A/85: -24)")
+        ),
+        .init(
             "a rewrite template naming a group the pattern lacks points at the reference",
             yaml: minimal(appending: "rewrite:\n  - { name: cdn, match: '^https://o/(.*)$', replace: 'https://cdn/$1/$2' }"),
             line: 12,
@@ -529,7 +553,7 @@ struct CampaignValidationTests {
 
     @Test("the table holds every single-finding case, each named once and checking its message")
     func table() {
-        #expect(Self.cases.count == 51)
+        #expect(Self.cases.count == 54)
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "every case has its own name")
         #expect(Self.cases.allSatisfy { !$0.message.isEmpty }, "every case checks its message")
     }

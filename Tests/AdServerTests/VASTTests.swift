@@ -64,6 +64,31 @@ struct VASTDocumentTests {
         #expect(creative.mediaFiles.map(\.uri) == ["https://a.example/m.m3u8"])
     }
 
+    @Test("what conditioning reads: the <Mezzanine> when there is one, else the progressive video of most pixels; never a streaming file")
+    func conditioningSource() throws {
+        func creative(_ files: String) throws -> VASTCreative {
+            let answer = Data(
+                "<VAST version=\"4.3\"><Ad id=\"a\"><InLine><AdSystem>s</AdSystem><AdTitle>t</AdTitle><Impression>https://i</Impression><Creatives><Creative id=\"c\"><Linear><Duration>00:00:15</Duration><MediaFiles>\(files)</MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>"
+                    .utf8
+            )
+            guard case .inline(let creatives)? = try VASTDocument(answer).ads.first?.kind, let first = creatives.first else {
+                throw VASTError(.schema, "no creative")
+            }
+            return first
+        }
+        let small =
+            "<MediaFile delivery=\"progressive\" type=\"video/mp4\" width=\"640\" height=\"360\" bitrate=\"800\">https://a/360.mp4</MediaFile>"
+        let large =
+            "<MediaFile delivery=\"progressive\" type=\"video/mp4\" width=\"1920\" height=\"1080\" bitrate=\"5000\">https://a/1080.mp4</MediaFile>"
+        let stream = "<MediaFile delivery=\"streaming\" type=\"video/mp4\" width=\"3840\" height=\"2160\">https://a/dash.mp4</MediaFile>"
+        let mezzanine = "<Mezzanine delivery=\"progressive\" type=\"video/mp4\" width=\"1920\" height=\"1080\"> https://a/mezzanine.mov </Mezzanine>"
+        #expect(try creative(small + large + stream).conditioningSource == "https://a/1080.mp4")
+        #expect(try creative(large + small).conditioningSource == "https://a/1080.mp4")
+        #expect(try creative(small + mezzanine + large).conditioningSource == "https://a/mezzanine.mov")
+        #expect(try creative(stream).conditioningSource == nil)
+        #expect(VASTError.Code.mezzanineDownloading.rawValue == 407)
+    }
+
     @Test("an empty answer is no ad, with its root error URI; broken answers carry VAST's codes (100 not XML, 101 not VAST)")
     func emptyAndBroken() throws {
         let empty = try Fixture.vast("empty.xml")

@@ -1,0 +1,263 @@
+import AdCampaign
+import AdConditioning
+import AdOrigin
+import AdServerClient
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Conditioning of ad server creatives that arrive without HLS that fits (docs/design-decisions.md
+/// "Conditioning creatives"): a session that meets one looks in the campaign's store
+/// (`creatives.store`), plays it from there when it is conditioned, else queues a job and skips it
+/// (VAST error 407). This replica's workers (``ConditioningWorkers``, `serve
+/// --conditioning-jobs`) take jobs from the shared queue, one encode per creative across replicas,
+/// write the asset into the store and check it loads as an ad of the campaign with no warning.
+final class CreativeConditioning: Sendable {
+    let jobs: any ConditioningJobStore
+    let campaigns: CampaignStore
+    let origin: OriginClient
+    let mediaRoots: [URL]
+    let metrics: ServerMetrics
+    let logger: Logger
+    /// Encodes this replica runs at once (0: none; it still queues jobs for others).
+    let workers: Int
+
+    /// What this replica last learned of each job it queued, so a session start costs at most
+    /// one store round trip per creative every ``recheckAfter``.
+    private let known = Mutex([String: (job: ConditioningJob, at: ContinuousClock.Instant)]())
+    static let recheckAfter = Duration.seconds(5)
+    /// A running job whose worker has said nothing for this long is taken again (the replica stopped).
+    static let lease = Duration.seconds(1_800)
+
+    init(
+        jobs: any ConditioningJobStore,
+        campaigns: CampaignStore,
+        origin: OriginClient,
+        mediaRoots: [URL],
+        metrics: ServerMetrics,
+        logger: Logger,
+        workers: Int
+    ) {
+        self.jobs = jobs
+        self.campaigns = campaigns
+        self.origin = origin
+        self.mediaRoots = mediaRoots
+        self.metrics = metrics
+        self.logger = logger
+        self.workers = workers
+    }
+
+    /// The hook ``AdServerDecisions/decide`` asks for `campaign`'s creatives without HLS; nil
+    /// when the campaign has no `creatives:`.
+    func condition(for campaign: Campaign) -> AdServerDecisions.Condition? {
+        guard let settings = campaign.creatives else { return nil }
+        let id = campaign.id
+        return { source, creative in await self.lookup(campaign: id, settings: settings, source: source, creative: creative) }
+    }
+
+    func lookup(campaign: String, settings: CreativeSettings, source: URL, creative: String) async -> AdServerDecisions.Conditioned {
+        let master = settings.master(for: creative)
+        if FileManager.default.fileExists(atPath: master.path) { return .ready(master) }
+        guard settings.conditions else {
+            return .unavailable("not conditioned in \(settings.store.path) (creatives: condition: off)")
+        }
+        guard let scheme = source.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return .unavailable("its file \(source.absoluteString) is not an http(s) URL")
+        }
+        let key = campaign + "\u{1f}" + creative
+        let now = ContinuousClock.now
+        var job = self.known.withLock { known in known[key].flatMap { now - $0.at < Self.recheckAfter ? $0.job : nil } }
+        if job == nil {
+            do {
+                let stands = try await self.jobs.enqueue(campaign: campaign, creative: creative, source: source.absoluteString, now: Self.millis())
+                if stands.attempts == 0, stands.state == .queued, self.known.withLock({ $0[key] == nil }) { self.metrics.conditioningQueued() }
+                self.known.withLock { $0[key] = (stands, now) }
+                job = stands
+            } catch {
+                return .pending("cannot queue it for conditioning now (\(error)); a later session tries again")
+            }
+        }
+        switch job?.state {
+        case .failed?:
+            return .unavailable("conditioning failed: \(job?.error ?? "unknown")")
+        case .done?:
+            return .unavailable(
+                "conditioned on another replica, but not in this replica's store \(settings.store.path): give every replica the same store"
+            )
+        case .running?:
+            return .pending("being conditioned (attempt \(job?.attempts ?? 1)); sessions after it play it")
+        case .queued?, nil:
+            return .pending("queued for conditioning; sessions after it play it")
+        }
+    }
+
+    /// Unix milliseconds now.
+    static func millis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down)) }
+
+    // MARK: - Workers
+
+    /// Takes and runs jobs until cancelled, one at a time; idle, asks again every second.
+    func work() async {
+        while !Task.isCancelled {
+            let job: ConditioningJob?
+            do {
+                job = try await self.jobs.claim(now: Self.millis(), lease: Int64(Self.lease.components.seconds) * 1_000)
+            } catch {
+                self.logger.warning("cannot take a conditioning job", metadata: ["error": "\(error)"])
+                job = nil
+            }
+            guard let job else {
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
+            await self.run(job)
+        }
+    }
+
+    /// One attempt at `job`: encode into a folder of its own beside the creative's, check it,
+    /// then move it into place; the job ends done, or is tried again later, or given up.
+    func run(_ job: ConditioningJob) async {
+        let started = ContinuousClock.now
+        self.metrics.conditioningRunning(1)
+        defer { self.metrics.conditioningRunning(-1) }
+        self.logger.info(
+            "conditioning a creative",
+            metadata: ["campaign": "\(job.campaign)", "creative": "\(job.creative)", "attempt": "\(job.attempts)"]
+        )
+        let outcome = await self.encode(job)
+        var finished = job
+        finished.finishedAt = Self.millis()
+        let label: String
+        switch outcome {
+        case .success(let summary):
+            finished.state = .done
+            finished.error = nil
+            finished.report = summary
+            label = "done"
+        case .failure(let failure):
+            finished.error = failure.message
+            if failure.final || job.attempts >= ConditioningJob.maxAttempts {
+                finished.state = .failed
+                label = "failed"
+            } else {
+                finished.state = .queued
+                finished.nextTryAt = Self.millis() + ConditioningJob.backoff(after: job.attempts)
+                label = "retry"
+            }
+            self.logger.warning(
+                "conditioning a creative failed",
+                metadata: ["campaign": "\(job.campaign)", "creative": "\(job.creative)", "error": "\(failure.message)", "next": "\(label)"]
+            )
+        }
+        self.metrics.conditioning(label, duration: ContinuousClock.now - started)
+        do {
+            try await self.jobs.finish(finished)
+        } catch {
+            self.logger.warning("cannot record a conditioning job's end", metadata: ["creative": "\(job.creative)", "error": "\(error)"])
+        }
+    }
+
+    struct Failure: Error {
+        var message: String
+        /// Trying again would fail the same way (the asset does not fit the programme).
+        var final = false
+    }
+
+    /// The encode and its check, on a dispatch queue (ffmpeg and the loader block); the summary
+    /// of what was made (JSON), or why not.
+    private func encode(_ job: ConditioningJob) async -> Result<String, Failure> {
+        guard let served = self.campaigns.campaign(job.campaign) else {
+            return .failure(Failure(message: "campaign \(job.campaign) is not served here any more", final: true))
+        }
+        let campaign = served.campaign
+        guard let settings = campaign.creatives else {
+            return .failure(Failure(message: "campaign \(job.campaign) no longer has creatives:", final: true))
+        }
+        let source = self.origin.playlistSource.allowingLinks(into: self.mediaRoots)
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Self.encode(job, campaign: campaign, settings: settings, source: source))
+            }
+        }
+    }
+
+    private static func encode(
+        _ job: ConditioningJob,
+        campaign: Campaign,
+        settings: CreativeSettings,
+        source: PlaylistSource
+    ) -> Result<String, Failure> {
+        let files = FileManager.default
+        let out = settings.folder(for: job.creative)
+        let partial = settings.store.appendingPathComponent(".partial-\(out.lastPathComponent)-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        defer { try? files.removeItem(at: partial) }
+        do {
+            try files.createDirectory(at: settings.store, withIntermediateDirectories: true)
+        } catch {
+            return .failure(Failure(message: "cannot create the store \(settings.store.path): \(error.localizedDescription)"))
+        }
+        let report: Conditioner.Report
+        do {
+            let target = try ConditioningTarget(campaign: campaign)
+            report = try Conditioner(target: target, loudness: settings.loudness).condition(job.source, into: partial)
+        } catch {
+            return .failure(Failure(message: error.description))
+        }
+        let problems = Conditioner.problems(report, id: job.creative, campaign: campaign, source: source, folder: partial)
+        guard problems.isEmpty else {
+            return .failure(Failure(message: "the conditioned asset does not play in the campaign: \(problems.joined(separator: "; "))", final: true))
+        }
+        // Into place at once: a session sees no folder or a whole one. A replica that finished
+        // first (sharing the store) keeps its folder.
+        if !files.fileExists(atPath: out.path) {
+            do {
+                try files.moveItem(at: partial, to: out)
+            } catch  where files.fileExists(atPath: out.path) {
+                // Another replica's, moved in between.
+            } catch {
+                return .failure(Failure(message: "cannot move the asset into \(out.path): \(error.localizedDescription)"))
+            }
+        }
+        let summary = ConditioningSummary(
+            folder: out.lastPathComponent,
+            duration: report.duration,
+            container: report.container,
+            renditions: report.renditions.map { "\($0.kind)\($0.resolution.map { " \($0)" } ?? "") \($0.bandwidth) bit/s" },
+            inputLoudness: report.inputLoudness,
+            seconds: report.seconds,
+            notes: report.notes
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return .success(String(decoding: (try? encoder.encode(summary)) ?? Data("{}".utf8), as: UTF8.self))
+    }
+}
+
+/// What a done job made, as `GET /v1/creatives` shows it.
+struct ConditioningSummary: Codable, Sendable, Hashable {
+    /// The creative's folder in the store.
+    var folder: String
+    var duration: String
+    var container: String
+    var renditions: [String]
+    var inputLoudness: Double?
+    /// The encode's wall-clock time.
+    var seconds: Double
+    var notes: [String]
+}
+
+/// This replica's conditioning workers, as many as `serve --conditioning-jobs`.
+struct ConditioningWorkers: Service {
+    let conditioning: CreativeConditioning
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<self.conditioning.workers {
+                    group.addTask { await self.conditioning.work() }
+                }
+            }
+        }
+    }
+}
