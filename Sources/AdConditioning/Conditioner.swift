@@ -21,6 +21,8 @@ public struct Conditioner: Sendable {
     public var preset: String
     /// How long one encode may run before it is stopped.
     public var timeout: Duration
+    /// ffmpeg's scheduling priority (`nice -n`; 0: the caller's). `serve`'s queue encodes at 10.
+    public var niceness = 0
 
     public init(
         target: ConditioningTarget,
@@ -319,7 +321,7 @@ public struct Conditioner: Sendable {
         progress(Progress(step: step, index: index, count: count, fraction: 0, elapsed: .zero))
         let outcome: MediaTool.Outcome
         do {
-            outcome = try MediaTool(executable: self.ffmpeg, timeout: self.timeout).run(arguments) { line in
+            outcome = try MediaTool(executable: self.ffmpeg, timeout: self.timeout, niceness: self.niceness).run(arguments) { line in
                 // `-progress` writes key=value lines; out_time_us is how far the encode got.
                 guard line.hasPrefix("out_time_us="), let micros = Double(line.dropFirst("out_time_us=".count)) else { return }
                 progress(
@@ -353,7 +355,7 @@ public struct Conditioner: Sendable {
         ]
         let outcome: MediaTool.Outcome
         do {
-            outcome = try MediaTool(executable: self.ffmpeg, timeout: self.timeout).run(arguments)
+            outcome = try MediaTool(executable: self.ffmpeg, timeout: self.timeout, niceness: self.niceness).run(arguments)
         } catch {
             throw ConditioningError(error.description)
         }

@@ -7,10 +7,14 @@ import Synchronization
 public struct MediaTool: Sendable {
     public var executable: String
     public var timeout: Duration
+    /// Scheduling priority, as `nice -n` takes it (0: the caller's): a server's background
+    /// encodes run at 10, so requests keep the CPU they need.
+    public var niceness: Int
 
-    public init(executable: String, timeout: Duration) {
+    public init(executable: String, timeout: Duration, niceness: Int = 0) {
         self.executable = executable
         self.timeout = timeout
+        self.niceness = niceness
     }
 
     public struct Outcome: Sendable {
@@ -22,7 +26,7 @@ public struct MediaTool: Sendable {
     public func run(_ arguments: [String], onLine: (@Sendable (String) -> Void)? = nil) throws(MediaProbeError) -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [self.executable] + arguments
+        process.arguments = (self.niceness > 0 ? ["nice", "-n", String(self.niceness)] : []) + [self.executable] + arguments
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

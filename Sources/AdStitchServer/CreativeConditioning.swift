@@ -97,9 +97,14 @@ final class CreativeConditioning: Sendable {
 
     // MARK: - Workers
 
-    /// Takes and runs jobs until cancelled, one at a time; idle, asks again every second.
+    /// Takes and runs jobs until cancelled, one at a time; idle, asks again every second (every
+    /// five, without asking the store, while no campaign served has `creatives:`).
     func work() async {
         while !Task.isCancelled {
+            guard self.campaigns.statuses.contains(where: { $0.id.flatMap(self.campaigns.campaign)?.campaign.creatives != nil }) else {
+                try? await Task.sleep(for: .seconds(5))
+                continue
+            }
             let job: ConditioningJob?
             do {
                 job = try await self.jobs.claim(now: Self.millis(), lease: Int64(Self.lease.components.seconds) * 1_000)
@@ -200,7 +205,10 @@ final class CreativeConditioning: Sendable {
         let report: Conditioner.Report
         do {
             let target = try ConditioningTarget(campaign: campaign)
-            report = try Conditioner(target: target, loudness: settings.loudness).condition(job.source, into: partial)
+            var conditioner = Conditioner(target: target, loudness: settings.loudness)
+            // Below the server's own threads: sessions keep the CPU they need while it encodes.
+            conditioner.niceness = 10
+            report = try conditioner.condition(job.source, into: partial)
         } catch {
             return .failure(Failure(message: error.description))
         }

@@ -169,6 +169,34 @@ extension RealClients {
             #expect(played.contains { $0.hasPrefix("ended:") }, "\(played)")
         }
 
+        @Test(
+            "against the single programme asset cut at its markers: 720x576 4:3 at 29.97 fps, 48 kHz mono, 4.1 s — loads clean, keyframes at every segment, -23 LUFS ±1"
+        )
+        func singleAssetProgramme() async throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("condition-single-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let source = try await Self.creative(
+                "sd",
+                video: "testsrc=size=720x576:rate=30000/1001",
+                audio: "sine=frequency=1000:sample_rate=48000,pan=mono|c0=c0",
+                duration: "4.1",
+                in: folder
+            )
+            let out = folder.appendingPathComponent("sd")
+            let result = try await CLITests().adstitch([
+                "condition", source.path, "--campaign", Repository.campaign("single-asset").path, "--id", "sd", "--out", out.path,
+            ])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(!result.output.contains("warning") && !result.output.contains("error"), "\(result.output)")
+            let master = out.appendingPathComponent("master.m3u8")
+            let (segments, misses) = try Self.keyframesAtSegmentStarts(master)
+            #expect(segments >= 4 && misses.isEmpty, "\(segments) segments; not on a keyframe: \(misses)")
+            let loudness = try #require(try await Self.loudness(out.appendingPathComponent("v0/index.m3u8")))
+            #expect(abs(loudness - -23) <= 1, "\(loudness) LUFS")
+            print("↳ single-asset: \(result.output.split(separator: "\n").first ?? "")")
+        }
+
         @Test("a creative shorter than one programme segment, and one without video, are refused with what to do")
         func refusals() async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("condition-bad-\(UUID().uuidString.prefix(8))")
