@@ -167,11 +167,12 @@ for c in $connections; do
 done
 
 # Issue 30: the stitching path while a creative is conditioned. `adstitch condition` encodes a
-# 60 s 1080p30 creative to the evening-news ladder over and over, at the priority serve's queue
-# encodes at (nice 10: ConditioningWorkers), while wrk runs the 2000-sessions load again.
+# 60 s 1080p30 creative to the evening-news ladder over and over, under the scheduling policy
+# serve's queue encodes with (SCHED_IDLE: ConditioningWorkers), while wrk runs the 2000-sessions
+# load again.
 ffmpeg -nostdin -y -loglevel error -f lavfi -i testsrc2=size=1920x1080:rate=30:duration=60 -f lavfi -i sine=frequency=440:duration=60 \
     -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac -shortest "$work/creative.mp4"
-(while nice -n 10 "$binary" condition "$work/creative.mp4" --campaign Campaigns/evening-news/campaign.yaml --out "$work/conditioned" \
+(while chrt --idle 0 "$binary" condition "$work/creative.mp4" --campaign Campaigns/evening-news/campaign.yaml --out "$work/conditioned" \
     >>"$work/encode.log" 2>&1; do :; done) &
 encode_pid=$!
 sleep 3 # into the first rendition's encode
@@ -192,7 +193,7 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
     echo "Machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(swift --version 2>&1 | head -1 | sed 's/ (.*//'); $(nginx -v 2>&1 | sed 's/.*: //'); wrk -t$threads, ${seconds} s per run; server, nginx and wrk share the machine."
     echo
-    echo "Playlist: $segments segments, $bytes bytes (\`v3.m3u8\` of a session of the two-hour campaign). *one-session*: wrk asks for one token's playlist, which after the first request comes from the response cache (token-scoped answers are immutable). *2000-sessions*: wrk cycles through 2,000 sessions' playlists, so every request checks its token, plans and renders (*-gzip*: with \`Accept-Encoding: gzip\`, as players send it; ${gzip_bytes} bytes on the wire); nginx serves one file from disk. *live-2000-sessions*: 2,000 sessions of a live channel (scripts/live-origin.py, ten-segment windows, a break every 38.4 s) refreshing their \`v1.m3u8\` in turn: each request renders the channel's current window with the viewer's ads (its ratio to nginx compares a 1 KB answer with a 100 KB file). *2000-sessions-encoding*: the 2000-sessions load while \`adstitch condition\` encodes a 60 s 1080p30 creative at nice 10, as serve's conditioning queue does. *ad-server-starts*: every request starts a new session of the evening-news demo fed by scripts/test-ad-server.py answering each break after 50 ms (three breaks asked at once; the creatives' playlists loaded once); the master's latency is the ad server's plus AdStitch's (ratio to nginx: not comparable)."
+    echo "Playlist: $segments segments, $bytes bytes (\`v3.m3u8\` of a session of the two-hour campaign). *one-session*: wrk asks for one token's playlist, which after the first request comes from the response cache (token-scoped answers are immutable). *2000-sessions*: wrk cycles through 2,000 sessions' playlists, so every request checks its token, plans and renders (*-gzip*: with \`Accept-Encoding: gzip\`, as players send it; ${gzip_bytes} bytes on the wire); nginx serves one file from disk. *live-2000-sessions*: 2,000 sessions of a live channel (scripts/live-origin.py, ten-segment windows, a break every 38.4 s) refreshing their \`v1.m3u8\` in turn: each request renders the channel's current window with the viewer's ads (its ratio to nginx compares a 1 KB answer with a 100 KB file). *2000-sessions-encoding*: the 2000-sessions load while \`adstitch condition\` encodes a 60 s 1080p30 creative under SCHED_IDLE (\`chrt --idle 0\`), as serve's conditioning queue does. *ad-server-starts*: every request starts a new session of the evening-news demo fed by scripts/test-ad-server.py answering each break after 50 ms (three breaks asked at once; the creatives' playlists loaded once); the master's latency is the ad server's plus AdStitch's (ratio to nginx: not comparable)."
     echo
     echo "| Server | Connections | Requests/s | p50 | p99 | vs nginx | CPU µs/request | Peak RSS MiB |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"

@@ -49,12 +49,15 @@ extension Loader {
                 self.reader.issue(breaks, "program.breaks", "the only value is markers (breaks from the programme's own ad markers)")
             }
         }
+        self.isSingleProgram = true
         guard let asset = self.asset(program["playlist"], "program.playlist", parent: node) else { return }
         self.singleProgram = SingleProgram(asset: asset, readsMarkers: readsMarkers, node: node)
     }
 
     mutating func timedBreak(id: String, fields: [String: Node], item: Node, field: String, pools: [String]) {
         guard self.singleProgram != nil else {
+            // A programme asset that did not load has its own error: at: is not the problem.
+            guard !self.isSingleProgram else { return }
             self.reader.issue(
                 fields["at"],
                 "\(field).at",

@@ -159,6 +159,9 @@ struct Loader {
     /// One programme asset (`program: { playlist: … }`, docs/campaign-format.md "One programme asset"): cut into virtual islands at
     /// its breaks once they are all known.
     var singleProgram: SingleProgram?
+    /// `program: { playlist: … }`, whether or not its playlists could be read (an asset that did
+    /// not load has its error; what depends on it says nothing more).
+    var isSingleProgram = false
     /// Breaks of a single programme asset: `at:` entries, and entries overriding a marker's.
     var timedBreaks: [TimedBreak] = []
     /// A live channel (`program: { live: URL }`), read before the pools its breaks fill from.
@@ -207,8 +210,8 @@ struct Loader {
         }
         if let program = self.singleProgram {
             (islands, breaks) = self.cut(program, markerBreaks: fields["marker_breaks"], pools: pools.map(\.id))
-        } else if self.isLive {
-            // Read with the live programme above.
+        } else if self.isLive || self.isSingleProgram {
+            // Read with the live programme above, or the programme asset did not load (its error says why).
         } else if let markerBreaks = fields["marker_breaks"] {
             self.reader.issue(
                 markerBreaks,

@@ -21,8 +21,8 @@ public struct Conditioner: Sendable {
     public var preset: String
     /// How long one encode may run before it is stopped.
     public var timeout: Duration
-    /// ffmpeg's scheduling priority (`nice -n`; 0: the caller's). `serve`'s queue encodes at 10.
-    public var niceness = 0
+    /// Whether ffmpeg runs in the background (``MediaTool/background``): `serve`'s queue does.
+    public var background = false
 
     public init(
         target: ConditioningTarget,
@@ -67,6 +67,8 @@ public struct Conditioner: Sendable {
         public var duration: String
         public var container: String
         public var renditions: [Rendition]
+        /// I-frame playlists, one per video rendition (when the programme has them).
+        public var iFrames: [Rendition] = []
         /// Integrated loudness of the creative's audio before, LUFS (nil: no audio).
         public var inputLoudness: Double?
         public var targetLoudness: Double
@@ -202,9 +204,16 @@ public struct Conditioner: Sendable {
             renditions.append(try self.measure(out, name: name, kind: "audio", resolution: nil, since: begun))
             audioFolders[channels] = name
         }
+        // I-frame playlists: every segment starts on a keyframe, so each lists that one picture.
+        var iFrames: [Report.Rendition] = []
+        if self.target.iFrames {
+            for (index, variant) in self.target.videos.enumerated() {
+                iFrames.append(try self.iFramePlaylist(out, name: "v\(index)", resolution: "\(variant.width)x\(variant.height)"))
+            }
+        }
         let master = out.appendingPathComponent("master.m3u8")
         do {
-            try Data(self.masterPlaylist(renditions, audioFolders: audioFolders).utf8).write(to: master, options: .atomic)
+            try Data(self.masterPlaylist(renditions, audioFolders: audioFolders, iFrames: iFrames).utf8).write(to: master, options: .atomic)
         } catch {
             throw ConditioningError("cannot write \(master.path): \(error)")
         }
@@ -214,6 +223,7 @@ public struct Conditioner: Sendable {
             duration: duration.description,
             container: self.target.container.rawValue,
             renditions: renditions,
+            iFrames: iFrames,
             inputLoudness: measured?.inputI,
             targetLoudness: self.loudness,
             notes: notes,
@@ -321,7 +331,7 @@ public struct Conditioner: Sendable {
         progress(Progress(step: step, index: index, count: count, fraction: 0, elapsed: .zero))
         let outcome: MediaTool.Outcome
         do {
-            outcome = try MediaTool(executable: self.ffmpeg, timeout: self.timeout, niceness: self.niceness).run(arguments) { line in
+            outcome = try MediaTool(executable: self.ffmpeg, timeout: self.timeout, background: self.background).run(arguments) { line in
                 // `-progress` writes key=value lines; out_time_us is how far the encode got.
                 guard line.hasPrefix("out_time_us="), let micros = Double(line.dropFirst("out_time_us=".count)) else { return }
                 progress(
@@ -355,7 +365,7 @@ public struct Conditioner: Sendable {
         ]
         let outcome: MediaTool.Outcome
         do {
-            outcome = try MediaTool(executable: self.ffmpeg, timeout: self.timeout, niceness: self.niceness).run(arguments)
+            outcome = try MediaTool(executable: self.ffmpeg, timeout: self.timeout, background: self.background).run(arguments)
         } catch {
             throw ConditioningError(error.description)
         }
@@ -430,7 +440,7 @@ public struct Conditioner: Sendable {
 
     /// The multivariant playlist: the programme's CODECS per variant (the encode matches them),
     /// the measured rates (a variant's with its largest audio rendition's, when demuxed).
-    func masterPlaylist(_ renditions: [Report.Rendition], audioFolders: [Int: String]) -> String {
+    func masterPlaylist(_ renditions: [Report.Rendition], audioFolders: [Int: String], iFrames: [Report.Rendition] = []) -> String {
         var text = "#EXTM3U\n#EXT-X-VERSION:\(self.target.container == .fragmentedMP4 ? 6 : 3)\n#EXT-X-INDEPENDENT-SEGMENTS\n"
         let audioPeaks = renditions.filter { $0.kind == "audio" }
         for audio in self.target.audios {
@@ -449,6 +459,106 @@ public struct Conditioner: Sendable {
             if let group = variant.audioGroup, !self.target.audios.isEmpty { line += ",AUDIO=\"\(group)\"" }
             text += line + "\n" + rendition.uri + "\n"
         }
+        for (variant, iFrame) in zip(self.target.videos, iFrames) {
+            text += "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(iFrame.bandwidth),AVERAGE-BANDWIDTH=\(iFrame.averageBandwidth)"
+            text += ",CODECS=\"\(variant.videoCodec)\",RESOLUTION=\(variant.width)x\(variant.height),URI=\"\(iFrame.uri)\"\n"
+        }
         return text
+    }
+
+    // MARK: - I-frame playlists
+
+    /// `name/iframes.m3u8`: each segment's first picture (a keyframe: every segment starts on
+    /// one) as a byte range of the segment (RFC 8216bis §4.4.3.6), from its start — PAT and PMT
+    /// of MPEG-TS, the `moof` of fMP4 — to the end of that picture's data: in MPEG-TS, up to the
+    /// packet of the next video frame; in fMP4, the first sample's end. Measured with ffprobe
+    /// (an fMP4 segment with its init section ahead of it). Peak and average rates from the
+    /// ranges over the segments' durations.
+    private func iFramePlaylist(_ out: URL, name: String, resolution: String) throws(ConditioningError) -> Report.Rendition {
+        let begun = ContinuousClock.now
+        let folder = out.appendingPathComponent(name)
+        let playlistURL = folder.appendingPathComponent("index.m3u8")
+        let playlist: MediaPlaylist
+        do {
+            playlist = try PlaylistParser().parseMediaPlaylist(String(contentsOf: playlistURL, encoding: .utf8), url: playlistURL)
+        } catch {
+            throw ConditioningError("ffmpeg's playlist \(playlistURL.path) does not parse: \(error)")
+        }
+        let initURI = playlist.segments.first?.map?.uri
+        let initData = initURI.flatMap { playlist.resolve($0) }.flatMap { try? Data(contentsOf: $0) }
+        var lines = "#EXTM3U\n#EXT-X-VERSION:\(initURI == nil ? 4 : 6)\n#EXT-X-TARGETDURATION:\(playlist.targetDuration ?? 1)\n"
+        lines += "#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-I-FRAMES-ONLY\n"
+        if let initURI { lines += "#EXT-X-MAP:URI=\"\(initURI)\"\n" }
+        var peak = 0
+        var bits = 0
+        var seconds = ExactDecimal.zero
+        for segment in playlist.segments {
+            guard let url = playlist.resolve(segment.uri) else { continue }
+            let length = try self.firstPictureLength(url, initSection: initData)
+            lines += "#EXTINF:\(segment.duration.formatted(minimumFractionDigits: 3)),\n#EXT-X-BYTERANGE:\(length)@0\n\(segment.uri)\n"
+            let duration = max(segment.duration.doubleValue, 0.001)
+            peak = max(peak, Int((Double(length * 8) / duration).rounded(.up)))
+            bits += length * 8
+            seconds += segment.duration
+        }
+        lines += "#EXT-X-ENDLIST\n"
+        let uri = "\(name)/iframes.m3u8"
+        do {
+            try Data(lines.utf8).write(to: out.appendingPathComponent(uri), options: .atomic)
+        } catch {
+            throw ConditioningError("cannot write \(uri): \(error)")
+        }
+        return Report.Rendition(
+            uri: uri,
+            kind: "iframes",
+            resolution: resolution,
+            bandwidth: peak,
+            averageBandwidth: seconds > .zero ? Int((Double(bits) / seconds.doubleValue).rounded(.up)) : peak,
+            segments: playlist.segments.count,
+            seconds: Self.seconds(ContinuousClock.now - begun)
+        )
+    }
+
+    /// The bytes from a segment's start to the end of its first picture (see ``iFramePlaylist``).
+    private func firstPictureLength(_ segment: URL, initSection: Data?) throws(ConditioningError) -> Int {
+        guard let size = Self.size(segment) else { throw ConditioningError("cannot read \(segment.path)") }
+        var probed = segment.path
+        var offset = 0
+        var scratch: URL?
+        if let initSection {
+            // A fragment alone does not parse: the init section ahead of it, then positions less its size.
+            let joined = FileManager.default.temporaryDirectory.appendingPathComponent("iframe-\(UUID().uuidString).mp4")
+            do {
+                var data = initSection
+                data.append(try Data(contentsOf: segment))
+                try data.write(to: joined)
+            } catch {
+                throw ConditioningError("cannot read \(segment.path): \(error)")
+            }
+            scratch = joined
+            probed = joined.path
+            offset = initSection.count
+        }
+        defer { if let scratch { try? FileManager.default.removeItem(at: scratch) } }
+        let outcome: MediaTool.Outcome
+        do {
+            outcome = try MediaTool(executable: self.probe.executable, timeout: .seconds(60), background: self.background).run([
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pos,size,flags", "-of", "json", probed,
+            ])
+        } catch {
+            throw ConditioningError("ffprobe cannot read \(segment.path): \(error.description)")
+        }
+        let json = try? JSONSerialization.jsonObject(with: outcome.output) as? [String: Any]
+        let packets = (json?["packets"] as? [[String: Any]] ?? []).compactMap { packet -> (pos: Int, size: Int, key: Bool)? in
+            guard let pos = (packet["pos"] as? String).flatMap({ Int($0) }), let bytes = (packet["size"] as? String).flatMap({ Int($0) }) else {
+                return nil
+            }
+            return (pos - offset, bytes, (packet["flags"] as? String)?.hasPrefix("K") == true)
+        }
+        guard let first = packets.first, first.key else {
+            throw ConditioningError("\(segment.path) does not start with a keyframe; its I-frame playlist cannot point at one")
+        }
+        let end = initSection == nil ? (packets.dropFirst().first?.pos ?? size) : first.pos + first.size
+        return min(size, max(end, first.pos + first.size))
     }
 }

@@ -45,6 +45,9 @@ public struct ConditioningTarget: Sendable, Hashable {
     public var sampleRate: Int
     /// Channels of muxed audio (the demuxed renditions say their own).
     public var channels: Int
+    /// Whether the programme has I-frame playlists (`EXT-X-I-FRAME-STREAM-INF`): then each video
+    /// rendition gets one, so trick play shows the ad's pictures, not gaps.
+    public var iFrames = false
 
     /// Reads the target of `campaign`'s programme (its template asset: the first island or the
     /// programme asset), probing one segment of it for what playlists do not say (sample rate,
@@ -116,6 +119,7 @@ public struct ConditioningTarget: Sendable, Hashable {
         }
         self.sampleRate = audio?.sampleRate.flatMap { Int($0) } ?? 48_000
         self.channels = audio?.channels ?? 2
+        self.iFrames = !programme.iFrameVariants.isEmpty
     }
 
     /// `30000/1001` → 29.97 (three decimals, as FRAME-RATE writes it).

@@ -7,14 +7,15 @@ import Synchronization
 public struct MediaTool: Sendable {
     public var executable: String
     public var timeout: Duration
-    /// Scheduling priority, as `nice -n` takes it (0: the caller's): a server's background
-    /// encodes run at 10, so requests keep the CPU they need.
-    public var niceness: Int
+    /// Runs under Linux's `SCHED_IDLE` policy (`chrt --idle 0`): only on CPU time nothing else
+    /// wants, so a server's encodes never take it from requests (nice 10 still cost the stitching
+    /// path three quarters of its throughput on two cores: docs/performance.md).
+    public var background: Bool
 
-    public init(executable: String, timeout: Duration, niceness: Int = 0) {
+    public init(executable: String, timeout: Duration, background: Bool = false) {
         self.executable = executable
         self.timeout = timeout
-        self.niceness = niceness
+        self.background = background
     }
 
     public struct Outcome: Sendable {
@@ -26,7 +27,7 @@ public struct MediaTool: Sendable {
     public func run(_ arguments: [String], onLine: (@Sendable (String) -> Void)? = nil) throws(MediaProbeError) -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = (self.niceness > 0 ? ["nice", "-n", String(self.niceness)] : []) + [self.executable] + arguments
+        process.arguments = (self.background ? ["chrt", "--idle", "0"] : []) + [self.executable] + arguments
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

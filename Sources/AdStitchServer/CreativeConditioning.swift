@@ -206,8 +206,8 @@ final class CreativeConditioning: Sendable {
         do {
             let target = try ConditioningTarget(campaign: campaign)
             var conditioner = Conditioner(target: target, loudness: settings.loudness)
-            // Below the server's own threads: sessions keep the CPU they need while it encodes.
-            conditioner.niceness = 10
+            // On idle CPU only: sessions keep the CPU they need while it encodes.
+            conditioner.background = true
             report = try conditioner.condition(job.source, into: partial)
         } catch {
             return .failure(Failure(message: error.description))

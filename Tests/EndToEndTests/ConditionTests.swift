@@ -197,6 +197,121 @@ extension RealClients {
             print("↳ single-asset: \(result.output.split(separator: "\n").first ?? "")")
         }
 
+        /// Gives every video variant of the multivariant playlist at `master` an I-frame playlist
+        /// of whole segments (each starts on a keyframe in the demos), as packagers that lack
+        /// byte-range I-frames write them.
+        static func addIFramePlaylists(_ master: URL) throws {
+            var text = try String(contentsOf: master, encoding: .utf8)
+            let parsed = try PlaylistParser().parseMultivariantPlaylist(text, url: master)
+            for variant in parsed.variants where !variant.streamInf.isAudioOnly {
+                let uri = String(variant.uri)
+                let url = master.deletingLastPathComponent().appendingPathComponent(uri)
+                let playlist = try PlaylistParser().parseMediaPlaylist(String(contentsOf: url, encoding: .utf8), url: url)
+                let map = playlist.segments.first?.map?.uri
+                var lines = "#EXTM3U\n#EXT-X-VERSION:\(map == nil ? 4 : 6)\n#EXT-X-TARGETDURATION:\(playlist.targetDuration ?? 2)\n"
+                lines += "#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-I-FRAMES-ONLY\n" + (map.map { "#EXT-X-MAP:URI=\"\($0)\"\n" } ?? "")
+                for segment in playlist.segments {
+                    let size = try Data(contentsOf: try #require(playlist.resolve(segment.uri))).count
+                    lines += "#EXTINF:\(segment.duration),\n#EXT-X-BYTERANGE:\(size)@0\n\(segment.uri)\n"
+                }
+                try Data((lines + "#EXT-X-ENDLIST\n").utf8).write(to: url.deletingLastPathComponent().appendingPathComponent("iframes.m3u8"))
+                let video = variant.streamInf.codecs.first { $0.hasPrefix("avc1") || $0.hasPrefix("hvc1") || $0.hasPrefix("hev1") } ?? "avc1.42c01e"
+                let resolution = variant.streamInf.resolution.map { ",RESOLUTION=\($0.width)x\($0.height)" } ?? ""
+                let folder = (uri as NSString).deletingLastPathComponent
+                text +=
+                    "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(variant.streamInf.bandwidth ?? 1),CODECS=\"\(video)\"\(resolution),URI=\"\(folder.isEmpty ? "" : folder + "/")iframes.m3u8\"\n"
+            }
+            try Data(text.utf8).write(to: master)
+        }
+
+        /// Each entry of the I-frame playlist at `url`: whether its bytes alone (after the init
+        /// section) decode to a keyframe first, and its share of its segment.
+        static func iFrameEntries(_ url: URL) async throws -> [(keyframe: Bool, length: Int, segment: Int)] {
+            let playlist = try PlaylistParser().parseMediaPlaylist(String(contentsOf: url, encoding: .utf8), url: url)
+            let initURL = playlist.segments.first?.map?.uri.flatMap { playlist.resolve($0) }
+            let initData = try initURL.map { try Data(contentsOf: $0) }
+            var entries: [(Bool, Int, Int)] = []
+            for segment in playlist.segments {
+                let file = try #require(playlist.resolve(segment.uri))
+                let whole = try Data(contentsOf: file)
+                let range = try #require(segment.byteRange)
+                let picture = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "picture-\(UUID().uuidString.prefix(8)).\(file.pathExtension)"
+                )
+                defer { try? FileManager.default.removeItem(at: picture) }
+                let start = Int(range.offset ?? 0)
+                try ((initData ?? Data()) + whole[start..<(start + Int(range.length))]).write(to: picture)
+                let probe = try await Tool.run(
+                    "ffprobe",
+                    ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=key_frame", "-of", "csv=p=0", picture.path]
+                )
+                // `1`, or `1,` when the frame carries side data (x264's SEI on the first).
+                let first = probe.output.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) }
+                entries.append((first == "1" || first?.hasPrefix("1,") == true, Int(range.length), whole.count))
+            }
+            return entries
+        }
+
+        @Test(
+            "a programme with I-frame playlists (TS single asset, fMP4 islands): each video rendition gets one whose byte ranges decode to a keyframe and hold less than the segment; it loads clean; a stitched session's I-frame playlist lists the ad's pictures, not gaps"
+        )
+        func iFramePlaylists() async throws {
+            for (id, masters) in [
+                ("single-asset", ["media/program/master.m3u8"]),
+                ("feature-fmp4", ["media/program/act-1/master.m3u8", "media/program/act-2/master.m3u8"]),
+            ] {
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("condition-iframes-\(UUID().uuidString.prefix(8))")
+                try FileManager.default.copyItem(at: Repository.campaign(id).deletingLastPathComponent(), to: folder)
+                defer { try? FileManager.default.removeItem(at: folder) }
+                for master in masters { try Self.addIFramePlaylists(folder.appendingPathComponent(master)) }
+                let campaign = folder.appendingPathComponent("campaign.yaml")
+                let source = try await Self.creative(
+                    "spot",
+                    video: "testsrc2=size=1280x720:rate=25",
+                    audio: "sine=frequency=440:sample_rate=48000",
+                    duration: "3.84",
+                    in: folder
+                )
+                let out = folder.appendingPathComponent("media/ads/spot")
+                let result = try await CLITests().adstitch(["condition", source.path, "--campaign", campaign.path, "--id", "spot", "--out", out.path])
+                #expect(result.status == 0, "\(id): \(result.output)")
+                #expect(!result.output.contains("warning") && !result.output.contains("error"), "\(id): \(result.output)")
+                let text = try String(contentsOf: out.appendingPathComponent("master.m3u8"), encoding: .utf8)
+                let iFrameLines = text.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-I-FRAME-STREAM-INF:") }
+                #expect(iFrameLines.count == 2, "\(id): \(text)")
+                for index in 0..<2 {
+                    let entries = try await Self.iFrameEntries(out.appendingPathComponent("v\(index)/iframes.m3u8"))
+                    #expect(entries.count >= 2 && entries.allSatisfy(\.keyframe), "\(id) v\(index): \(entries)")
+                    #expect(entries.allSatisfy { $0.length < $0.segment }, "\(id) v\(index): a picture, not its segment: \(entries)")
+                }
+                guard id == "single-asset" else { continue }
+                // A session whose breaks play only it: its I-frame playlist names the ad's pictures.
+                var yaml = try String(contentsOf: campaign, encoding: .utf8)
+                yaml = yaml.replacingOccurrences(of: "\n  prime:\n", with: "\n  prime:\n    - { id: spot, playlist: media/ads/spot/master.m3u8 }\n")
+                yaml = yaml.replacingOccurrences(
+                    of: "\nrules:\n",
+                    with: "\nrules:\n  - name: spot-only\n    when: {}\n    then: { exclude: ['^(?!spot$)'] }\n"
+                )
+                try Data(yaml.utf8).write(to: campaign)
+                let session = folder.appendingPathComponent("session")
+                let stitched = try await CLITests().adstitch(["stitch", campaign.path, "--out", session.path, "--session", "iframes"])
+                #expect(stitched.status == 0, "\(stitched.output)")
+                let iFramePlaylists = try FileManager.default.contentsOfDirectory(atPath: session.path).filter {
+                    $0.hasPrefix("i") && $0.hasSuffix(".m3u8")
+                }
+                #expect(iFramePlaylists.count == 2, "\(iFramePlaylists)")
+                for name in iFramePlaylists {
+                    // Every segment of the ad listed as a byte range of its picture (the slate, which
+                    // has no I-frame playlist, is the only gap).
+                    let lines = try String(contentsOf: session.appendingPathComponent(name), encoding: .utf8).split(separator: "\n")
+                    let adSegments = lines.indices.filter { lines[$0].contains("media/ads/spot/v") }
+                    #expect(adSegments.count >= 4, "\(name): \(lines.joined(separator: "\n"))")
+                    #expect(adSegments.allSatisfy { $0 >= 2 && lines[$0 - 2].hasPrefix("#EXT-X-BYTERANGE:") }, "\(name)")
+                }
+                print("↳ \(id): \(iFrameLines.count) I-frame playlists; a session lists the ad's pictures")
+            }
+        }
+
         @Test("a creative shorter than one programme segment, and one without video, are refused with what to do")
         func refusals() async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("condition-bad-\(UUID().uuidString.prefix(8))")
