@@ -142,7 +142,7 @@ public struct Conditioner: Sendable {
                 try? FileManager.default.removeItem(at: out.appendingPathComponent(name))
                 var arguments = self.inputs(source, hasAudio: hasAudio, audioWanted: withAudio, channels: self.target.channels)
                 arguments += ["-t", duration.description, "-map", "0:v:0"]
-                arguments += self.videoOptions(variant, bits: videoBits)
+                arguments += self.videoOptions(variant, bits: videoBits, duration: duration)
                 if withAudio {
                     arguments += ["-map", hasAudio ? "0:a:0" : "1:a:0"]
                     arguments += self.audioOptions(channels: self.target.channels, bits: audioBits, duration: duration, measured: measured)
@@ -241,20 +241,42 @@ public struct Conditioner: Sendable {
         return arguments
     }
 
-    private func videoOptions(_ variant: ConditioningTarget.Video, bits videoBits: Int) -> [String] {
+    /// How many segment starts get a keyframe: one per whole segment, and one for a tail, unless
+    /// the tail is so short that the segment before it can hold it and still round to the
+    /// programme's segment duration (RFC 8216bis §4.4.3.1) — a fraction of a second starting on a
+    /// keyframe would peak far above BANDWIDTH (an HEVC rung of a 4.2 s creative did: its 0.36 s
+    /// tail).
+    static func keyframeCount(duration: ExactDecimal, segment: ExactDecimal) -> Int {
+        guard segment > .zero else { return 1 }
+        let whole = Int(duration.scaledValue / segment.scaledValue)
+        let tail = duration - ExactDecimal(scaledValue: segment.scaledValue * Int128(whole))
+        guard tail > .zero else { return max(1, whole) }
+        let rounds = { (value: ExactDecimal) in Int((value.scaledValue + Self.unit / 2) / Self.unit) }
+        return whole >= 1 && rounds(segment + tail) <= rounds(segment) ? whole : whole + 1
+    }
+
+    private func videoOptions(_ variant: ConditioningTarget.Video, bits videoBits: Int, duration: ExactDecimal) -> [String] {
         let (width, height) = (variant.width, variant.height)
         let filter =
             "scale=\(width):\(height):force_original_aspect_ratio=decrease,pad=\(width):\(height):(ow-iw)/2:(oh-ih)/2,setsar=1,fps=\(variant.frameRate),format=yuv420p"
-        let gop = max(1, Int((self.target.segmentDuration.scaledValue * Self.milli(variant.frameRate) + Self.unit * 500) / (Self.unit * 1000)))
-        var arguments = ["-vf", filter, "-sc_threshold", "0", "-force_key_frames", "expr:gte(t,n_forced*\(self.target.segmentDuration))"]
+        let segment = self.target.segmentDuration
+        let gop = max(1, Int((segment.scaledValue * Self.milli(variant.frameRate) + Self.unit * 500) / (Self.unit * 1000)))
+        // Keyframes at segment starts only (no scene cuts), the longest GOP twice a segment, so a
+        // merged tail needs no keyframe of its own.
+        let keyframes = Self.keyframeCount(duration: duration, segment: segment)
+        var arguments = [
+            "-vf", filter, "-sc_threshold", "0", "-force_key_frames", "expr:gte(t,n_forced*\(segment))*lt(n_forced,\(keyframes))",
+        ]
         arguments += ["-b:v", "\(videoBits)", "-maxrate", "\(videoBits)", "-bufsize", "\(videoBits)"]
         if CodecFamily.video(of: [variant.videoCodec]) == .hevc {
             arguments += [
                 "-c:v", "libx265", "-preset", self.preset, "-tag:v", "hvc1", "-x265-params",
-                "keyint=\(gop):min-keyint=\(gop):scenecut=0:log-level=error",
+                // VBV stated to x265 itself: ffmpeg's -maxrate/-bufsize did not bound its peaks
+                // (an HEVC rung came out 5 % over BANDWIDTH after three encodes).
+                "keyint=\(2 * gop):min-keyint=\(gop):scenecut=0:log-level=error:vbv-maxrate=\(videoBits / 1000):vbv-bufsize=\(videoBits / 1000)",
             ]
         } else {
-            arguments += ["-c:v", "libx264", "-preset", self.preset, "-g", "\(gop)", "-keyint_min", "\(gop)"]
+            arguments += ["-c:v", "libx264", "-preset", self.preset, "-g", "\(2 * gop)", "-keyint_min", "\(gop)"]
             if let (profile, level) = ConditioningTarget.h264Profile(variant.videoCodec) { arguments += ["-profile:v", profile, "-level:v", level] }
         }
         return arguments

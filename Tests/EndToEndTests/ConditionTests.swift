@@ -312,6 +312,76 @@ extension RealClients {
             }
         }
 
+        @Test(
+            "against an HEVC programme (fMP4, hvc1, 48 kHz AAC muxed): an H.264 creative becomes HEVC tagged hvc1 in fMP4, keyframes at every segment, and loads clean"
+        )
+        func hevcProgramme() async throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("condition-hevc-\(UUID().uuidString.prefix(8))")
+            let programme = folder.appendingPathComponent("prog/v0")
+            try FileManager.default.createDirectory(at: programme, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // The programme: 7.68 s of HEVC at 640x360/25 fps in fMP4, a keyframe every 1.92 s segment.
+            let made = try await Tool.run(
+                "ffmpeg",
+                [
+                    "-nostdin", "-y", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=7.68", "-f", "lavfi", "-i",
+                    "sine=sample_rate=48000:duration=7.68", "-c:v", "libx265", "-preset", "ultrafast", "-tag:v", "hvc1", "-x265-params",
+                    "keyint=48:min-keyint=48:scenecut=0:log-level=error", "-b:v", "400k", "-c:a", "aac", "-b:a", "64k", "-shortest", "-f", "hls",
+                    "-hls_time", "1.92", "-hls_segment_type", "fmp4", "-hls_playlist_type", "vod", "-hls_segment_filename",
+                    programme.appendingPathComponent("seg_%03d.m4s").path, programme.appendingPathComponent("index.m3u8").path,
+                ]
+            )
+            #expect(made.status == 0, "\(made.output)")
+            try Data(
+                """
+                #EXTM3U
+                #EXT-X-VERSION:7
+                #EXT-X-INDEPENDENT-SEGMENTS
+                #EXT-X-STREAM-INF:BANDWIDTH=900000,CODECS="hvc1.1.6.L90.B0,mp4a.40.2",RESOLUTION=640x360,FRAME-RATE=25.000
+                v0/index.m3u8
+
+                """.utf8
+            ).write(to: folder.appendingPathComponent("prog/master.m3u8"))
+            let campaign = folder.appendingPathComponent("campaign.yaml")
+            try Data(
+                """
+                version: 1
+                id: hevc
+                program: { islands: [ { id: act-1, playlist: prog/master.m3u8 } ] }
+                breaks:
+                  - { id: post, after: act-1, duration: 8, pools: [main] }
+                pools:
+                  main:
+                    - { id: itself, playlist: prog/master.m3u8 }
+
+                """.utf8
+            ).write(to: campaign)
+            let source = try await Self.creative(
+                "h264",
+                video: "testsrc2=size=1280x720:rate=30",
+                audio: "sine=frequency=440:sample_rate=44100",
+                duration: "4.2",
+                in: folder
+            )
+            let out = folder.appendingPathComponent("hevc-ad")
+            let result = try await CLITests().adstitch(["condition", source.path, "--campaign", campaign.path, "--id", "hevc-ad", "--out", out.path])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(!result.output.contains("warning") && !result.output.contains("error"), "\(result.output)")
+            let master = out.appendingPathComponent("master.m3u8")
+            let text = try String(contentsOf: master, encoding: .utf8)
+            #expect(text.contains("CODECS=\"hvc1.1.6.L90.B0,mp4a.40.2\""), "\(text)")
+            let (segments, misses) = try Self.keyframesAtSegmentStarts(master)
+            #expect(segments >= 2 && misses.isEmpty, "\(segments) segments; not on a keyframe: \(misses)")
+            // What ffprobe reads in the segments: HEVC, tagged hvc1, 48 kHz audio.
+            let playlist = out.appendingPathComponent("v0/index.m3u8")
+            let probe = try await Tool.run(
+                "ffprobe",
+                ["-v", "error", "-show_entries", "stream=codec_name,codec_tag_string,sample_rate", "-of", "csv=p=0", playlist.path]
+            )
+            #expect(probe.output.contains("hevc,hvc1") && probe.output.contains("48000"), "\(probe.output)")
+            print("↳ HEVC: \(result.output.split(separator: "\n").first(where: { $0.contains("master.m3u8:") }) ?? "")")
+        }
+
         @Test("a creative shorter than one programme segment, and one without video, are refused with what to do")
         func refusals() async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("condition-bad-\(UUID().uuidString.prefix(8))")
