@@ -13,6 +13,7 @@ enum Routes {
     static let media: RouterPath = "/v1/campaigns/:id/media/**"
     static let player: RouterPath = "/play/:id"
     static let preview: RouterPath = "/preview"
+    static let previewCreatives: RouterPath = "/preview/creatives"
     static let previewStylesheet: RouterPath = "/preview/assets/preview.css"
     static let previewScript: RouterPath = "/preview/assets/preview.js"
     static let previewPlayer: RouterPath = "/preview/assets/hls.js"

@@ -90,6 +90,9 @@ extension RealClients {
                     .flatMap { $0.split(separator: " ").last.flatMap { Int($0) } } ?? 0
             }
             #expect(encodes.reduce(0, +) == 1, "encodes per replica: \(encodes)")
+            // The preview's page of the queue says the same.
+            let page = try a.get("/preview/creatives")
+            #expect(page.status == 200 && page.body.contains("<code>UAID-spot</code>") && page.body.contains(">done</td>"), "\(page.body)")
             let store = folder.appendingPathComponent("creatives")
             let conditioned = try FileManager.default.contentsOfDirectory(atPath: store.path)
             #expect(conditioned.count == 1 && conditioned.allSatisfy { $0.hasPrefix("UAID-spot-") }, "\(conditioned)")

@@ -64,6 +64,19 @@ struct PreviewController: Sendable {
             }
             return hlsJS
         }
+        route(Routes.previewCreatives) { _, _ in
+            let jobs: [ConditioningJob]
+            do {
+                jobs = try await self.sessions.conditioning?.jobs.jobs() ?? []
+            } catch {
+                throw Problem(
+                    status: .serviceUnavailable,
+                    title: "Jobs unavailable",
+                    detail: "cannot read the conditioning jobs (\(error)); try again"
+                )
+            }
+            return Self.html(PreviewPage.creatives(jobs, queue: self.sessions.conditioning?.jobs.summary ?? "no conditioning"))
+        }
         route(Routes.previewCampaign) { request, context in try await self.page(request, context) }
         route(Routes.previewCompare) { request, context in try self.compare(request, context) }
         route(Routes.previewReport) { request, context in try await self.report(request, context) }

@@ -33,7 +33,7 @@ enum PreviewPage {
             title: "Campaigns",
             body: """
                 <h1>Campaign preview</h1>
-                <p>What a viewer will get, and why. Pick a campaign.</p>
+                <p>What a viewer will get, and why. Pick a campaign. <a href="/preview/creatives">Creatives being conditioned</a>.</p>
                 <table class="campaigns"><thead><tr><th>Campaign</th><th>Id</th><th>Status</th><th>Revision</th><th>File</th></tr></thead>
                 <tbody>
                 \(rows)</tbody></table>
