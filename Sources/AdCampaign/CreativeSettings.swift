@@ -42,6 +42,21 @@ public struct CreativeSettings: Sendable, Hashable {
         return self.store.appendingPathComponent(name, isDirectory: true)
     }
 
-    /// The multivariant playlist of a conditioned creative, once it is there.
-    public func master(for id: String) -> URL { self.folder(for: id).appendingPathComponent("master.m3u8") }
+    /// The folder of one conditioning of creative `id`: one per version of its source (`version`:
+    /// its validators — ETag, Last-Modified, length — when it was conditioned), so a source that
+    /// changes is conditioned again beside the old encode, which sessions already planned keep
+    /// playing.
+    public func folder(for id: String, version: String) -> URL {
+        var hash = FNV1a()
+        hash.feed(version.utf8)
+        return self.folder(for: id).appendingPathComponent("v" + String(hash.value, radix: 16), isDirectory: true)
+    }
+
+    /// The multivariant playlist of a version's conditioning, once it is there.
+    public func master(for id: String, version: String) -> URL {
+        self.folder(for: id, version: version).appendingPathComponent("master.m3u8")
+    }
+
+    /// The file naming the version last conditioned (its folder's name), written after it.
+    public func current(for id: String) -> URL { self.folder(for: id).appendingPathComponent("current") }
 }

@@ -221,6 +221,22 @@ public final class OriginClient: Sendable {
         return attempt(1)
     }
 
+    /// What identifies the bytes at `url` now, from a `HEAD` (one try, within `timeout`): its
+    /// `ETag`, `Last-Modified` and `Content-Length`, as one string (empty parts when not sent);
+    /// nil when the server does not answer 2xx. A creative's source changes when this does.
+    public func validators(_ url: URL, timeout: Duration) async -> String? {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
+        let client = self.client(for: self.settings)
+        do {
+            let request = try HTTPClient.Request(url: url, method: .HEAD, headers: HTTPHeaders([("User-Agent", self.settings.userAgent)]))
+            let response = try await client.execute(request: request, deadline: .now() + TimeAmount(timeout)).get()
+            guard (200..<300).contains(Int(response.status.code)) else { return nil }
+            return ["ETag", "Last-Modified", "Content-Length"].map { response.headers.first(name: $0) ?? "" }.joined(separator: "|")
+        } catch {
+            return nil
+        }
+    }
+
     /// An error out of the futures as an ``OriginError`` (they fail with nothing else).
     private static func originError(_ error: any Error, url: URL) -> OriginError {
         error as? OriginError ?? OriginError(url: url, reason: .connection("\(error)"), attempts: 1)

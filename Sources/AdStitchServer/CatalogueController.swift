@@ -60,6 +60,7 @@ struct CatalogueController: Sendable {
                 "campaign": job.campaign, "creative": job.creative, "source": AdServerDecisions.masked(job.source), "state": job.state.rawValue,
                 "attempts": job.attempts, "queuedAt": Self.date(job.queuedAt),
             ]
+            if !job.version.isEmpty { entry["sourceVersion"] = job.version }
             if let error = job.error { entry["error"] = error }
             if let started = job.startedAt { entry["startedAt"] = Self.date(started) }
             if let finished = job.finishedAt { entry["finishedAt"] = Self.date(finished) }

@@ -20,6 +20,9 @@ struct ConditioningJob: Sendable, Hashable, Codable {
     var creative: String
     /// The mezzanine or progressive file conditioned.
     var source: String
+    /// The source's validators when it was queued (``OriginClient/validators(_:timeout:)``):
+    /// a source that changes is another job, its encode another folder of the store.
+    var version: String
     var state: State
     /// Encodes begun (a retry after a failure is another).
     var attempts: Int
@@ -42,8 +45,8 @@ struct ConditioningJob: Sendable, Hashable, Codable {
 
 /// Where conditioning jobs are kept, shared by the replicas that share it.
 protocol ConditioningJobStore: Sendable {
-    /// Queues the job for (`campaign`, `creative`) unless there is one; the job as it stands.
-    func enqueue(campaign: String, creative: String, source: String, now: Int64) async throws -> ConditioningJob
+    /// Queues the job for (`campaign`, `creative`, `version`) unless there is one; the job as it stands.
+    func enqueue(campaign: String, creative: String, version: String, source: String, now: Int64) async throws -> ConditioningJob
     /// Takes the oldest job due by `now` — queued, or running longer than `lease` on a worker that
     /// has stopped — for this replica; nil when none is. One taker per job, whoever asks at once.
     func claim(now: Int64, lease: Int64) async throws -> ConditioningJob?
@@ -60,18 +63,20 @@ final class MemoryConditioningJobs: ConditioningJobStore {
     private struct Key: Hashable {
         var campaign: String
         var creative: String
+        var version: String
     }
 
     private let state = Mutex([Key: ConditioningJob]())
 
-    func enqueue(campaign: String, creative: String, source: String, now: Int64) async throws -> ConditioningJob {
+    func enqueue(campaign: String, creative: String, version: String, source: String, now: Int64) async throws -> ConditioningJob {
         self.state.withLock { jobs in
-            let key = Key(campaign: campaign, creative: creative)
+            let key = Key(campaign: campaign, creative: creative, version: version)
             if let job = jobs[key] { return job }
             let job = ConditioningJob(
                 campaign: campaign,
                 creative: creative,
                 source: source,
+                version: version,
                 state: .queued,
                 attempts: 0,
                 queuedAt: now,
@@ -91,13 +96,13 @@ final class MemoryConditioningJobs: ConditioningJobStore {
             job.state = .running
             job.startedAt = now
             job.attempts += 1
-            jobs[Key(campaign: job.campaign, creative: job.creative)] = job
+            jobs[Key(campaign: job.campaign, creative: job.creative, version: job.version)] = job
             return job
         }
     }
 
     func finish(_ job: ConditioningJob) async throws {
-        self.state.withLock { $0[Key(campaign: job.campaign, creative: job.creative)] = job }
+        self.state.withLock { $0[Key(campaign: job.campaign, creative: job.creative, version: job.version)] = job }
     }
 
     func jobs() async throws -> [ConditioningJob] {
@@ -130,6 +135,7 @@ final class PostgresConditioningJobs: ConditioningJobStore {
                 CREATE TABLE IF NOT EXISTS adstitch_conditioning_jobs (
                     campaign text NOT NULL,
                     creative text NOT NULL,
+                    version text NOT NULL,
                     source text NOT NULL,
                     state text NOT NULL,
                     attempts bigint NOT NULL DEFAULT 0,
@@ -139,7 +145,7 @@ final class PostgresConditioningJobs: ConditioningJobStore {
                     started_at bigint,
                     finished_at bigint,
                     next_try_at bigint NOT NULL,
-                    PRIMARY KEY (campaign, creative)
+                    PRIMARY KEY (campaign, creative, version)
                 )
                 """,
                 logger: self.logger
@@ -148,21 +154,22 @@ final class PostgresConditioningJobs: ConditioningJobStore {
         self.prepared.withLock { $0 = true }
     }
 
-    private typealias Row = (String, String, String, String, Int, String?, String?, Int, Int?, Int?, Int)
+    private typealias Row = (String, String, String, String, String, Int, String?, String?, Int, Int?, Int?, Int)
 
     private static func job(_ row: Row) -> ConditioningJob {
         ConditioningJob(
             campaign: row.0,
             creative: row.1,
-            source: row.2,
-            state: ConditioningJob.State(rawValue: row.3) ?? .failed,
-            attempts: row.4,
-            error: row.5,
-            report: row.6,
-            queuedAt: Int64(row.7),
-            startedAt: row.8.map(Int64.init),
-            finishedAt: row.9.map(Int64.init),
-            nextTryAt: Int64(row.10)
+            source: row.3,
+            version: row.2,
+            state: ConditioningJob.State(rawValue: row.4) ?? .failed,
+            attempts: row.5,
+            error: row.6,
+            report: row.7,
+            queuedAt: Int64(row.8),
+            startedAt: row.9.map(Int64.init),
+            finishedAt: row.10.map(Int64.init),
+            nextTryAt: Int64(row.11)
         )
     }
 
@@ -176,14 +183,14 @@ final class PostgresConditioningJobs: ConditioningJobStore {
         }
     }
 
-    func enqueue(campaign: String, creative: String, source: String, now: Int64) async throws -> ConditioningJob {
+    func enqueue(campaign: String, creative: String, version: String, source: String, now: Int64) async throws -> ConditioningJob {
         // The row that stands: a conflicting insert changes nothing and returns the known job.
         let job = try await self.first(
             """
-            INSERT INTO adstitch_conditioning_jobs (campaign, creative, source, state, queued_at, next_try_at)
-            VALUES (\(campaign), \(creative), \(source), 'queued', \(Int(now)), \(Int(now)))
-            ON CONFLICT (campaign, creative) DO UPDATE SET campaign = EXCLUDED.campaign
-            RETURNING campaign, creative, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at
+            INSERT INTO adstitch_conditioning_jobs (campaign, creative, version, source, state, queued_at, next_try_at)
+            VALUES (\(campaign), \(creative), \(version), \(source), 'queued', \(Int(now)), \(Int(now)))
+            ON CONFLICT (campaign, creative, version) DO UPDATE SET campaign = EXCLUDED.campaign
+            RETURNING campaign, creative, version, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at
             """
         )
         guard let job else { throw PostgresConditioningJobsError(message: "the job's row was not returned") }
@@ -195,12 +202,12 @@ final class PostgresConditioningJobs: ConditioningJobStore {
         return try await self.first(
             """
             UPDATE adstitch_conditioning_jobs SET state = 'running', started_at = \(Int(now)), attempts = attempts + 1
-            WHERE (campaign, creative) = (
-                SELECT campaign, creative FROM adstitch_conditioning_jobs
+            WHERE (campaign, creative, version) = (
+                SELECT campaign, creative, version FROM adstitch_conditioning_jobs
                 WHERE (state = 'queued' AND next_try_at <= \(Int(now))) OR (state = 'running' AND started_at < \(stale))
                 ORDER BY queued_at, creative LIMIT 1 FOR UPDATE SKIP LOCKED
             )
-            RETURNING campaign, creative, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at
+            RETURNING campaign, creative, version, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at
             """
         )
     }
@@ -210,8 +217,8 @@ final class PostgresConditioningJobs: ConditioningJobStore {
             """
             UPDATE adstitch_conditioning_jobs SET state = \(job.state.rawValue), error = \(job.error), report = \(job.report),
                 finished_at = \(job.finishedAt.map(Int.init)), next_try_at = \(Int(job.nextTryAt))
-            WHERE campaign = \(job.campaign) AND creative = \(job.creative)
-            RETURNING campaign, creative, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at
+            WHERE campaign = \(job.campaign) AND creative = \(job.creative) AND version = \(job.version)
+            RETURNING campaign, creative, version, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at
             """
         )
     }
@@ -221,7 +228,7 @@ final class PostgresConditioningJobs: ConditioningJobStore {
         let (client, logger) = (self.client, self.logger)
         return try await Deadline.run(within: Self.deadline) { () async throws -> [ConditioningJob] in
             let rows = try await client.query(
-                "SELECT campaign, creative, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at FROM adstitch_conditioning_jobs ORDER BY queued_at DESC, creative DESC LIMIT 1000",
+                "SELECT campaign, creative, version, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at FROM adstitch_conditioning_jobs ORDER BY queued_at DESC, creative DESC LIMIT 1000",
                 logger: logger
             )
             var jobs: [ConditioningJob] = []

@@ -27,6 +27,10 @@ final class CreativeConditioning: Sendable {
     /// one store round trip per creative every ``recheckAfter``.
     private let known = Mutex([String: (job: ConditioningJob, at: ContinuousClock.Instant)]())
     static let recheckAfter = Duration.seconds(5)
+    /// Each source's validators as last asked (``version(of:)``).
+    private let versions = Mutex([URL: (version: String, at: ContinuousClock.Instant)]())
+    /// A `HEAD` of a source that takes longer counts as unanswered.
+    static let versionTimeout = Duration.milliseconds(500)
     /// A running job whose worker has said nothing for this long is taken again (the replica stopped).
     static let lease = Duration.seconds(1_800)
 
@@ -57,27 +61,37 @@ final class CreativeConditioning: Sendable {
     }
 
     func lookup(campaign: String, settings: CreativeSettings, source: URL, creative: String) async -> AdServerDecisions.Conditioned {
-        let master = settings.master(for: creative)
-        if FileManager.default.fileExists(atPath: master.path) { return .ready(master) }
-        guard settings.conditions else {
-            return .unavailable("not conditioned in \(settings.store.path) (creatives: condition: off)")
-        }
         guard let scheme = source.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return .unavailable("its file \(source.absoluteString) is not an http(s) URL")
         }
-        let key = campaign + "\u{1f}" + creative
+        let version = await self.version(of: source)
+        let master = settings.master(for: creative, version: version)
+        if FileManager.default.fileExists(atPath: master.path) { return .ready(master) }
+        // The encode of an earlier version of the source plays while this one is conditioned.
+        let previous = Self.currentMaster(settings, creative: creative)
+        guard settings.conditions else {
+            return previous.map { .ready($0) } ?? .unavailable("not conditioned in \(settings.store.path) (creatives: condition: off)")
+        }
+        let key = [campaign, creative, version].joined(separator: "\u{1f}")
         let now = ContinuousClock.now
         var job = self.known.withLock { known in known[key].flatMap { now - $0.at < Self.recheckAfter ? $0.job : nil } }
         if job == nil {
             do {
-                let stands = try await self.jobs.enqueue(campaign: campaign, creative: creative, source: source.absoluteString, now: Self.millis())
+                let stands = try await self.jobs.enqueue(
+                    campaign: campaign,
+                    creative: creative,
+                    version: version,
+                    source: source.absoluteString,
+                    now: Self.millis()
+                )
                 if stands.attempts == 0, stands.state == .queued, self.known.withLock({ $0[key] == nil }) { self.metrics.conditioningQueued() }
                 self.known.withLock { $0[key] = (stands, now) }
                 job = stands
             } catch {
-                return .pending("cannot queue it for conditioning now (\(error)); a later session tries again")
+                return previous.map { .ready($0) } ?? .pending("cannot queue it for conditioning now (\(error)); a later session tries again")
             }
         }
+        if let previous { return .ready(previous) }
         switch job?.state {
         case .failed?:
             return .unavailable("conditioning failed: \(job?.error ?? "unknown")")
@@ -90,6 +104,30 @@ final class CreativeConditioning: Sendable {
         case .queued?, nil:
             return .pending("queued for conditioning; sessions after it play it")
         }
+    }
+
+    /// The source's validators (``OriginClient/validators(_:timeout:)``), asked again once older
+    /// than the origin's poll interval (`--origin-poll`), as remote playlists are; the last known
+    /// when the source does not answer (empty: never known).
+    func version(of source: URL) async -> String {
+        let now = ContinuousClock.now
+        let known = self.versions.withLock { $0[source] }
+        if let known, now - known.at < self.origin.settings.poll { return known.version }
+        guard let fresh = await self.origin.validators(source, timeout: Self.versionTimeout) else { return known?.version ?? "" }
+        self.versions.withLock { versions in
+            if versions.count >= 10_000 { versions.removeAll() }
+            versions[source] = (fresh, now)
+        }
+        return fresh
+    }
+
+    /// The multivariant playlist of the version of `creative` conditioned last, if any.
+    static func currentMaster(_ settings: CreativeSettings, creative: String) -> URL? {
+        guard let name = try? String(contentsOf: settings.current(for: creative), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+            !name.isEmpty, !name.contains("/"), !name.hasPrefix(".")
+        else { return nil }
+        let master = settings.folder(for: creative).appendingPathComponent(name).appendingPathComponent("master.m3u8")
+        return FileManager.default.fileExists(atPath: master.path) ? master : nil
     }
 
     /// Unix milliseconds now.
@@ -194,13 +232,14 @@ final class CreativeConditioning: Sendable {
         source: PlaylistSource
     ) -> Result<String, Failure> {
         let files = FileManager.default
-        let out = settings.folder(for: job.creative)
-        let partial = settings.store.appendingPathComponent(".partial-\(out.lastPathComponent)-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        let out = settings.folder(for: job.creative, version: job.version)
+        let parent = out.deletingLastPathComponent()
+        let partial = parent.appendingPathComponent(".partial-\(out.lastPathComponent)-\(UUID().uuidString.prefix(8))", isDirectory: true)
         defer { try? files.removeItem(at: partial) }
         do {
-            try files.createDirectory(at: settings.store, withIntermediateDirectories: true)
+            try files.createDirectory(at: parent, withIntermediateDirectories: true)
         } catch {
-            return .failure(Failure(message: "cannot create the store \(settings.store.path): \(error.localizedDescription)"))
+            return .failure(Failure(message: "cannot create the store \(parent.path): \(error.localizedDescription)"))
         }
         let report: Conditioner.Report
         do {
@@ -227,8 +266,14 @@ final class CreativeConditioning: Sendable {
                 return .failure(Failure(message: "cannot move the asset into \(out.path): \(error.localizedDescription)"))
             }
         }
+        // The newest version plays where a session's source cannot be asked what it is.
+        do {
+            try Data(out.lastPathComponent.utf8).write(to: settings.current(for: job.creative), options: .atomic)
+        } catch {
+            return .failure(Failure(message: "cannot write \(settings.current(for: job.creative).path): \(error.localizedDescription)"))
+        }
         let summary = ConditioningSummary(
-            folder: out.lastPathComponent,
+            folder: parent.lastPathComponent + "/" + out.lastPathComponent,
             duration: report.duration,
             container: report.container,
             renditions: report.renditions.map { "\($0.kind)\($0.resolution.map { " \($0)" } ?? "") \($0.bandwidth) bit/s" },

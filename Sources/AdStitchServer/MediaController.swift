@@ -66,8 +66,9 @@ struct MediaController: Sendable {
         guard let store = campaign.creatives?.store.standardizedFileURL.path else { return false }
         let path = url.path
         guard path.hasPrefix(store + "/") else { return false }
+        // A creative's folder, a version's folder, then its files — never a partial encode.
         let inside = path.dropFirst(store.count + 1).split(separator: "/")
-        return inside.count >= 2 && !inside[0].hasPrefix(".")
+        return inside.count >= 3 && !inside.contains { $0.hasPrefix(".") }
     }
 
     static func uris(campaign id: String, folder: URL) -> URIStyle {

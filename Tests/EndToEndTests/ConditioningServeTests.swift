@@ -117,5 +117,85 @@ extension RealClients {
             #expect(decoded.videoFrames == RealClientTests.frames(duration, fps: 25), "\(decoded.videoFrames) frames for \(duration) s")
             print("↳ conditioned in \(result?["seconds"] ?? "?") s: \(result?["renditions"] ?? [])")
         }
+
+        @Test(
+            "a creative whose source changes (new ETag, Last-Modified, length) is conditioned again beside the old encode: sessions meanwhile play the old one, later ones the new, and a session planned before keeps its segments"
+        )
+        func changedSourceIsConditionedAgain() async throws {
+            let media = FileManager.default.temporaryDirectory.appendingPathComponent("mp4-origin-\(UUID().uuidString.prefix(8))")
+            let spot = media.appendingPathComponent("spot")
+            try FileManager.default.createDirectory(at: spot, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: media) }
+            _ = try await ConditionTests.creative(
+                "creative",
+                video: "testsrc2=size=640x360:rate=25",
+                audio: "sine=frequency=440",
+                duration: "3.84",
+                in: spot
+            )
+            let mp4Origin = try await StaticServer(root: media)
+            let origin = try await StaticServer(root: RemoteCampaignTests.demo)
+            let adServer = try await AdServerEndToEndTests.Server(mediaBase: String(mp4Origin.base.absoluteString.dropLast()))
+            let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) {
+                $0
+                    + "\nad_server: { vast: \"\(adServer.base)/vast/mp4?ad=spot&dur=3.84\", timeout: 2, fallback: [house] }\ncreatives: { store: creatives/ }\n"
+            }
+            let folder = file.deletingLastPathComponent()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // Memory queue (no --database); the source asked again after a second.
+            let server = try await HardeningEndToEndTests.Server(campaigns: folder, extra: ["--origin-poll", "1"])
+            defer { kill(server.process.pid, SIGKILL) }
+            let prefix = "/v1/campaigns/evening-news/"
+            func v0(_ session: String) throws -> (path: String, body: String) {
+                let master = try server.get(prefix + "master.m3u8?session=\(session)")
+                let path = prefix + (try #require(AdServerServeTests.sessionFiles(master.body).first { $0.hasSuffix("/v0.m3u8") }))
+                return (path, try server.get(path).body)
+            }
+            func jobs() throws -> [[String: Any]] {
+                let listed = try JSONSerialization.jsonObject(with: Data(try server.get("/v1/creatives").body.utf8)) as? [String: Any]
+                return listed?["creatives"] as? [[String: Any]] ?? []
+            }
+            func waitDone(_ count: Int) async throws {
+                let deadline = Date().addingTimeInterval(120)
+                while Date() < deadline {
+                    let listed = try jobs()
+                    if listed.count == count, listed.allSatisfy({ $0["state"] as? String == "done" }) { return }
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+                Issue.record("not \(count) jobs done: \(try jobs())")
+            }
+            /// The version folder of the creative a playlist names (`…/creatives/UAID-spot-…/vHASH/v0/…`).
+            func version(_ playlist: String) -> String? {
+                playlist.split(separator: "\n").first { $0.contains("/creatives/UAID-spot-") }.flatMap { line in
+                    line.components(separatedBy: "/creatives/").last?.split(separator: "/").dropFirst().first.map(String.init)
+                }
+            }
+
+            _ = try v0("first")
+            try await waitDone(1)
+            let before = try v0("before")
+            let old = try #require(version(before.body), "the session plays the conditioned creative: \(before.body)")
+
+            // A new encode at the same URL: longer, so its length (and ETag) change.
+            _ = try await ConditionTests.creative(
+                "creative",
+                video: "testsrc=size=640x360:rate=25",
+                audio: "sine=frequency=880",
+                duration: "3.80",
+                in: spot
+            )
+            try await Task.sleep(for: .milliseconds(1_200))
+            let meanwhile = try v0("meanwhile")
+            #expect(version(meanwhile.body) == old, "the old encode plays while the new one is made: \(meanwhile.body)")
+            try await waitDone(2)
+            let after = try v0("after")
+            let new = try #require(version(after.body), "\(after.body)")
+            #expect(new != old, "a new version folder: \(new)")
+            #expect(try jobs().compactMap { $0["sourceVersion"] as? String }.count == 2)
+            // The session planned before still lists the old segments, and they are still there.
+            #expect(try server.get(before.path).body == before.body)
+            let oldSegment = try #require(before.body.split(separator: "\n").first { $0.contains("/\(old)/") && !$0.hasPrefix("#") })
+            #expect(try server.get(String(oldSegment)).status == 200, "\(oldSegment)")
+        }
     }
 }
