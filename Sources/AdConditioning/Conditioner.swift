@@ -422,14 +422,7 @@ public struct Conditioner: Sendable {
     ) throws(ConditioningError)
         -> Report.Rendition
     {
-        let folder = out.appendingPathComponent(name)
-        let playlistURL = folder.appendingPathComponent("index.m3u8")
-        let playlist: MediaPlaylist
-        do {
-            playlist = try PlaylistParser().parseMediaPlaylist(String(contentsOf: playlistURL, encoding: .utf8), url: playlistURL)
-        } catch {
-            throw ConditioningError("ffmpeg's playlist \(playlistURL.path) does not parse: \(error)")
-        }
+        let playlist = try Self.renditionPlaylist(out, name: name)
         var peak = 0
         var bits = 0
         var seconds = ExactDecimal.zero
@@ -450,6 +443,16 @@ public struct Conditioner: Sendable {
             segments: playlist.segments.count,
             seconds: Self.seconds(ContinuousClock.now - begun)
         )
+    }
+
+    /// The media playlist ffmpeg wrote for rendition `name` (`name/index.m3u8`).
+    static func renditionPlaylist(_ out: URL, name: String) throws(ConditioningError) -> MediaPlaylist {
+        let url = out.appendingPathComponent(name).appendingPathComponent("index.m3u8")
+        do {
+            return try PlaylistParser().parseMediaPlaylist(String(contentsOf: url, encoding: .utf8), url: url)
+        } catch {
+            throw ConditioningError("ffmpeg's playlist \(url.path) does not parse: \(error)")
+        }
     }
 
     static func size(_ url: URL) -> Int? {
@@ -498,14 +501,7 @@ public struct Conditioner: Sendable {
     /// ranges over the segments' durations.
     private func iFramePlaylist(_ out: URL, name: String, resolution: String) throws(ConditioningError) -> Report.Rendition {
         let begun = ContinuousClock.now
-        let folder = out.appendingPathComponent(name)
-        let playlistURL = folder.appendingPathComponent("index.m3u8")
-        let playlist: MediaPlaylist
-        do {
-            playlist = try PlaylistParser().parseMediaPlaylist(String(contentsOf: playlistURL, encoding: .utf8), url: playlistURL)
-        } catch {
-            throw ConditioningError("ffmpeg's playlist \(playlistURL.path) does not parse: \(error)")
-        }
+        let playlist = try Self.renditionPlaylist(out, name: name)
         let initURI = playlist.segments.first?.map?.uri
         let initData = initURI.flatMap { playlist.resolve($0) }.flatMap { try? Data(contentsOf: $0) }
         var lines = "#EXTM3U\n#EXT-X-VERSION:\(initURI == nil ? 4 : 6)\n#EXT-X-TARGETDURATION:\(playlist.targetDuration ?? 1)\n"
