@@ -158,7 +158,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SCTE35Tests", dependencies: ["SCTE35"], swiftSettings: swiftSettings),
-        .testTarget(name: "AdServerTests", dependencies: ["AdServer", "HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AdServerTests",
+            dependencies: ["AdServer", "AdServerClient", "HLSPlaylist"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "AdLiveTests", dependencies: ["AdLive", "AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(

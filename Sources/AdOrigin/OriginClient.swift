@@ -237,6 +237,22 @@ public final class OriginClient: Sendable {
         }
     }
 
+    /// A tracking request: one `GET` of `url` with `headers`, its body dropped, within `timeout`;
+    /// the answer's status, or nil when none came. Not counted with the origins' requests.
+    public func ping(_ url: URL, headers: [(name: String, value: String)], timeout: Duration) async -> Int? {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
+        let client = self.client(for: self.settings)
+        do {
+            var fields = HTTPHeaders([("User-Agent", self.settings.userAgent)])
+            for (name, value) in headers { fields.add(name: name, value: value) }
+            let request = try HTTPClient.Request(url: url, method: .GET, headers: fields)
+            let response = try await client.execute(request: request, deadline: .now() + TimeAmount(timeout)).get()
+            return Int(response.status.code)
+        } catch {
+            return nil
+        }
+    }
+
     /// An error out of the futures as an ``OriginError`` (they fail with nothing else).
     private static func originError(_ error: any Error, url: URL) -> OriginError {
         error as? OriginError ?? OriginError(url: url, reason: .connection("\(error)"), attempts: 1)

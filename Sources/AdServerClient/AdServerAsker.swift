@@ -235,7 +235,9 @@ extension AdServerDecisions {
             }
             report.wrappers = answer.requests
             for failure in answer.failures {
-                report.skipped.append(.init(id: failure.adID ?? "?", reason: failure.error.message, vastError: failure.error.code.rawValue))
+                report.skipped.append(
+                    .init(id: failure.adID ?? "?", reason: failure.error.message, vastError: failure.error.code.rawValue, errorURLs: failure.errors)
+                )
             }
             // Each creative of the answer, by identity (else its media file's URL): its HLS
             // playlists, else — with conditioning — its conditioned form.
@@ -275,7 +277,9 @@ extension AdServerDecisions {
                 }
             }
             for skipped in choice.skipped {
-                report.skipped.append(.init(id: skipped.ad.identity ?? "?", reason: skipped.reason, vastError: skipped.code?.rawValue))
+                report.skipped.append(
+                    .init(id: skipped.ad.identity ?? "?", reason: skipped.reason, vastError: skipped.code?.rawValue, errorURLs: skipped.ad.errors)
+                )
             }
             var ads: [Ad] = []
             for chosen in choice.chosen {

@@ -52,6 +52,9 @@ public struct AdServerDecisions: Sendable {
             public var id: String
             public var reason: String
             public var vastError: Int?
+            /// The `<Error>` URIs of its chain (the inline ad's and every wrapper's), fired with
+            /// `vastError` as `[ERRORCODE]` by a server that plays the session.
+            public var errorURLs: [String] = []
         }
 
         /// The `outcome` label of `adstitch_ad_server_requests_total`: `filled` (an ad plays),

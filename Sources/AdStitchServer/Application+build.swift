@@ -126,7 +126,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         cacheBytes: configuration.responseCacheBytes,
         publicAddress: configuration.publicAddress,
         decisions: decisions,
-        conditioning: conditioning
+        conditioning: conditioning,
+        beacons: BeaconFirer(origin: origin, metrics: configuration.metrics, logger: logger)
     )
     let router = buildRouter(store: store, policy: configuration.policy, sessions: sessions)
     let headerTimeout = TimeAmount(configuration.headerTimeout)

@@ -47,6 +47,7 @@ public struct ServerMetrics: Sendable {
     private let directAnswers: CoreMetrics.Counter
     private let adServerOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let conditioningOutcomes = MetricHandles<String, CoreMetrics.Counter>()
+    private let beaconOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let conditioningQueuedCounter: CoreMetrics.Counter
     private let conditioningRunningGauge: CoreMetrics.Gauge
     private let runningEncodes = SharedCounter()
@@ -137,6 +138,15 @@ public struct ServerMetrics: Sendable {
         }
         .increment()
         CoreMetrics.Timer(label: "adstitch_conditioning_duration_seconds", factory: self.factory).record(duration: duration)
+    }
+
+    /// A tracking URL fired (`event`: `error`…; `outcome`: `sent`, `failed` after its tries,
+    /// `invalid`: not a URL).
+    func beacon(_ event: String, outcome: String) {
+        self.beaconOutcomes(event + "\u{1f}" + outcome) {
+            Counter(label: "adstitch_beacons_total", dimensions: [("event", event), ("outcome", outcome)], factory: self.factory)
+        }
+        .increment()
     }
 
     /// Creatives queued for conditioning by this replica's sessions (each once per replica).

@@ -19,7 +19,10 @@ extension SessionController {
     func decide(_ served: ServedCampaign, token: SessionToken, for request: Request) async -> VerifiedSession? {
         guard token.liveJoin == nil else { return nil }
         let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
-        guard let asked = await self.ask(served, for: context, deviceHeaders: Self.deviceHeaders(request)) else { return nil }
+        let headers = Self.deviceHeaders(request)
+        guard let asked = await self.ask(served, for: context, deviceHeaders: headers) else { return nil }
+        // Once per session start: the creatives that do not play tell their ad server why.
+        self.beacons?.fireErrors(asked.decisions.reports, headers: headers)
         let (decisions, known) = (asked.decisions, asked.creatives)
         var stored = StoredDecisions(breaks: [:])
         for (breakID, ads) in decisions.decided {
@@ -191,6 +194,7 @@ extension SessionController {
         guard let asked = await self.ask(served, for: context, breaks: [adBreak], deviceHeaders: deviceHeaders) else {
             return LiveAdDecisions.Decided(ads: [], creatives: [])
         }
+        self.beacons?.fireErrors(asked.decisions.reports, headers: deviceHeaders)
         let ads = asked.decisions.decided[adBreak.id] ?? []
         let stored = StoredDecisions(
             breaks: [

@@ -20,6 +20,8 @@ struct SessionController: Sendable {
     let decisions: any AdDecisionStore
     /// Conditioning of ad server creatives without HLS (campaigns with `creatives:`).
     let conditioning: CreativeConditioning?
+    /// Fires the tracking URLs of sessions' ad server creatives (their error URIs, this stop).
+    let beacons: BeaconFirer?
 
     /// Recent token-scoped answers (immutable, so they can be served again as they are).
     let cache: ResponseCache
@@ -52,13 +54,15 @@ struct SessionController: Sendable {
         cacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes,
         publicAddress: PublicAddress = PublicAddress(),
         decisions: any AdDecisionStore = MemoryAdDecisionStore(),
-        conditioning: CreativeConditioning? = nil
+        conditioning: CreativeConditioning? = nil,
+        beacons: BeaconFirer? = nil
     ) {
         self.store = store
         self.policy = policy
         self.publicAddress = publicAddress
         self.decisions = decisions
         self.conditioning = conditioning
+        self.beacons = beacons
         self.cache = ResponseCache(budget: cacheBytes)
         self.sessions = LRUCache(budget: Self.plannedSessionBytes) { token, session in Self.estimatedBytes(session, token: token) }
     }

@@ -206,6 +206,46 @@ extension RealClients {
         }
 
         @Test(
+            "error beacons: an MP4-only creative (no conditioning) fires its <Error> URI once per break with [ERRORCODE] 403 and the viewer's device headers; the preview asks but fires nothing"
+        )
+        func errorBeacons() async throws {
+            let setup = try await Setup { "{ vast: \"\($0)/vast/mp4?ad=mp4only&dur=3.84&sid={session}\", timeout: 2, fallback: [house] }" }
+            defer { try? FileManager.default.removeItem(at: setup.folder) }
+            let server = try await HardeningEndToEndTests.Server(campaigns: setup.folder)
+            defer { kill(server.process.pid, SIGKILL) }
+            let answer = try LoopbackHTTP.exchange(
+                "GET",
+                port: server.port,
+                path: "/v1/campaigns/evening-news/master.m3u8?session=beacons-1",
+                headers: [("User-Agent", "AdStitchTest/1.0"), ("X-Forwarded-For", "198.51.100.9")]
+            )
+            #expect(answer.status == 200)
+            // Fired in the background: wait for the three breaks' error requests.
+            var errors: [[String: Any]] = []
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                errors = try await Self.requestLog(setup.adServer).filter { $0["path"] as? String == "/track/error" }
+                if errors.count >= 3 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(errors.count == 3, "one per break: \(errors)")
+            for error in errors {
+                #expect(error["query"] as? String == "ad=mp4only&code=403", "\(error)")
+                let headers = error["headers"] as? [String: String] ?? [:]
+                #expect(headers["X-Device-IP"] == "198.51.100.9" && headers["X-Device-User-Agent"] == "AdStitchTest/1.0", "\(headers)")
+            }
+            let metrics = try server.get("/metrics").body
+            #expect(metrics.contains(#"adstitch_beacons_total{event="error",outcome="sent"} 3"#), "\(metrics)")
+            // The preview asks the ad server for its viewer, but is no viewer: nothing fires.
+            let preview = try server.get("/preview/evening-news?session=preview-beacons")
+            #expect(preview.status == 200)
+            try await Task.sleep(for: .milliseconds(500))
+            let after = try await Self.requestLog(setup.adServer)
+            #expect(after.filter { $0["path"] as? String == "/track/error" }.count == 3, "\(after)")
+            #expect(after.contains { ($0["query"] as? String)?.contains("sid=preview-beacons") == true }, "the preview asked")
+        }
+
+        @Test(
             "faults: a slow ad server, a 500 and malformed XML each give the master within the timeout, the breaks filled from the fallback pool, counted by outcome"
         )
         func faultsFallBack() async throws {
