@@ -233,6 +233,10 @@ struct SessionController: Sendable {
             self.sessions.put(asked.token, try await self.restore(served, token))
             answer = try self.answer(asked)
         }
+        // A live file changes at every refresh: a Range of one version, asked of the next, can
+        // fall past its end (Chromium's native HLS re-asked a live playlist by range, got 416,
+        // and failed to parse). Ignored for them (RFC 9110 §14.2: a server MAY): the whole file.
+        var honoursRange = true
         switch answer {
         case .restore:
             throw Problem(status: .serviceUnavailable, title: "Busy", detail: "this replica could not keep the session's plan; try again")
@@ -242,8 +246,9 @@ struct SessionController: Sendable {
             (headers, body) = try self.assetList(file, served, token, tokenText: asked.token, verified: verified, for: request)
         case .live(let file, let served, let token, let joined, let verified):
             (headers, body) = try await self.liveFile(file, served, token, joined: joined, tokenText: asked.token, verified: verified, for: request)
+            honoursRange = false
         }
-        let ranged = AnswerBody.ranged(headers, body, range: request.headers[.range], ifRange: request.headers[.ifRange])
+        let ranged = AnswerBody.ranged(headers, body, range: honoursRange ? request.headers[.range] : nil, ifRange: request.headers[.ifRange])
         return Response(status: ranged.status, headers: ranged.headers, body: ranged.body.responseBody)
     }
 
