@@ -95,8 +95,36 @@ extension Loader {
             joinMidBreak: join,
             defaultDuration: settings.duration,
             pools: settings.pools,
-            restrict: settings.restrict
+            restrict: settings.restrict,
+            stall: fields["live_stall"].flatMap { self.liveStall($0) }
         )
+    }
+
+    /// `live_stall: { after: 3, fill: slate | gap }`; `live_stall: {}` takes both defaults.
+    mutating func liveStall(_ node: Node) -> LiveStall? {
+        let fields = self.reader.mapping(node, "live_stall", allowed: ["after", "fill"])
+        var after = 3
+        if let value = self.reader.integer(fields["after"], "live_stall.after") {
+            guard LiveStall.afterRange.contains(value) else {
+                self.reader.issue(
+                    fields["after"],
+                    "live_stall.after",
+                    "\(value) is outside \(LiveStall.afterRange.lowerBound)–\(LiveStall.afterRange.upperBound): it counts target durations "
+                        + "of standstill, and viewers' windows already trail the origin by two; use 3 (the default) or more"
+                )
+                return nil
+            }
+            after = value
+        }
+        var fill = LiveStall.Fill.slate
+        if let node = fields["fill"], let value = self.reader.string(node, "live_stall.fill") {
+            guard let choice = LiveStall.Fill(rawValue: value) else {
+                self.reader.issue(node, "live_stall.fill", "\"\(value)\" is not a choice; use slate or gap")
+                return nil
+            }
+            fill = choice
+        }
+        return LiveStall(after: after, fill: fill)
     }
 
     /// What live programmes do not support yet, refused at load with the field named.

@@ -178,6 +178,7 @@ struct Loader {
     static let topLevelKeys = [
         "version", "id", "title", "origin", "program", "marker_breaks", "breaks", "slate", "pools", "rules", "startup", "markers",
         "markers_passthrough", "trusted_attributes", "rewrite", "insertion", "join_mid_break", "ad_server", "ad_servers", "creatives",
+        "live_stall",
     ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
@@ -205,8 +206,10 @@ struct Loader {
         var live: LiveProgram?
         if let channel = self.liveChannel {
             live = self.liveProgram(channel, fields: fields, pools: pools.map(\.id), hasSlate: slate != nil)
-        } else if !self.isLive, let join = fields["join_mid_break"] {
-            self.reader.issue(join, "join_mid_break", "is for live programmes: program: { live: URL }")
+        } else if !self.isLive {
+            for key in ["join_mid_break", "live_stall"] where fields[key] != nil {
+                self.reader.issue(fields[key], key, "is for live programmes: program: { live: URL }")
+            }
         }
         if let program = self.singleProgram {
             (islands, breaks) = self.cut(program, markerBreaks: fields["marker_breaks"], pools: pools.map(\.id))

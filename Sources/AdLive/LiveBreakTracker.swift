@@ -66,6 +66,18 @@ public struct LiveBreakTracker: Sendable {
     private var byID: [String: Int] = [:]
     private var byFirst: [Int: Int] = [:]
     private var ends: Set<Int> = []
+    /// `live_stall.after`: target durations the newest segment may stand before a stall break
+    /// opens (``stall(now:)``); nil: a standing origin opens none.
+    public var stallAfter: Int?
+    /// Whether a stall break's closing waits for the shared history's word (``confirm(_:)``)
+    /// before viewers see it: set where replicas share a history, since the closing depends on
+    /// when each poller saw the origin move again, and the first one recorded wins.
+    public var confirmsStallClosings = false
+    /// Stall breaks closed here that the history has not confirmed: open for viewers till then.
+    public private(set) var unconfirmed: Set<String> = []
+    /// The newest segment of the last window read, and the window's target duration.
+    private var newest: LiveSegment?
+    private var targetDuration = 6
 
     public init(defaultDuration: ExactDecimal? = nil, history: [LiveBreak] = []) {
         self.defaultDuration = defaultDuration
@@ -95,8 +107,11 @@ public struct LiveBreakTracker: Sendable {
 
     /// Reads one window of the origin, numbered by ``sequencer``; returns the breaks it opened or
     /// closed (for the history).
+    ///
+    /// `now` (seconds since the epoch, the channel's clock) places the end of an open stall break
+    /// (``stall(now:)``); without it the break ends at the first segment published again.
     @discardableResult
-    public mutating func observe(_ playlist: MediaPlaylist) -> [LiveBreak] {
+    public mutating func observe(_ playlist: MediaPlaylist, now: ExactDecimal? = nil) -> [LiveBreak] {
         self.problems = []
         guard let segments = LiveSegment.segments(of: playlist), let newest = segments.last else {
             if !playlist.segments.isEmpty {
@@ -104,13 +119,24 @@ public struct LiveBreakTracker: Sendable {
             }
             return []
         }
-        defer { self.edge = max(self.edge ?? newest.sequence, newest.sequence) }
+        defer {
+            self.edge = max(self.edge ?? newest.sequence, newest.sequence)
+            if newest.sequence >= self.newest?.sequence ?? .min { self.newest = newest }
+        }
+        if let target = playlist.targetDuration { self.targetDuration = target }
         let served = self.edge ?? Int.min
+        var changed: [String] = []
+        if let open = self.open, open.kind == .stall, segments.contains(where: { $0.sequence >= open.first }) {
+            self.closeStall(open, in: segments, now: now)
+            changed.append(open.id)
+        }
         let scan = AdMarkerScan(playlist)
         self.problems += scan.problems.map { "line \($0.line): \($0.message); that marker is ignored" }
-        var changed: [String] = []
         for marker in scan.markers where marker.segment < segments.count {
             let segment = segments[marker.segment]
+            if let last = self.breaks.last, last.kind == .stall, segment.sequence < last.closing?.end ?? .max {
+                continue  // on what a stall's fill stands for: the viewers never see it
+            }
             switch marker.event {
             case .out(let id, let announced):
                 // A marker's duration is checked where it enters (LiveLimits): never negative, at most an hour.
@@ -204,6 +230,74 @@ public struct LiveBreakTracker: Sendable {
             for segment in segments where segment.sequence >= open.first { self.reach = max(self.reach ?? segment.end, segment.end) }
         }
         return changed.isEmpty ? [] : Set(changed).compactMap { id in self.byID[id].map { self.breaks[$0] } }.sorted { $0.first < $1.first }
+    }
+
+    /// Opens a stall break when `live_stall` is set, no break is open and the newest segment read
+    /// ended `stallAfter` target durations before `now` (seconds since the epoch, the channel's
+    /// clock): `stall-<n>` at `n`, the sequence number after the newest segment, starting at its
+    /// end — the same on every replica that read the same window, whenever its poller noticed.
+    /// Returns the break opened.
+    public mutating func stall(now: ExactDecimal) -> LiveBreak? {
+        guard let after = self.stallAfter, self.open == nil, let newest = self.newest,
+            now >= newest.end + ExactDecimal(after * self.targetDuration)
+        else { return nil }
+        let id = "stall-\(newest.sequence + 1)"
+        guard self.byID[id] == nil, self.breaks.last.map({ $0.first <= newest.sequence }) ?? true else { return nil }
+        let opened = LiveBreak(
+            id: id,
+            first: newest.sequence + 1,
+            start: newest.end,
+            enteringDiscontinuity: newest.discontinuitySequence,
+            kind: .stall
+        )
+        self.breaks.append(opened)
+        self.byID[id] = self.breaks.count - 1
+        self.byFirst[opened.first] = self.breaks.count - 1
+        self.reach = nil
+        return opened
+    }
+
+    /// Ends open stall break `open` in the window that moved again: the fill lasts until `now`
+    /// less a target duration — past all a viewer was listed by any replica's clock (a window
+    /// trails it by two) — or until the first segment published again when that starts later; it
+    /// stands for the segments that start before (an origin that catches up publishes the time it
+    /// stood still), and the programme returns at the first that does not (or the newest).
+    private mutating func closeStall(_ open: LiveBreak, in segments: [LiveSegment], now: ExactDecimal?) {
+        guard let index = self.byID[open.id], let resumed = segments.firstIndex(where: { $0.sequence >= open.first }) else { return }
+        let threshold = now.map { $0 - ExactDecimal(self.targetDuration) } ?? segments[resumed].start
+        let back = segments[resumed...].first { $0.start >= threshold } ?? segments[segments.count - 1]
+        self.breaks[index].closing = LiveBreak.Closing(
+            end: back.sequence,
+            time: max(open.start, back.start, threshold),
+            discontinuitySequence: back.discontinuitySequence,
+            isDiscontinuity: back.isDiscontinuity
+        )
+        self.ends.insert(back.sequence)
+        if self.confirmsStallClosings { self.unconfirmed.insert(open.id) }
+        self.reach = nil
+    }
+
+    /// Takes the shared history's closings of stall breaks (`stored`: as recorded, the first
+    /// closing written winning) in place of this replica's own, and lets viewers see them.
+    public mutating func confirm(_ stored: [LiveBreak]) {
+        for item in stored where item.kind == .stall {
+            guard let closing = item.closing, let index = self.byID[item.id], self.breaks[index].closing != nil else { continue }
+            self.breaks[index].closing = closing
+            self.ends.insert(closing.end)
+            self.unconfirmed.remove(item.id)
+        }
+    }
+
+    /// The breaks as viewers get them: a stall break whose closing the history has not confirmed
+    /// stays open (its fill goes on by the clock) until it does.
+    public var published: [LiveBreak] {
+        guard !self.unconfirmed.isEmpty else { return self.breaks }
+        return self.breaks.map { item in
+            guard self.unconfirmed.contains(item.id) else { return item }
+            var open = item
+            open.closing = nil
+            return open
+        }
     }
 
     /// Forgets the breaks that ended before `time` (seconds since the epoch, on the channel's

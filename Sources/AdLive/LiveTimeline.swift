@@ -43,6 +43,18 @@ public struct LiveBreak: Sendable, Hashable {
     /// The duration its opening marker announced (nil: none; `marker_breaks.duration` then): what
     /// the viewer's ads are planned for, fixed when it opens so the plan never changes.
     public let duration: ExactDecimal?
+    /// What opened it: a marker of the channel, or the origin standing still (`live_stall`).
+    public let kind: Kind
+
+    public enum Kind: String, Sendable, Hashable {
+        /// An ad break the channel's markers announced: filled with the viewer's ads, then slate.
+        case marker
+        /// The origin stood still (`live_stall`): slate (or gaps) on the channel's clock after the
+        /// window's last segment, no ads, until the origin publishes again. It starts where the
+        /// origin stopped and replaces what the origin publishes for the time it filled — nothing,
+        /// when the origin resumes past it (then it is an insertion).
+        case stall
+    }
 
     public struct Closing: Sendable, Hashable {
         public let end: Int
@@ -58,13 +70,22 @@ public struct LiveBreak: Sendable, Hashable {
         }
     }
 
-    public init(id: String, first: Int, start: ExactDecimal, enteringDiscontinuity: Int, duration: ExactDecimal? = nil, closing: Closing? = nil) {
+    public init(
+        id: String,
+        first: Int,
+        start: ExactDecimal,
+        enteringDiscontinuity: Int,
+        duration: ExactDecimal? = nil,
+        closing: Closing? = nil,
+        kind: Kind = .marker
+    ) {
         self.id = id
         self.first = first
         self.start = start
         self.enteringDiscontinuity = enteringDiscontinuity
         self.duration = duration
         self.closing = closing
+        self.kind = kind
     }
 
     /// The replaced stretch's length by its dates, at most ``LiveLimits/maxBreakDuration`` (an origin
@@ -144,15 +165,31 @@ public enum LiveNumbering {
     ///   - joined: the origin sequence number the viewer joined at.
     ///   - fill: the viewer's fill of a break, in play order (ads, then as many slates as the
     ///     caller likes: what ends past the break is never listed).
-    public static func window(_ window: [LiveSegment], breaks: [LiveBreak], joined: Int, fill: (LiveBreak) -> [LiveFill]) -> LiveWindow {
-        guard let first = window.first else {
+    ///   - span: how long a viewer's window is (``LiveRenditionWindow``'s span): bounds it by
+    ///     dates when a stall break's fill runs on past the origin's window, so the programme
+    ///     before it leaves as the fill grows.
+    ///
+    /// A stall break (``LiveBreak/Kind/stall``) starts after the origin's last segment: while it is
+    /// open its fill (as long as the caller makes it: the clock) is listed after the window; once
+    /// closed it replaces the segments the origin published for its time, or none (an insertion,
+    /// listed between the segments it stands between).
+    public static func window(
+        _ window: [LiveSegment],
+        breaks: [LiveBreak],
+        joined: Int,
+        span: ExactDecimal? = nil,
+        fill: (LiveBreak) -> [LiveFill]
+    ) -> LiveWindow {
+        guard let first = window.first, let last = window.last else {
             return LiveWindow(entries: [], mediaSequence: 0, discontinuitySequence: 0)
         }
         // The viewer's breaks in order, each after the previous one's end: a break that overlaps an
         // earlier one (or follows one still open) cannot be told apart from it and plays as programme.
         var replaced: [LiveBreak] = []
         for adBreak in breaks.filter({ $0.first >= joined }).sorted(by: { $0.first < $1.first }) {
-            if let closing = adBreak.closing, closing.end <= adBreak.first { continue }
+            if let closing = adBreak.closing, closing.end < adBreak.first || (closing.end == adBreak.first && adBreak.kind != .stall) {
+                continue
+            }
             if let previous = replaced.last, (previous.closing?.end).map({ adBreak.first < $0 }) ?? true { continue }
             replaced.append(adBreak)
         }
@@ -165,13 +202,55 @@ public enum LiveNumbering {
         // window passes its end, so the work is linear in both (10,000 breaks in a window).
         var entries: [LiveWindow.Entry] = []
         entries.reserveCapacity(window.count)
+        // Each entry's end date, for the span (a stall's fill past the window).
+        var ends: [ExactDecimal] = []
         var next = 0
         var shift = (sequence: 0, discontinuity: 0)
         var listed = -1
         // The numbers the next entry would take: what an empty window says (never below what was served).
         var upcoming = (sequence: first.sequence, discontinuity: first.discontinuitySequence - (first.isDiscontinuity ? 1 : 0))
+        /// Lists break `replaced[next]`'s fill from where `gone` of it has left the window.
+        func list(within length: ExactDecimal, gone: ExactDecimal) {
+            listed = next
+            let adBreak = replaced[next]
+            let items = Self.served(fill(adBreak), within: length)
+            upcoming = (
+                adBreak.first + shift.sequence + items.count,
+                adBreak.enteringDiscontinuity + shift.discontinuity + (items.last.map { $0.piece + 1 } ?? 0)
+            )
+            var offset = ExactDecimal.zero
+            for (position, item) in items.enumerated() {
+                defer { offset += item.duration }
+                guard offset + item.duration > gone else { continue }
+                entries.append(
+                    LiveWindow.Entry(
+                        item: .fill(breakID: adBreak.id, position: position, item),
+                        sequence: adBreak.first + shift.sequence + position,
+                        discontinuitySequence: adBreak.enteringDiscontinuity + shift.discontinuity + item.piece + 1,
+                        isDiscontinuity: item.index == 0
+                    )
+                )
+                ends.append(adBreak.start + offset + item.duration)
+            }
+        }
+        /// What an open break's fill may run to: the origin's published time, or for a stall all
+        /// the caller made (its clock).
+        func openLength(_ adBreak: LiveBreak, reach: ExactDecimal) -> ExactDecimal {
+            adBreak.kind == .stall ? LiveLimits.maxBreakDuration : reach - adBreak.start
+        }
         for (index, segment) in window.enumerated() {
             while next < replaced.count, let closing = replaced[next].closing, closing.end <= segment.sequence {
+                if replaced[next].kind == .stall, listed != next, closing.end == replaced[next].first {
+                    // A stall that replaced nothing: its fill stands between the segments around
+                    // it; once the programme before it has left, what of it ends within `span`
+                    // of the window's end (the origin's window is cut so).
+                    let adBreak = replaced[next]
+                    if index > 0 {
+                        list(within: adBreak.replacedDuration ?? .zero, gone: .zero)
+                    } else if let span {
+                        list(within: adBreak.replacedDuration ?? .zero, gone: last.end - span - adBreak.start)
+                    }
+                }
                 // Back to back (the next break starts where this one ends): no return to the programme between.
                 let backToBack = next + 1 < replaced.count && replaced[next + 1].first == closing.end
                 let change = Self.shift(replaced[next], closing, returning: !backToBack, fill: fill)
@@ -188,32 +267,24 @@ public enum LiveNumbering {
                         isDiscontinuity: segment.isDiscontinuity || returning
                     )
                 )
+                ends.append(segment.end)
                 upcoming = (segment.sequence + shift.sequence + 1, segment.discontinuitySequence + shift.discontinuity)
                 continue
             }
-            // The break's fill, listed where its first segment in this window stands.
+            // The break's fill, listed where its first segment in this window stands; the break's
+            // programme already out of the window is gone from it.
             guard listed != next else { continue }
-            listed = next
             let adBreak = replaced[next]
-            let length = adBreak.replacedDuration ?? (reach[index] - adBreak.start)
-            let items = Self.served(fill(adBreak), within: length)
-            upcoming = (
-                adBreak.first + shift.sequence + items.count,
-                adBreak.enteringDiscontinuity + shift.discontinuity + (items.last.map { $0.piece + 1 } ?? 0)
-            )
-            let gone = segment.start - adBreak.start  // the break's programme already out of the window
-            var offset = ExactDecimal.zero
-            for (position, item) in items.enumerated() {
-                defer { offset += item.duration }
-                guard offset + item.duration > gone else { continue }
-                entries.append(
-                    LiveWindow.Entry(
-                        item: .fill(breakID: adBreak.id, position: position, item),
-                        sequence: adBreak.first + shift.sequence + position,
-                        discontinuitySequence: adBreak.enteringDiscontinuity + shift.discontinuity + item.piece + 1,
-                        isDiscontinuity: item.index == 0
-                    )
-                )
+            list(within: adBreak.replacedDuration ?? openLength(adBreak, reach: reach[index]), gone: segment.start - adBreak.start)
+        }
+        // A stall past the window's last segment (open, or closed where the window has not
+        // reached yet): its fill after the window, and the window bounded by `span` from the fill's end.
+        if next < replaced.count, listed != next, replaced[next].kind == .stall, replaced[next].first > last.sequence {
+            let count = entries.count
+            list(within: replaced[next].replacedDuration ?? openLength(replaced[next], reach: last.end), gone: .zero)
+            if let span, entries.count > count, let newest = ends.last {
+                let kept = ends.firstIndex { $0 > newest - span } ?? ends.count
+                entries.removeFirst(kept)
             }
         }
         // A viewer's playlist is bounded (LiveLimits.maxViewerEntries): its live edge is kept, and

@@ -36,6 +36,7 @@ public final class LiveChannel: Sendable {
     let retention: Duration?
     private let state: Mutex<State>
     private let stalledGauge: Gauge
+    let clock: @Sendable () -> Date
 
     struct State {
         var windows: [URL: Window] = [:]
@@ -66,6 +67,9 @@ public final class LiveChannel: Sendable {
     ///   - defaultDuration: a break's duration when its marker gives none (`marker_breaks.duration`).
     ///   - stallAfter: how long a window may stand still before the channel counts as stalled
     ///     (default: three of its target durations).
+    ///   - stallFill: `live_stall.after`: target durations of standstill after which a stall break
+    ///     opens and viewers' windows go on with its fill; nil: none opens.
+    ///   - clock: the channel's clock (program date-times are on it).
     public init(
         key: String,
         renditions: [URL],
@@ -76,6 +80,8 @@ public final class LiveChannel: Sendable {
         stallAfter: Duration? = nil,
         retention: Duration? = nil,
         historyDeadline: Duration = .seconds(2),
+        stallFill: Int? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() },
         metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.historyDeadline = historyDeadline
@@ -87,7 +93,11 @@ public final class LiveChannel: Sendable {
         self.logger = logger
         self.stallAfter = stallAfter
         self.retention = retention
-        self.state = Mutex(State(tracker: LiveBreakTracker(defaultDuration: defaultDuration)))
+        var tracker = LiveBreakTracker(defaultDuration: defaultDuration)
+        tracker.stallAfter = stallFill
+        tracker.confirmsStallClosings = history != nil
+        self.state = Mutex(State(tracker: tracker))
+        self.clock = clock
         self.stalledGauge = Gauge(label: "adstitch_live_stalled", dimensions: [("channel", key)], factory: metrics)
     }
 
@@ -136,10 +146,12 @@ public final class LiveChannel: Sendable {
                 if !pending.isEmpty {
                     let key = self.key
                     let breaks = Array(pending.values).sorted { $0.first < $1.first }
-                    try await Deadline.run(within: self.historyDeadline) { try await history.record(breaks, channel: key) }
+                    let stored = try await Deadline.run(within: self.historyDeadline) { try await history.record(breaks, channel: key) }
                     self.state.withLock { state in
                         // What changed again meanwhile stays pending.
                         for (id, recorded) in pending where state.unrecorded[id] == recorded { state.unrecorded[id] = nil }
+                        // A stall's closing as the history keeps it (the first replica's): viewers see it now.
+                        state.tracker.confirm(stored)
                     }
                 }
                 backoff = .milliseconds(500)
@@ -224,7 +236,7 @@ public final class LiveChannel: Sendable {
                     state.lastSequence = last
                     state.lastAdvance = ContinuousClock.now
                 }
-                let changed = state.tracker.observe(playlist)
+                let changed = state.tracker.observe(playlist, now: self.now)
                 if let retention = self.retention, let edge = prepared?.segments.last?.end {
                     state.tracker.forget(endedBefore: edge - ExactDecimal(Int(retention.components.seconds)))
                 }
@@ -243,10 +255,30 @@ public final class LiveChannel: Sendable {
                 }
             }
         }
+        // Every round, whatever the origin answered (a failing origin stands still too).
+        self.checkStall()
     }
 
-    /// Marks the channel stalled when its first rendition has not advanced for `stallAfter`.
+    /// The channel's clock in seconds since the epoch, to the millisecond.
+    var now: ExactDecimal {
+        ExactDecimal(significand: Int((self.clock().timeIntervalSince1970 * 1000).rounded(.down)), exponent: 3)
+    }
+
+    /// Marks the channel stalled when its first rendition has not advanced for `stallAfter`, and
+    /// opens a stall break once its newest segment ended `live_stall.after` target durations ago.
     private func checkStall() {
+        let now = self.now
+        let opened = self.state.withLock { state -> LiveBreak? in
+            guard let opened = state.tracker.stall(now: now) else { return nil }
+            if self.history != nil { state.unrecorded[opened.id] = opened }
+            return opened
+        }
+        if let opened {
+            self.logger.warning(
+                "live origin stalled: viewers' windows go on with the stall's fill until it moves again",
+                metadata: ["channel": "\(self.key)", "break": "\(opened.id)"]
+            )
+        }
         let (stalled, changed) = self.state.withLock { state -> (Bool, Bool) in
             guard let last = state.lastAdvance else { return (false, false) }
             let limit = self.stallAfter ?? .seconds(3 * state.targetDuration)
@@ -280,7 +312,7 @@ public final class LiveChannel: Sendable {
     /// Every rendition's latest window (nil where none was read yet) and the channel's breaks,
     /// read together.
     public func snapshot() -> (windows: [LiveRenditionWindow?], breaks: [LiveBreak]) {
-        self.state.withLock { state in (self.renditions.map { state.windows[$0]?.prepared }, state.tracker.breaks) }
+        self.state.withLock { state in (self.renditions.map { state.windows[$0]?.prepared }, state.tracker.published) }
     }
 
     /// The origin sequence number after the first rendition's last segment: where a session that
@@ -290,7 +322,7 @@ public final class LiveChannel: Sendable {
     }
 
     /// The channel's breaks as this replica knows them (history and what it saw).
-    public var breaks: [LiveBreak] { self.state.withLock { $0.tracker.breaks } }
+    public var breaks: [LiveBreak] { self.state.withLock { $0.tracker.published } }
 
     /// Whether the origin has stopped advancing (``stallAfter``).
     public var isStalled: Bool { self.state.withLock { $0.stalled } }

@@ -35,7 +35,9 @@ public final class LiveChannels: Sendable {
     /// renditions are the layout's, in order.
     public func channel(for campaign: Campaign, layout: StitchLayout) -> LiveChannel? {
         guard let live = campaign.live else { return nil }
-        let key = live.url.absoluteString + (live.defaultDuration.map { "#duration=\($0)" } ?? "")
+        // Each setting that changes the channel's breaks keys its own history.
+        let key =
+            live.url.absoluteString + (live.defaultDuration.map { "#duration=\($0)" } ?? "") + (live.stall.map { "#stall=\($0.after)" } ?? "")
         let renditions: [URL] = layout.renditions.compactMap { rendition in
             switch rendition.kind {
             case .video(let index): live.asset.variants[index].url
@@ -56,7 +58,8 @@ public final class LiveChannels: Sendable {
                 history: self.history,
                 defaultDuration: live.defaultDuration,
                 logger: self.logger,
-                retention: self.historyWindow
+                retention: self.historyWindow,
+                stallFill: live.stall?.after
             )
             channels[key] = channel
             self.added.yield(channel)

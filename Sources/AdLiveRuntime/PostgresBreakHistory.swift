@@ -71,11 +71,19 @@ public final class PostgresBreakHistory: Sendable {
             "ALTER TABLE adstitch_live_breaks ADD COLUMN IF NOT EXISTS duration_micros bigint",
             logger: self.logger
         )
+        // Added with `live_stall`: what opened the break (LiveBreak.Kind).
+        try await self.client.query(
+            "ALTER TABLE adstitch_live_breaks ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'marker'",
+            logger: self.logger
+        )
     }
 
     /// Records breaks of `channel` as a poller saw them: a new break is inserted; a known one
     /// gets its closing if it had none. An opening or closing once recorded never changes.
-    public func record(_ breaks: [LiveBreak], channel: String) async throws {
+    /// Returns the breaks as recorded now (another replica's closing where it came first).
+    @discardableResult
+    public func record(_ breaks: [LiveBreak], channel: String) async throws -> [LiveBreak] {
+        var stored: [LiveBreak] = []
         for item in breaks {
             let closing = item.closing
             let endSequence = closing.map { Int64($0.end) }
@@ -83,47 +91,45 @@ public final class PostgresBreakHistory: Sendable {
             let endDiscontinuity = closing.map { Int64($0.discontinuitySequence) }
             let endIsDiscontinuity = closing.map(\.isDiscontinuity)
             let duration = item.duration.map(Self.micros)
-            try await self.client.query(
+            let rows = try await self.client.query(
                 """
                 INSERT INTO adstitch_live_breaks
                     (channel, id, first_sequence, start_micros, entering_discontinuity, duration_micros,
-                     end_sequence, end_micros, end_discontinuity, end_is_discontinuity)
+                     end_sequence, end_micros, end_discontinuity, end_is_discontinuity, kind)
                 VALUES (\(channel), \(item.id), \(Int64(item.first)), \(Self.micros(item.start)), \(Int64(item.enteringDiscontinuity)),
-                        \(duration), \(endSequence), \(endMicros), \(endDiscontinuity), \(endIsDiscontinuity))
+                        \(duration), \(endSequence), \(endMicros), \(endDiscontinuity), \(endIsDiscontinuity), \(item.kind.rawValue))
                 ON CONFLICT (channel, id) DO UPDATE SET
                     end_sequence = COALESCE(adstitch_live_breaks.end_sequence, EXCLUDED.end_sequence),
                     end_micros = COALESCE(adstitch_live_breaks.end_micros, EXCLUDED.end_micros),
                     end_discontinuity = COALESCE(adstitch_live_breaks.end_discontinuity, EXCLUDED.end_discontinuity),
                     end_is_discontinuity = COALESCE(adstitch_live_breaks.end_is_discontinuity, EXCLUDED.end_is_discontinuity)
+                RETURNING \(unescaped: Self.columns)
                 """,
                 logger: self.logger
             )
+            stored += try await Self.decode(rows)
         }
+        return stored
     }
 
-    /// The breaks of `channel` that start at or after `since` (seconds since the epoch: the
-    /// oldest session's join time), in origin order.
-    public func breaks(channel: String, since: ExactDecimal) async throws -> [LiveBreak] {
-        let rows = try await self.client.query(
-            """
-            SELECT id, first_sequence, start_micros, entering_discontinuity, duration_micros,
-                   end_sequence, end_micros, end_discontinuity, end_is_discontinuity
-            FROM adstitch_live_breaks
-            WHERE channel = \(channel) AND start_micros >= \(Self.micros(since))
-            ORDER BY first_sequence
-            """,
-            logger: self.logger
-        )
+    static let columns = """
+        id, first_sequence, start_micros, entering_discontinuity, duration_micros,
+        end_sequence, end_micros, end_discontinuity, end_is_discontinuity, kind
+        """
+
+    /// Rows of ``columns`` as breaks.
+    static func decode(_ rows: PostgresRowSequence) async throws -> [LiveBreak] {
         var breaks: [LiveBreak] = []
-        for try await (id, first, start, entering, duration, end, endMicros, endDiscontinuity, endIsDiscontinuity) in rows.decode(
-            (String, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?, Bool?).self
+        for try await (id, first, start, entering, duration, end, endMicros, endDiscontinuity, endIsDiscontinuity, kind) in rows.decode(
+            (String, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?, Bool?, String).self
         ) {
             var item = LiveBreak(
                 id: id,
                 first: Int(first),
                 start: Self.seconds(start),
                 enteringDiscontinuity: Int(entering),
-                duration: duration.map(Self.seconds)
+                duration: duration.map(Self.seconds),
+                kind: LiveBreak.Kind(rawValue: kind) ?? .marker
             )
             if let end, let endMicros, let endDiscontinuity, let endIsDiscontinuity {
                 item.closing = .init(
@@ -136,6 +142,21 @@ public final class PostgresBreakHistory: Sendable {
             breaks.append(item)
         }
         return breaks
+    }
+
+    /// The breaks of `channel` that start at or after `since` (seconds since the epoch: the
+    /// oldest session's join time), in origin order.
+    public func breaks(channel: String, since: ExactDecimal) async throws -> [LiveBreak] {
+        let rows = try await self.client.query(
+            """
+            SELECT \(unescaped: Self.columns)
+            FROM adstitch_live_breaks
+            WHERE channel = \(channel) AND start_micros >= \(Self.micros(since))
+            ORDER BY first_sequence
+            """,
+            logger: self.logger
+        )
+        return try await Self.decode(rows)
     }
 
     /// Deletes breaks recorded longer ago than `age` (the session TTL: no session can still

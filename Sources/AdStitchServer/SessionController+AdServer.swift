@@ -157,7 +157,7 @@ extension SessionController {
         let headers = Self.deviceHeaders(request)
         var decided: [String: [Ad]] = [:]
         var creatives: [StitchLayout.LaidOutCreative] = []
-        for liveBreak in breaks where liveBreak.first >= joined {
+        for liveBreak in breaks where liveBreak.first >= joined && liveBreak.kind == .marker {
             guard let duration = LiveSchedule.plannedDuration(liveBreak, live: live) else { continue }
             let adBreak = live.adBreak(id: liveBreak.id, duration: duration)
             let key = token.decisionKey + "\u{1f}" + liveBreak.id

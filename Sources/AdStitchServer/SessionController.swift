@@ -429,7 +429,8 @@ struct SessionController: Sendable {
                 breaks: breaks,
                 joined: joined,
                 liveEdge: edge,
-                decided: decided
+                decided: decided,
+                clock: reference.map { (now - $0.holdBack, $0.targetDuration) }
             )
             switch file {
             case .playlist(let rendition):

@@ -113,6 +113,8 @@ public struct LiveSchedule: Sendable {
         public let joinedMidBreak: Bool
         /// What the ads were planned for: the marker's duration, else `marker_breaks.duration`.
         public let nominalDuration: ExactDecimal
+        /// A stall's fill written as `EXT-X-GAP` segments (`live_stall.fill: gap`).
+        public let gap: Bool
     }
 
     public struct LivePiece: Sendable {
@@ -129,6 +131,10 @@ public struct LiveSchedule: Sendable {
     ///     break's fill is made that long.
     ///   - decided: what the viewer's ad decision server chose for each break, by break id (the
     ///     layout holds their creatives): played first, then the fallback pools, then slate.
+    ///   - clock: where every window is cut now (the clock less the hold-back) and the channel's
+    ///     target duration: a stall break's fill runs to the cut, listed once the stall has lasted
+    ///     `live_stall.after` target durations plus one (every replica's poller has seen it by
+    ///     then); nil: stall breaks fill nothing.
     public init(
         plan: Plan,
         live: LiveProgram,
@@ -136,7 +142,8 @@ public struct LiveSchedule: Sendable {
         breaks: [LiveBreak],
         joined: Int,
         liveEdge: ExactDecimal,
-        decided: [String: [Ad]] = [:]
+        decided: [String: [Ad]] = [:],
+        clock: (cutoff: ExactDecimal, targetDuration: Int)? = nil
     ) throws(StitchError) {
         self.plan = plan
         self.live = live
@@ -149,11 +156,22 @@ public struct LiveSchedule: Sendable {
         for adBreak in breaks where adBreak.first >= self.replacingFrom {
             // Both bounded by LiveLimits.maxBreakDuration: an open break whose origin's dates jump
             // (or a history row from before the bound) must not fill days of slate per refresh.
-            let needed = adBreak.replacedDuration ?? min(max(.zero, liveEdge - adBreak.start), LiveLimits.maxBreakDuration)
+            var needed = adBreak.replacedDuration ?? min(max(.zero, liveEdge - adBreak.start), LiveLimits.maxBreakDuration)
+            // A stall's fill: only what the clock has reached (every replica cuts at the same one).
+            var reached: ExactDecimal?
+            if adBreak.kind == .stall {
+                reached =
+                    clock.flatMap { clock in
+                        let shown = adBreak.start + ExactDecimal(((live.stall?.after ?? 3) - 1) * clock.targetDuration)
+                        return clock.cutoff >= shown ? min(clock.cutoff - adBreak.start, LiveLimits.maxBreakDuration) : nil
+                    } ?? .zero
+                reached = min(adBreak.replacedDuration ?? LiveLimits.maxBreakDuration, reached ?? .zero)
+                needed = reached ?? .zero
+            }
             var pieces: [LivePiece] = []
             var total = ExactDecimal.zero
             let nominal = Self.plannedDuration(adBreak, live: live) ?? min(needed, LiveLimits.maxBreakDuration)
-            if adBreak.id != midBreak?.id {
+            if adBreak.id != midBreak?.id, adBreak.kind == .marker {
                 let planned = Planner().fill(live.adBreak(id: adBreak.id, duration: nominal), for: plan, decided: decided[adBreak.id] ?? [])
                 for ad in planned.ads {
                     pieces.append(LivePiece(ad: ad, asset: ad.asset, start: total))
@@ -171,10 +189,11 @@ public struct LiveSchedule: Sendable {
             var items: [LiveFill] = []
             var offsets: [ExactDecimal] = []
             var offset = ExactDecimal.zero
-            for (index, piece) in pieces.enumerated() {
+            pieces: for (index, piece) in pieces.enumerated() {
                 // The numbering follows the first video variant; the layout checked every
                 // rendition of a live campaign's assets has its segments.
                 for (position, segment) in try layout.block(piece.asset, 0).segments.enumerated() {
+                    if let reached, offset + segment.duration > reached { break pieces }
                     items.append(LiveFill(duration: segment.duration, piece: index, index: position))
                     offsets.append(offset)
                     offset += segment.duration
@@ -186,7 +205,9 @@ public struct LiveSchedule: Sendable {
                 items: items,
                 offsets: offsets,
                 joinedMidBreak: adBreak.id == midBreak?.id,
-                nominalDuration: nominal
+                // A stall plans nothing: what it is is what the clock has listed of it.
+                nominalDuration: adBreak.kind == .stall ? offset : nominal,
+                gap: adBreak.kind == .stall && live.stall?.fill == .gap
             )
         }
         self.fills = fills
@@ -200,7 +221,9 @@ public struct LiveSchedule: Sendable {
 
     /// A rendition's window numbered for this viewer.
     public func window(_ window: LiveRenditionWindow) -> LiveWindow {
-        LiveNumbering.window(window.segments, breaks: self.breaks, joined: self.replacingFrom) { self.fills[$0.id]?.items ?? [] }
+        LiveNumbering.window(window.segments, breaks: self.breaks, joined: self.replacingFrom, span: window.span) {
+            self.fills[$0.id]?.items ?? []
+        }
     }
 }
 
@@ -235,8 +258,10 @@ extension SessionRenderer {
             // refresh but DURATION, added once the break has closed.
             var listed: Set<String> = []
             for entry in numbered.entries {
-                guard case .fill(let breakID, _, _) = entry.item, listed.insert(breakID).inserted, let fill = schedule.fills[breakID] else {
-                    continue
+                guard case .fill(let breakID, _, _) = entry.item, listed.insert(breakID).inserted, let fill = schedule.fills[breakID],
+                    fill.adBreak.kind == .marker
+                else {
+                    continue  // a stall is no ad break: players are not told of one
                 }
                 Self.liveDateRange(fill, into: &output)
             }
@@ -251,14 +276,17 @@ extension SessionRenderer {
                 guard let found = window.lines(of: sequence), let segment = window.segment(sequence) else { continue }
                 lines = found
                 date = segment.start
-                if cue, position > 0, schedule.breaks.contains(where: { $0.closing?.end == sequence && schedule.fills[$0.id] != nil }) {
+                if cue, position > 0,
+                    schedule.breaks.contains(where: { $0.closing?.end == sequence && $0.kind == .marker && schedule.fills[$0.id] != nil })
+                {
                     add("#EXT-X-CUE-IN\n")
                 }
             case .fill(let breakID, let itemPosition, let item):
                 guard let fill = schedule.fills[breakID] else { continue }
                 lines = try self.layout.block(fill.pieces[item.piece].asset, index).segments[item.index]
                 date = fill.adBreak.start + fill.offsets[itemPosition]
-                if cue, itemPosition == 0 { add("#EXT-X-CUE-OUT:DURATION=\(fill.nominalDuration.description)\n") }
+                if cue, itemPosition == 0, fill.adBreak.kind == .marker { add("#EXT-X-CUE-OUT:DURATION=\(fill.nominalDuration.description)\n") }
+                if fill.gap { add("#EXT-X-GAP\n") }  // RFC 8216bis §4.4.4.7: the slate's timing, nothing fetched
             }
             // On the first segment too: EXT-X-DISCONTINUITY-SEQUENCE counts the tags that left, not this one.
             if entry.isDiscontinuity { add("#EXT-X-DISCONTINUITY\n") }
@@ -323,8 +351,9 @@ extension LiveSchedule {
         var boundaries: [ExactDecimal] = []
         for breakID in order {
             guard let fill = self.fills[breakID], let start = starts[breakID] else { continue }
-            // What plays of the fill: all of it while open (so far), what fits once closed.
-            let length = fill.adBreak.replacedDuration
+            // What plays of the fill: all of it while open (so far), what fits once closed; a
+            // stall's, what the clock has listed.
+            let length = fill.adBreak.kind == .stall ? fill.nominalDuration : fill.adBreak.replacedDuration
             var served = ExactDecimal.zero
             for item in fill.items {
                 guard length.map({ served + item.duration <= $0 }) ?? true else { break }
@@ -356,8 +385,10 @@ extension LiveSchedule {
                 ("id", .string(breakID)), ("start", .decimal(start)), ("programDateTime", .string(Self.iso(fill.adBreak.start))),
                 ("open", .bool(fill.adBreak.closing == nil)),
                 ("duration", .decimal(served)), ("plannedDuration", .decimal(fill.nominalDuration)),
-                ("restrict", .array(self.live.restrict.names.map(JSONValue.string))),
+                ("restrict", .array(fill.adBreak.kind == .stall ? [] : self.live.restrict.names.map(JSONValue.string))),
             ]
+            if fill.adBreak.kind == .stall { members.append(("stall", .bool(true))) }
+            if fill.gap { members.append(("gap", .bool(true))) }
             if fill.adBreak.closing != nil {
                 members.insert(("end", .decimal(start + served)), at: 2)
                 boundaries.append(start + served)

@@ -60,6 +60,46 @@ struct BreakHistoryTests {
         }
     }
 
+    @Test("a stall's closing: the first recorded comes back to every replica, whose tracker shows viewers that one only")
+    func stallClosings() async throws {
+        try await Self.withHistory { history, _ in
+            // Two replicas' trackers saw the origin stop after segment 9 (dated 0–20 s) and come
+            // back with segment 10 dated 60 s; they closed the stall at different clocks.
+            func replica(closingAt now: Int) throws -> LiveBreakTracker {
+                var tracker = LiveBreakTracker()
+                tracker.stallAfter = 3
+                tracker.confirmsStallClosings = true
+                func window(_ range: ClosedRange<Int>, shift: Int = 0) throws -> MediaPlaylist {
+                    var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(range.lowerBound)\n"
+                    for k in range {
+                        let date = Int64(1_795_800_000 + 2 * k + (k >= 10 ? shift : 0)) * 1000
+                        text += "#EXT-X-PROGRAM-DATE-TIME:\(DateTime.iso8601(millisecondsSinceEpoch: date))\n#EXTINF:2,\ns\(k).ts\n"
+                    }
+                    return try PlaylistParser().parseMediaPlaylist(text, url: URL(string: "https://origin.test/v.m3u8")!)
+                }
+                tracker.observe(try window(4...9), now: Self.start + 20)
+                #expect(tracker.stall(now: Self.start + 25) == nil, "not before three target durations")
+                #expect(tracker.stall(now: Self.start + 26)?.id == "stall-10")
+                tracker.observe(try window(5...10, shift: 40), now: Self.start + ExactDecimal(now))
+                return tracker
+            }
+            var a = try replica(closingAt: 63)
+            var b = try replica(closingAt: 64)
+            // Each its own: until the origin's first segment back, less a target duration of the clock.
+            #expect(a.breaks.last?.closing?.time == Self.start + 61 && b.breaks.last?.closing?.time == Self.start + 62)
+            let opened = try #require(a.breaks.last)
+            #expect(opened.kind == .stall && a.published.last?.closing == nil, "unconfirmed: open for viewers")
+            let storedA = try await history.record([opened], channel: "c")
+            let storedB = try await history.record([try #require(b.breaks.last)], channel: "c")
+            #expect(storedA.first?.closing == opened.closing && storedB.first?.closing == opened.closing, "the first closing wins")
+            #expect(storedA.first?.kind == .stall)
+            a.confirm(storedA)
+            b.confirm(storedB)
+            #expect(a.published == b.published && a.published.last?.closing?.time == Self.start + 61, "\(b.published)")
+            #expect(a.published.last?.closing?.end == 10, "an origin that jumped past the stall: nothing replaced")
+        }
+    }
+
     @Test("the history feeds a late replica's tracker and numbering: the same window as the replica that saw the break open")
     func lateReplicaNumbersAlike() async throws {
         try await Self.withHistory { history, _ in
