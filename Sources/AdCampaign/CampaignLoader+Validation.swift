@@ -284,15 +284,23 @@ extension Loader {
                 }
                 continue
             }
-            // No subtitles: an empty WebVTT file fills a WebVTT rendition; an IMSC one gets none.
-            if target.media.type == .subtitles, format.codec == .webVTT { continue }
-            if target.media.type == .audio, !adHasDemuxedAudio { continue }
             let same = asset.renditions.filter { $0.media.type == target.media.type && $0.playlist != nil }
             let theirs = same.map { "\"\($0.media.name ?? "")\" \(asset.format(of: $0))" }.joined(separator: "; ")
-            let remedy =
-                format.codec == .imsc && same.isEmpty
-                ? "the empty subtitles AdStitch fills with are WebVTT, which cannot play in an IMSC group; add an IMSC rendition"
-                : "an ad plays only \(kind) renditions of the group's format (an AAC stereo one never fills an AC-3 5.1 group); add one"
+            // No subtitles of the group's format: the empty filler of that format (WebVTT or IMSC)
+            // plays; subtitles of another format never land there (a player would fail on them).
+            if target.media.type == .subtitles {
+                if !same.isEmpty, once("subtitle format \(format)") {
+                    self.warn(
+                        node,
+                        field,
+                        "\(what)'s subtitles (\(theirs)) cannot play in the programme's \(name), whose format is \(format): the empty "
+                            + "\(format) filler plays there while it does, so its viewers see no subtitles; add a rendition of that format"
+                    )
+                }
+                continue
+            }
+            if target.media.type == .audio, !adHasDemuxedAudio { continue }
+            let remedy = "an ad plays only \(kind) renditions of the group's format (an AAC stereo one never fills an AC-3 5.1 group); add one"
             self.issue(
                 node,
                 field,

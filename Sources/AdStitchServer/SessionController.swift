@@ -323,7 +323,7 @@ struct SessionController: Sendable {
         if case .assetList = sessionFile {
             return .assetList(sessionFile, served, token, verified)
         }
-        if let joined = token.liveJoin, sessionFile != .emptySubtitles {
+        if let joined = token.liveJoin, !sessionFile.isFiller {
             return .live(sessionFile, served, token, joined: joined, verified)
         }
         // The bytes are a function of the token and the file, so they are named by them.
@@ -332,7 +332,7 @@ struct SessionController: Sendable {
             let session = self.session(served, token, tokenText: tokenText, verified: verified)
             return try session.renderer.renderBytes(sessionFile, session.plan, insertion: token.insertion)
         }
-        let cache = sessionFile == .emptySubtitles ? "public, max-age=86400" : "public, max-age=86400, immutable"
+        let cache = sessionFile.isFiller ? "public, max-age=86400" : "public, max-age=86400, immutable"
         self.store.metrics.responseCache(hit: false)
         let (headers, body) = Response.stitchedParts(
             rendered,
@@ -352,7 +352,7 @@ struct SessionController: Sendable {
         case .multivariant: "multivariant"
         case .playlist: "media"
         case .boundaries: "boundaries"
-        case .emptySubtitles: "subtitles"
+        case .emptySubtitles, .emptyIMSC: "subtitles"
         case .assetList: "asset-list"
         }
     }

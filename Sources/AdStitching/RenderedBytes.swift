@@ -91,6 +91,11 @@ public struct RenderedBytes: Sendable {
         self.append(text)
     }
 
+    /// A binary file written in one piece (the IMSC filler).
+    public init(bytes: [UInt8]) {
+        self.appendLiteral { $0.append(contentsOf: bytes) }
+    }
+
     mutating func append(_ text: String) {
         self.appendLiteral { $0.append(contentsOf: text.utf8) }
     }

@@ -37,7 +37,8 @@ struct SegmentBlock: Sendable {
 
     /// Renders `playlist`'s segments. `gap` marks every segment EXT-X-GAP (an I-frame rendition the
     /// asset lacks); `fillURI` replaces every segment URI (an empty WebVTT for a missing subtitle
-    /// rendition) and drops keys, maps and byte ranges.
+    /// rendition) and drops keys, maps and byte ranges; `fillMap` and `fillRange` then state the
+    /// filler's own (the IMSC filler: ``IMSCFiller``).
     /// `version`: the block's version when known (a rewritten block needs what the block it
     /// rewrites needs), else worked out from its lines. `passthrough` (`markers_passthrough`):
     /// the playlist's own ad-marker tags are written before the segments they stand before.
@@ -47,6 +48,8 @@ struct SegmentBlock: Sendable {
         iFramesOnly: Bool = false,
         gap: Bool = false,
         fillURI: String? = nil,
+        fillMap: String? = nil,
+        fillRange: String? = nil,
         version: Int? = nil,
         passthrough: Bool = false,
         perSegment: Bool = false
@@ -95,6 +98,14 @@ struct SegmentBlock: Sendable {
                     // docs/architecture.md invariant 7: segments no longer follow their original neighbours.
                     self.text += "#EXT-X-BYTERANGE:\(range.length)@\(offset)\n"
                 }
+            }
+            if fillURI != nil, let fillMap {
+                if currentMap == nil {
+                    self.text += fillMap + "\n"
+                    currentMap = fillMap
+                }
+                bodyStart = self.text.utf8.count
+                if let fillRange { self.text += fillRange + "\n" }
             }
             if gap || segment.isGap { self.text += "#EXT-X-GAP\n" }
             self.text += "#EXTINF:\(segment.durationText),\(segment.title ?? "")\n"

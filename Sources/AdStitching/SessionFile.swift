@@ -12,6 +12,8 @@ public enum SessionFile: Sendable, Hashable {
     case boundaries
     /// `empty.vtt`: the empty WebVTT that fills a subtitle rendition while an asset without one plays.
     case emptySubtitles
+    /// `empty-imsc.mp4`: the empty IMSC (``IMSCFiller``) that fills an IMSC subtitle rendition so.
+    case emptyIMSC
     /// `assets-{break id}.json`: an interstitial session's asset list of a break (RFC 8216bis
     /// Appendix D.3).
     case assetList(String)
@@ -25,6 +27,7 @@ public enum SessionFile: Sendable, Hashable {
         case .playlist(let rendition): "\(rendition.id).m3u8"
         case .boundaries: "boundaries.json"
         case .emptySubtitles: "empty.vtt"
+        case .emptyIMSC: "empty-imsc.mp4"
         case .assetList(let breakID): SessionRenderer.assetListPrefix + breakID + ".json"
         }
     }
@@ -34,14 +37,27 @@ public enum SessionFile: Sendable, Hashable {
         case .multivariant, .playlist: "application/vnd.apple.mpegurl"
         case .boundaries, .assetList: "application/json"
         case .emptySubtitles: "text/vtt"
+        case .emptyIMSC: "application/mp4"
         }
     }
+
+    /// Whether the file is a subtitle filler (the same for every session).
+    public var isFiller: Bool { self == .emptySubtitles || self == .emptyIMSC }
+}
+
+/// A file of a session as written: its bytes (UTF-8 text, or the IMSC filler's binary).
+public struct RenderedFile: Sendable {
+    public let file: SessionFile
+    public let bytes: [UInt8]
+
+    /// The bytes as text (a playlist, a manifest, an asset list).
+    public var text: String { String(decoding: self.bytes, as: UTF8.self) }
 }
 
 extension SessionRenderer {
     /// Every file of a stitched session of this campaign: the multivariant playlist, each
-    /// rendition's playlist, the boundary manifest, and the empty WebVTT when a subtitle rendition
-    /// may need it.
+    /// rendition's playlist, the boundary manifest, and the empty WebVTT or IMSC when a subtitle
+    /// rendition may need it.
     public var files: [SessionFile] { self.files(.stitched) }
 
     /// Every file a session of this campaign may have in `insertion` mode: an interstitial
@@ -51,8 +67,13 @@ extension SessionRenderer {
         var files: [SessionFile] = [.multivariant] + self.layout.renditions.map(SessionFile.playlist) + [.boundaries]
         if insertion == .interstitials {
             files += self.layout.campaign.breaks.map { SessionFile.assetList($0.id) }
-        } else if self.layout.renditions.contains(where: { if case .subtitles = $0.kind { true } else { false } }) {
-            files.append(.emptySubtitles)
+        } else {
+            let program = self.layout.program
+            for rendition in self.layout.renditions {
+                guard case .subtitles(let index) = rendition.kind else { continue }
+                let filler: SessionFile = program.format(of: program.renditions[index]).codec == .imsc ? .emptyIMSC : .emptySubtitles
+                if !files.contains(filler) { files.append(filler) }
+            }
         }
         return files
     }
@@ -91,6 +112,7 @@ extension SessionRenderer {
                 }
                 return list
             case .emptySubtitles: return SessionFile.emptySubtitlesText
+            case .emptyIMSC: throw Self.binary
             }
         }
         switch file {
@@ -98,6 +120,7 @@ extension SessionRenderer {
         case .playlist(let rendition): return try self.mediaPlaylist(plan(), rendition: rendition)
         case .boundaries: return BoundaryManifest(plan()).json.text()
         case .emptySubtitles: return SessionFile.emptySubtitlesText
+        case .emptyIMSC: throw Self.binary
         case .assetList(let id): throw .notInLayout(asset: nil, "a stitched session has no asset list (\(id)); its ads are in its playlists")
         }
     }
@@ -113,6 +136,7 @@ extension SessionRenderer {
         boundariesURI: String = SessionFile.boundaries.name,
         base: String? = nil
     ) throws(StitchError) -> RenderedBytes {
+        if file == .emptyIMSC { return RenderedBytes(bytes: IMSCFiller.bytes) }
         if case .playlist(let rendition) = file {
             return insertion == .interstitials
                 ? try self.primaryPlaylistBytes(self.schedule(plan()), rendition: rendition)
@@ -130,13 +154,17 @@ extension SessionRenderer {
 
     /// Every file of the session `plan` describes in `insertion` mode, rendered, in ``files(_:)``
     /// order (an interstitial session's asset lists: those of the breaks that play).
-    public func renderAll(_ plan: Plan, insertion: Insertion = .stitched) throws(StitchError) -> [(file: SessionFile, text: String)] {
-        var rendered: [(file: SessionFile, text: String)] = []
+    public func renderAll(_ plan: Plan, insertion: Insertion = .stitched) throws(StitchError) -> [RenderedFile] {
+        var rendered: [RenderedFile] = []
         let playing = insertion == .interstitials ? Set(self.schedule(plan).interstitials.map(\.id)) : []
         for file in self.files(insertion) {
             if case .assetList(let id) = file, !playing.contains(id) { continue }
-            rendered.append((file, try self.render(file, plan, insertion: insertion)))
+            let bytes = file == .emptyIMSC ? IMSCFiller.bytes : Array(try self.render(file, plan, insertion: insertion).utf8)
+            rendered.append(RenderedFile(file: file, bytes: bytes))
         }
         return rendered
     }
+
+    /// What ``render(_:_:insertion:playlistURI:boundariesURI:base:)`` says of a binary file.
+    static let binary = StitchError(.notInLayout, asset: nil, rendition: nil, "the IMSC filler is binary: render it with renderBytes")
 }

@@ -254,9 +254,10 @@ public struct StitchLayout: Sendable {
             if let match = RenditionMatcher.rendition(of: asset, for: program.renditions[index], in: program), let playlist = match.playlist {
                 return SegmentBlock(playlist, uris: uris, version: version, passthrough: passthrough, perSegment: perSegment)
             }
-            // The filler is WebVTT: an IMSC group gets none (a WebVTT file there breaks the player).
+            // The filler of the group's format: empty WebVTT, or empty IMSC in fMP4 (a WebVTT file
+            // in an IMSC group breaks the player).
             let format = program.format(of: program.renditions[index])
-            guard target.type == .subtitles, format.codec == .webVTT, let video = asset.variants.first else {
+            guard target.type == .subtitles, format.codec == .webVTT || format.codec == .imsc, let video = asset.variants.first else {
                 throw .noMatchingPlaylist(
                     asset.url,
                     rendition: rendition,
@@ -264,7 +265,18 @@ public struct StitchLayout: Sendable {
                         + "\"\(target.name ?? "")\" (\(target.language ?? "no language"), \(format)); add one"
                 )
             }
-            // No subtitles in this asset: an empty WebVTT for each of its video segments.
+            // No subtitles in this asset: an empty file for each of its video segments.
+            if format.codec == .imsc {
+                let uri = SessionFile.emptyIMSC.name
+                return SegmentBlock(
+                    video.playlist,
+                    uris: uris,
+                    fillURI: uri,
+                    fillMap: IMSCFiller.mapLine(uri),
+                    fillRange: IMSCFiller.fragmentRange,
+                    perSegment: perSegment
+                )
+            }
             return SegmentBlock(video.playlist, uris: uris, fillURI: emptySubtitleURI, version: version, perSegment: perSegment)
         }
     }

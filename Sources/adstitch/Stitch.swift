@@ -64,8 +64,8 @@ struct Stitch: ParsableCommand {
             // the multivariant playlist last, so it never names a playlist not there yet — the
             // way docs/http-api.md asks campaigns to be published.
             let files = try renderer.renderAll(plan, insertion: insertion == .auto ? .stitched : insertion)
-            for (file, text) in files.filter({ $0.file != .multivariant }) + files.filter({ $0.file == .multivariant }) {
-                try Data(text.utf8).write(to: directory.appendingPathComponent(file.name), options: .atomic)
+            for rendered in files.filter({ $0.file != .multivariant }) + files.filter({ $0.file == .multivariant }) {
+                try Data(rendered.bytes).write(to: directory.appendingPathComponent(rendered.file.name), options: .atomic)
             }
             Output.write(
                 "stitched session \(context.session): \(plan.pieces.count) pieces, \(plan.duration) s, "

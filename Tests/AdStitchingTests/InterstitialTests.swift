@@ -19,9 +19,9 @@ struct InterstitialTests {
             self.stitched = stitched
             var files: [String: String] = [:]
             var playlists: [String: MediaPlaylist] = [:]
-            for (file, text) in try SessionRenderer(layout: stitched.layout).renderAll(stitched.plan, insertion: .interstitials) {
-                files[file.name] = text
-                if case .playlist(let rendition) = file { playlists[rendition.id] = try PlaylistParser().parseMediaPlaylist(text) }
+            for rendered in try SessionRenderer(layout: stitched.layout).renderAll(stitched.plan, insertion: .interstitials) {
+                files[rendered.file.name] = rendered.text
+                if case .playlist(let rendition) = rendered.file { playlists[rendition.id] = try PlaylistParser().parseMediaPlaylist(rendered.text) }
             }
             self.files = files
             self.playlists = playlists

@@ -42,7 +42,8 @@ struct CLITests {
         #expect(result.status == 0, "\(result.output)")
         var written: [String: String] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? [] {
-            written[name] = try String(contentsOf: out.appendingPathComponent(name), encoding: .utf8)
+            // Text files, and the IMSC filler's bytes as they decode (tests look at its name).
+            written[name] = String(decoding: try Data(contentsOf: out.appendingPathComponent(name)), as: UTF8.self)
         }
         let master = try PlaylistParser().parseMultivariantPlaylist(written["master.m3u8"] ?? "")
         #expect(PlaylistLinter().lint(master).filter { $0.severity == .error }.isEmpty, "\(written["master.m3u8"] ?? "")")
@@ -53,9 +54,18 @@ struct CLITests {
     /// section the media playlists name made as an empty file (validate checks they exist).
     /// Returns its status and output, the folder's path written `<folder>` in it.
     static func validated(_ files: [String: String]) async throws -> Tool.Result {
-        let folder = try Self.folder(files)
+        let folder = try Self.folder(files, segments: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        for (path, text) in files where path.hasSuffix(".m3u8") && text.contains("#EXTINF") {
+        let result = try await CLITests().adstitch(["validate", folder.appendingPathComponent("campaign.yaml").path])
+        return Tool.Result(status: result.status, output: result.output.replacingOccurrences(of: folder.path, with: "<folder>"))
+    }
+
+    /// A new folder holding `files` (paths relative to it, texts) and, with `segments`, an empty
+    /// file for every segment and init section its media playlists name (what `validate` and
+    /// `serve` check exist).
+    static func folder(_ files: [String: String], segments: Bool) throws -> URL {
+        let folder = try Self.folder(files)
+        for (path, text) in files where segments && path.hasSuffix(".m3u8") && text.contains("#EXTINF") {
             let directory = folder.appendingPathComponent(path).deletingLastPathComponent()
             for line in text.split(separator: "\n") {
                 let uri =
@@ -65,8 +75,7 @@ struct CLITests {
                 _ = FileManager.default.createFile(atPath: directory.appendingPathComponent(uri).path, contents: Data())
             }
         }
-        let result = try await CLITests().adstitch(["validate", folder.appendingPathComponent("campaign.yaml").path])
-        return Tool.Result(status: result.status, output: result.output.replacingOccurrences(of: folder.path, with: "<folder>"))
+        return folder
     }
 
     /// A new folder holding `files` (paths relative to it, texts).

@@ -2,6 +2,10 @@ import Foundation
 import HLSPlaylist
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A media playlist of `count` 4 s segments named `<name>-<n>.<ts|m4s>` (fMP4 with an init
 /// section when `fragmented`).
 private func media(_ name: String, _ count: Int, fragmented: Bool = false) -> String {
@@ -250,8 +254,8 @@ struct LadderFidelityTests {
     }
 }
 
-/// Subtitles by format: an ad without subtitles gets the empty WebVTT filler in a WebVTT group,
-/// but never in an IMSC (fMP4 `stpp`) one, and a WebVTT ad rendition never lands in an IMSC group.
+/// Subtitles by format: an ad without subtitles gets the empty filler of the group's format —
+/// WebVTT, or IMSC in fMP4 (`stpp`) — and a WebVTT ad rendition never lands in an IMSC group.
 @Suite("Fidelity: subtitle formats")
 struct SubtitleFormatFidelityTests {
     static func files(imsc: Bool, adSubtitles: Bool) -> [String: String] {
@@ -281,21 +285,59 @@ struct SubtitleFormatFidelityTests {
         #expect(segmentURIs(files["s0.m3u8"]).first == "empty.vtt", "\(files.keys.sorted())")
     }
 
-    @Test("an IMSC group: an ad without subtitles, or with WebVTT ones, is an error that names the format")
-    func imscGroupRefusesWebVTT() async throws {
+    @Test("an IMSC group: an ad without subtitles, or with WebVTT ones (a warning), plays the empty IMSC filler, which ffprobe reads")
+    func imscGroupIsFilledWithIMSC() async throws {
         for adSubtitles in [false, true] {
             let result = try await CLITests.validated(Self.files(imsc: true, adSubtitles: adSubtitles))
-            #expect(result.status == 1, "\(result.output)")
-            #expect(
-                result.output.contains(
-                    "ad \"alpha\" has no subtitle rendition to play in the programme's \"English\" (en, group subs), whose format is IMSC (fMP4)"
-                ),
-                "\(result.output)"
+            #expect(result.status == 0, "\(result.output)")
+            let warning =
+                "ad \"alpha\"'s subtitles (\"English\" WebVTT) cannot play in the programme's \"English\" (en, group subs), "
+                + "whose format is IMSC (fMP4): the empty IMSC (fMP4) filler plays there"
+            #expect(result.output.contains(warning) == adSubtitles, "\(result.output)")
+
+            let folder = try CLITests.folder(Self.files(imsc: true, adSubtitles: adSubtitles), segments: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let out = folder.appendingPathComponent("out")
+            let stitched = try await CLITests().adstitch(
+                ["stitch", folder.appendingPathComponent("campaign.yaml").path, "--out", out.path, "--session", "s"]
             )
-            #expect(
-                result.output.contains(adSubtitles ? "(it has \"English\" WebVTT)" : "the empty subtitles AdStitch fills with are WebVTT"),
-                "\(result.output)"
+            #expect(stitched.status == 0, "\(stitched.output)")
+            let playlist = try String(contentsOf: out.appendingPathComponent("s0.m3u8"), encoding: .utf8)
+            let parsed = try PlaylistParser().parseMediaPlaylist(playlist, url: out.appendingPathComponent("s0.m3u8"))
+            let filler = parsed.segments.filter { $0.uri == "empty-imsc.mp4" }
+            #expect(filler.count == 1 && !playlist.contains(".vtt"), "the ad's one segment, never WebVTT:\n\(playlist)")
+            let file = out.appendingPathComponent("empty-imsc.mp4")
+            let bytes = try Data(contentsOf: file)
+            var mapLength = 0
+            for segment in filler {
+                let map = try #require(segment.map)
+                #expect(map.uri == "empty-imsc.mp4" && map.byteRange?.offset == 0)
+                let range = try #require(segment.byteRange)
+                mapLength = range.offset ?? 0
+                #expect(map.byteRange.map { $0.length } == range.offset && (range.offset ?? 0) + range.length == bytes.count, "\(playlist)")
+            }
+            #expect(PlaylistLinter().lint(parsed).filter { $0.severity == .error }.isEmpty, "\(playlist)")
+            // ffprobe reads it as one IMSC track with one sample.
+            let probe = try await Tool.run(
+                "ffprobe",
+                ["-v", "error", "-count_packets", "-show_entries", "stream=codec_tag_string,nb_read_packets", "-of", "csv=p=0", file.path]
             )
+            #expect(probe.status == 0 && probe.output.contains("stpp,1"), "\(probe.output)")
+
+            // `serve` answers the same file beside the session's playlists.
+            let server = try await RealClients.HardeningEndToEndTests.Server(campaigns: folder)
+            defer { kill(server.process.pid, SIGKILL) }
+            let master = try server.get("/v1/campaigns/subtitles/master.m3u8?session=s")
+            let uri = try #require(master.body.firstMatch(of: /URI="([^"]*\/s0\.m3u8)"/)?.1, "\(master.body)")
+            let served = try server.get("/v1/campaigns/subtitles/" + uri)
+            #expect(served.body.contains("#EXT-X-MAP:URI=\"empty-imsc.mp4\""), "\(served.body)")
+            let filePath = "/v1/campaigns/subtitles/" + String(uri.dropLast("s0.m3u8".count)) + "empty-imsc.mp4"
+            let answer = try LoopbackHTTP.exchange("GET", port: server.port, path: filePath)
+            #expect(answer.status == 200 && answer.body == bytes, "\(answer.head)")
+            #expect(answer.head.lowercased().contains("content-type: application/mp4"), "\(answer.head)")
+            // Players ask for the fragment by the range the playlist names.
+            let fragment = try LoopbackHTTP.exchange("GET", port: server.port, path: filePath, headers: [("Range", "bytes=\(mapLength)-")])
+            #expect(fragment.status == 206 && fragment.body == bytes.dropFirst(mapLength), "\(fragment.head)")
         }
     }
 }

@@ -30,8 +30,8 @@ final class ServedSessionFolder: Sendable {
         let uris = URIStyle.rebased(root: campaign.file.deletingLastPathComponent(), onto: server.base.appendingPathComponent("campaign/"))
         let layout = try StitchLayout(campaign: campaign, uris: uris)
         let plan = Planner().plan(campaign, for: context)
-        for (file, text) in try SessionRenderer(layout: layout).renderAll(plan) {
-            try Data(text.utf8).write(to: sessionDirectory.appendingPathComponent(file.name))
+        for rendered in try SessionRenderer(layout: layout).renderAll(plan) {
+            try Data(rendered.bytes).write(to: sessionDirectory.appendingPathComponent(rendered.file.name))
         }
         let manifest = BoundaryManifest(plan)
         self.root = root

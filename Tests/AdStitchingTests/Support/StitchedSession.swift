@@ -26,14 +26,15 @@ struct StitchedSession: Sendable {
         var masterText = ""
         var texts: [String: String] = [:]
         var playlists: [String: MediaPlaylist] = [:]
-        for (file, text) in try SessionRenderer(layout: layout).renderAll(plan) {
-            switch file {
+        for rendered in try SessionRenderer(layout: layout).renderAll(plan) {
+            let text = rendered.text
+            switch rendered.file {
             case .multivariant:
                 masterText = text
             case .playlist(let rendition):
                 texts[rendition.id] = text
                 playlists[rendition.id] = try PlaylistParser().parseMediaPlaylist(text)
-            case .boundaries, .emptySubtitles, .assetList:
+            case .boundaries, .emptySubtitles, .emptyIMSC, .assetList:
                 continue
             }
         }
