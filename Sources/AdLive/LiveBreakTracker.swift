@@ -1,31 +1,6 @@
 import AdCampaign
 import HLSPlaylist
 
-extension LiveSegment {
-    /// The segments of an origin's live window, dated: each from its own
-    /// `EXT-X-PROGRAM-DATE-TIME`, or the last dated one before it plus the durations between.
-    /// Nil when no segment before the first undated one carries a date (live breaks are placed by
-    /// date, so a window without dates cannot be used).
-    public static func segments(of playlist: MediaPlaylist) -> [LiveSegment]? {
-        var segments: [LiveSegment] = []
-        var next: ExactDecimal?
-        for segment in playlist.segments {
-            guard let start = segment.programDateTime.flatMap({ DateTime($0)?.secondsSinceEpoch }) ?? next else { return nil }
-            segments.append(
-                LiveSegment(
-                    sequence: segment.mediaSequenceNumber,
-                    discontinuitySequence: segment.discontinuitySequenceNumber,
-                    isDiscontinuity: segment.isDiscontinuity,
-                    duration: segment.duration,
-                    start: start
-                )
-            )
-            next = start + segment.duration
-        }
-        return segments
-    }
-}
-
 /// A live channel's breaks, from its origin's successive windows of one rendition (the first
 /// video variant): what the break history keeps (docs/design-decisions.md "Live"). Live breaks
 /// replace the marked stretch; they come from the markers `AdMarkerScan` reads (CUE-OUT/CUE-IN,
