@@ -34,7 +34,7 @@ chmod 755 "$work" "$work/www"  # nginx's workers run as another user when starte
 app_port=$(free_port)
 nginx_port=$(free_port)
 
-# Issue 14: a live channel (scripts/live-origin.py, real time) and a campaign on it with the
+# A live channel (scripts/live-origin.py, real time) and a campaign on it with the
 # single-asset demo's ads and slate; its refreshes are measured below.
 origin_port=$(free_port)
 python3 scripts/live-origin.py --port "$origin_port" --window 10 --first-break 6 --break-every 20 --break-length 5 >"$work/origin.log" 2>&1 &
@@ -56,7 +56,7 @@ EOF
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$origin_port/master.m3u8" >/dev/null && break; sleep 0.1; done
 sleep 6  # a few segments published, so the campaign loads with a window
 
-# Issue 29: session starts of a campaign fed by an ad decision server (scripts/test-ad-server.py)
+# Session starts of a campaign fed by an ad decision server (scripts/test-ad-server.py)
 # that answers every break after 50 ms: a two-ad pod whose creatives are the evening-news demo's
 # ads as this server serves them. Each start asks for its three breaks at once.
 ads_port=$(free_port)
@@ -166,7 +166,7 @@ for c in $connections; do
     run adstitch-ad-server-starts "http://127.0.0.1:$app_port" "$c" -s "$work/starts.lua"
 done
 
-# Issue 30: the stitching path while a creative is conditioned. `adstitch condition` encodes a
+# The stitching path while a creative is conditioned. `adstitch condition` encodes a
 # 60 s 1080p30 creative to the evening-news ladder over and over, under the scheduling policy
 # serve's queue encodes with (SCHED_IDLE: ConditioningWorkers), while wrk runs the 2000-sessions
 # load again.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Extracts hls.js for the real-client tests from a pinned PyPI wheel (issue 13).
+"""Extracts hls.js for the real-client tests from a pinned PyPI wheel (docs/real-clients.md).
 
 hls.js is not on any registry reachable here as a package of its own, but gradio's wheel carries
 its build as one frontend chunk, gradio/templates/frontend/assets/hls-*.js: an ES module that does

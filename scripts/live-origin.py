@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A live HLS origin for tests and the demo (issue 14): a sliding window over a VOD encode played
+"""A live HLS origin for tests and the demo (docs/design-decisions.md "Live"): a sliding window over a VOD encode played
 in a loop, as a packager would serve a channel, driven by the clock.
 
 The channel starts at --epoch (unix seconds; replicas of a test given the same epoch serve the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A VAST 4.3 / VMAP 1.0.1 ad decision server for tests and the demo (issue 29), standard library
+"""A VAST 4.3 / VMAP 1.0.1 ad decision server for tests and the demo (docs/campaign-format.md "Ad decision servers"), standard library
 only. Every answer is built from the request path and query, so a test names the shape it wants;
 every request is recorded (with its query and its X-Device-* headers) for tests to read back.
 

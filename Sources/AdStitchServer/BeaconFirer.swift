@@ -7,8 +7,8 @@ import Logging
 /// headers): each URL on its own, tried up to ``attempts`` times (1 s, then 2 s apart) within
 /// ``timeout`` each, never holding up an answer. Counted in `adstitch_beacons_total`.
 ///
-/// This stop fires VAST `<Error>` URIs when a session's ad server creative is skipped (issue 31's
-/// error beacons); impressions and quartiles follow with the beacon route.
+/// It fires VAST `<Error>` URIs when a session's ad server creative is skipped (docs/design-decisions.md
+/// "Error beacons"); impressions and quartiles are not fired yet (docs/campaign-format.md "Ad decision servers").
 struct BeaconFirer: Sendable {
     let origin: OriginClient
     let metrics: ServerMetrics

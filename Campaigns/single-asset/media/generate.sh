@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates every media file of the single-asset demo campaign (issue 12): ONE continuous
+# Regenerates every media file of the single-asset demo campaign (docs/campaign-format.md "One programme asset"): ONE continuous
 # programme encode (MPEG-TS, muxed H.264 + AAC-LC, two variants, 30.72 s in sixteen 1.92 s
 # segments) whose playlists carry the ad markers a packager writes, two ads and a slate.
 # Run it from anywhere:
