@@ -49,10 +49,22 @@ public struct Campaign: Sendable {
     public let adServers: [String: AdServerSettings]
     /// Where its ad servers' MP4 creatives are conditioned (`creatives:`); nil: they are skipped.
     public internal(set) var creatives: CreativeSettings? = nil
+    /// Who fires its ads' impression and quartile URLs (`reporting:`, docs/campaign-format.md
+    /// "Measurement"): AdStitch, as the viewer's player reaches them, or the player itself.
+    public internal(set) var reporting: Reporting = .server
     /// The local files the campaign is made of (playlists, segments, keys, init sections).
     public let files: CampaignFiles
     /// Findings that do not stop the campaign from loading (`adstitch validate` prints them).
     public internal(set) var warnings: [CampaignIssue]
+
+    /// `reporting:` — server-side or client-side ad measurement.
+    public enum Reporting: String, Sendable, Hashable, CaseIterable {
+        /// AdStitch fires each event once per viewer when the player fetches the segment where it
+        /// falls (stitched sessions; the segment is listed on AdStitch's beacon route).
+        case server
+        /// The player fires them from the boundary manifest's tracking URLs.
+        case client
+    }
 
     /// `trusted_attributes` when a campaign does not say.
     public static let defaultTrustedAttributes = ["seen"]

@@ -36,7 +36,7 @@ struct Loader {
     static let topLevelKeys = [
         "version", "id", "title", "origin", "program", "marker_breaks", "breaks", "slate", "pools", "rules", "startup", "markers",
         "markers_passthrough", "trusted_attributes", "rewrite", "insertion", "join_mid_break", "ad_server", "ad_servers", "creatives",
-        "live_stall",
+        "live_stall", "reporting",
     ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
@@ -144,6 +144,17 @@ struct Loader {
             warnings: []
         )
         campaign.creatives = self.creatives(fields["creatives"])
+        if let node = fields["reporting"], let value = self.reader.string(node, "reporting") {
+            if let reporting = Campaign.Reporting(rawValue: value) {
+                campaign.reporting = reporting
+            } else {
+                self.reader.issue(
+                    node,
+                    "reporting",
+                    "\"\(value)\" is not a choice; use server (AdStitch fires the ads' events) or client (the player does)"
+                )
+            }
+        }
         guard self.reader.issues.isEmpty else { return nil }
         self.validate(campaign)
         campaign.warnings = self.warnings

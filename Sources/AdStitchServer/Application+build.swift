@@ -106,6 +106,13 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     if store.statuses.contains(where: { $0.id.flatMap(store.campaign)?.campaign.asksAdServers == true }) {
         logger.notice("\(decisions.summary)")
     }
+    // Each ad event fired once per viewer: the ledger beside the decisions.
+    let ledger: any BeaconLedger = history.map { PostgresBeaconLedger(client: $0.client, logger: logger) } ?? MemoryBeaconLedger()
+    if store.statuses.contains(where: {
+        ($0.id.flatMap(store.campaign)?.campaign).map { $0.reporting == .server && $0.ads.contains { !$0.tracking.isEmpty } } == true
+    }) {
+        logger.notice("\(ledger.summary)")
+    }
     // Conditioning of ad server creatives: its queue beside the decisions.
     let jobs: any ConditioningJobStore = history.map { PostgresConditioningJobs(client: $0.client, logger: logger) } ?? MemoryConditioningJobs()
     let conditioning = CreativeConditioning(
@@ -127,7 +134,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         publicAddress: configuration.publicAddress,
         decisions: decisions,
         conditioning: conditioning,
-        beacons: BeaconFirer(origin: origin, metrics: configuration.metrics, logger: logger)
+        beacons: BeaconFirer(origin: origin, metrics: configuration.metrics, logger: logger),
+        ledger: ledger
     )
     let router = buildRouter(store: store, policy: configuration.policy, sessions: sessions)
     let headerTimeout = TimeAmount(configuration.headerTimeout)

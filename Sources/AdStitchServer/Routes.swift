@@ -10,6 +10,10 @@ enum Routes {
     static let creatives: RouterPath = "/v1/creatives"
     static let master: RouterPath = "/v1/campaigns/:id/master.m3u8"
     static let sessionFile: RouterPath = "/v1/campaigns/:id/sessions/:token/:file"
+    /// A segment where an ad's events fall (server-side reporting): `302` to it, the events fired.
+    static let beacon: RouterPath = "/v1/campaigns/:id/sessions/:token/beacons/:piece/:events/:signature"
+    /// The ad events fired for a session (the beacon ledger).
+    static let sessionEvents: RouterPath = "/v1/sessions/:token/events"
     static let media: RouterPath = "/v1/campaigns/:id/media/**"
     static let player: RouterPath = "/play/:id"
     static let preview: RouterPath = "/preview"

@@ -20,8 +20,11 @@ struct SessionController: Sendable {
     let decisions: any AdDecisionStore
     /// Conditioning of ad server creatives without HLS (campaigns with `creatives:`).
     let conditioning: CreativeConditioning?
-    /// Fires the tracking URLs of sessions' ad server creatives (their error URIs, this stop).
+    /// Fires the tracking URLs of sessions' ads: ad server creatives' error URIs, and every ad's
+    /// events as its viewer reaches them (server-side reporting).
     let beacons: BeaconFirer?
+    /// Who fires each ad event of a session: the first to claim it (``BeaconLedger``).
+    let ledger: (any BeaconLedger)?
 
     /// Recent token-scoped answers (immutable, so they can be served again as they are).
     let cache: ResponseCache
@@ -55,7 +58,8 @@ struct SessionController: Sendable {
         publicAddress: PublicAddress = PublicAddress(),
         decisions: any AdDecisionStore = MemoryAdDecisionStore(),
         conditioning: CreativeConditioning? = nil,
-        beacons: BeaconFirer? = nil
+        beacons: BeaconFirer? = nil,
+        ledger: (any BeaconLedger)? = nil
     ) {
         self.store = store
         self.policy = policy
@@ -63,6 +67,7 @@ struct SessionController: Sendable {
         self.decisions = decisions
         self.conditioning = conditioning
         self.beacons = beacons
+        self.ledger = ledger
         self.cache = ResponseCache(budget: cacheBytes)
         self.sessions = LRUCache(budget: Self.plannedSessionBytes) { token, session in Self.estimatedBytes(session, token: token) }
     }
@@ -94,6 +99,8 @@ struct SessionController: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         router.getAndHead(Routes.master) { request, context in try await self.master(request, context) }
         router.getAndHead(Routes.sessionFile) { request, context in try await self.sessionFile(request, context, scope: .viewer) }
+        router.getAndHead(Routes.beacon) { request, context in try await self.beacon(request, context) }
+        router.get(Routes.sessionEvents) { request, context in try await self.events(request, context) }
     }
 
     /// `GET /v1/campaigns/{id}/master.m3u8?session=…&attr=…`: plans the session now and returns
@@ -330,7 +337,9 @@ struct SessionController: Sendable {
         let etag = Response.digest((tokenText + "/" + file).utf8)
         let rendered = try self.render(Self.metricKind(sessionFile)) {
             let session = self.session(served, token, tokenText: tokenText, verified: verified)
-            return try session.renderer.renderBytes(sessionFile, session.plan, insertion: token.insertion)
+            // Server-side reporting: the ads' event segments by their beacon links (scope viewer only).
+            let beacons = scope == .viewer && token.insertion == .stitched ? self.beaconLinks(served.campaign, token: tokenText) : nil
+            return try session.renderer.renderBytes(sessionFile, session.plan, insertion: token.insertion, beacons: beacons)
         }
         let cache = sessionFile.isFiller ? "public, max-age=86400" : "public, max-age=86400, immutable"
         self.store.metrics.responseCache(hit: false)

@@ -32,6 +32,14 @@ public final class ByteBlock: Sendable {
     /// Whether the block has slots for a viewer's values.
     public var hasSlots: Bool { !self.marks.isEmpty }
 
+    /// The block as this viewer gets it, copied out (``copy(filling:into:)``).
+    func filled(_ values: [[UInt8]]) -> [UInt8] {
+        guard self.hasSlots else { return self.bytes }
+        return [UInt8](unsafeUninitializedCapacity: self.count(filling: values)) { buffer, count in
+            count = self.copy(filling: values, into: UnsafeMutableRawBufferPointer(buffer))
+        }
+    }
+
     /// The block's length with `values` (by slot number) filled in.
     public func count(filling values: [[UInt8]]) -> Int {
         var count = self.bytes.count

@@ -126,21 +126,22 @@ extension SessionRenderer {
     }
 
     /// ``render(_:_:insertion:playlistURI:boundariesURI:base:)`` as bytes: a media playlist as its
-    /// session's lines between the layout's shared blocks (``SessionRenderer/mediaPlaylistBytes(_:rendition:)``),
-    /// the other files in one piece.
+    /// session's lines between the layout's shared blocks (``SessionRenderer/mediaPlaylistBytes(_:rendition:beacons:)``),
+    /// with `beacons` its ads' event segments by their links; the other files in one piece.
     public func renderBytes(
         _ file: SessionFile,
         _ plan: @autoclosure () -> Plan,
         insertion: Insertion = .stitched,
         playlistURI: (StitchRendition) -> String = { SessionFile.playlist($0).name },
         boundariesURI: String = SessionFile.boundaries.name,
-        base: String? = nil
+        base: String? = nil,
+        beacons: BeaconLinks? = nil
     ) throws(StitchError) -> RenderedBytes {
         if file == .emptyIMSC { return RenderedBytes(bytes: IMSCFiller.bytes) }
         if case .playlist(let rendition) = file {
             return insertion == .interstitials
                 ? try self.primaryPlaylistBytes(self.schedule(plan()), rendition: rendition)
-                : try self.mediaPlaylistBytes(plan(), rendition: rendition)
+                : try self.mediaPlaylistBytes(plan(), rendition: rendition, beacons: beacons)
         }
         return RenderedBytes(
             text: try self.render(file, plan(), insertion: insertion, playlistURI: playlistURI, boundariesURI: boundariesURI, base: base)

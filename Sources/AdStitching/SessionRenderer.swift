@@ -26,7 +26,10 @@ public struct SessionRenderer: Sendable {
 
     /// ``mediaPlaylist(_:rendition:)`` as the server writes it: the session's own lines between
     /// the layout's shared segment blocks, none of which is copied here.
-    public func mediaPlaylistBytes(_ plan: Plan, rendition: StitchRendition) throws(StitchError) -> RenderedBytes {
+    ///
+    /// With `beacons` (server-side reporting), a video rendition's segments where an ad's tracked
+    /// events fall are listed by their beacon links (``BeaconLinks``).
+    public func mediaPlaylistBytes(_ plan: Plan, rendition: StitchRendition, beacons: BeaconLinks? = nil) throws(StitchError) -> RenderedBytes {
         guard let index = self.layout.renditions.firstIndex(of: rendition) else {
             throw .notInLayout(rendition: rendition.id, "rendition \(rendition.id) is not part of this campaign")
         }
@@ -84,7 +87,15 @@ public struct SessionRenderer: Sendable {
             let transition = SegmentBlock.keyTransition(from: previousKeys, to: rows[position][index].startKeys)
             if values.isEmpty { output.append(transition) } else { output.append(transition, filling: values) }
             previousKeys = rows[position][index].endKeys
-            output.append(rows[position][index].bytes)
+            if let beacons, case .video = rendition.kind, case .ad(let ad, _) = plan.pieces[position].kind,
+                case let tracked = BeaconEvents(tracking: ad.tracking), !tracked.isEmpty
+            {
+                // The ad's lines as this viewer gets them, its event segments by their links.
+                let lines = beacons.rewrite(rows[position][index].bytes.filled(values), piece: position, tracked: tracked)
+                output.appendLiteral { $0.append(contentsOf: lines) }
+            } else {
+                output.append(rows[position][index].bytes)
+            }
         }
         if openBreak != nil, cue { output.append(Self.cueIn) }
         output.append("#EXT-X-ENDLIST\n")

@@ -166,7 +166,7 @@ extension RealClients {
             }
             /// The version folder of the creative a playlist names (`…/creatives/UAID-spot-…/vHASH/v0/…`).
             func version(_ playlist: String) -> String? {
-                playlist.split(separator: "\n").first { $0.contains("/creatives/UAID-spot-") }.flatMap { line in
+                playlist.split(separator: "\n").map(BeaconTests.target).first { $0.contains("/creatives/UAID-spot-") }.flatMap { line in
                     line.components(separatedBy: "/creatives/").last?.split(separator: "/").dropFirst().first.map(String.init)
                 }
             }
@@ -194,7 +194,9 @@ extension RealClients {
             #expect(try jobs().compactMap { $0["sourceVersion"] as? String }.count == 2)
             // The session planned before still lists the old segments, and they are still there.
             #expect(try server.get(before.path).body == before.body)
-            let oldSegment = try #require(before.body.split(separator: "\n").first { $0.contains("/\(old)/") && !$0.hasPrefix("#") })
+            let oldSegment = try #require(
+                before.body.split(separator: "\n").map(BeaconTests.target).first { $0.contains("/\(old)/") && !$0.hasPrefix("#") }
+            )
             #expect(try server.get(String(oldSegment)).status == 200, "\(oldSegment)")
         }
     }

@@ -68,7 +68,7 @@ extension RealClients {
             for path in playlists {
                 let playlist = try server.get(path)
                 #expect(playlist.status == 200)
-                let uris = playlist.body.split(separator: "\n").filter { !$0.hasPrefix("#") }
+                let uris = playlist.body.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(BeaconTests.target)
                 #expect(uris.count > 10 && uris.allSatisfy { $0.hasPrefix(base + "media/") }, "\(uris.prefix(3))")
                 let keys = playlist.body.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-KEY:METHOD=AES-128") }
                 #expect(!keys.isEmpty && keys.allSatisfy { $0.contains("URI=\"\(base)media/") })
@@ -93,7 +93,7 @@ extension RealClients {
             let (playlists, duration) = try Self.session(server, query: "session=token-viewer-0123456789&locale=es-ES")
             for path in playlists {
                 let playlist = try server.get(path)
-                let uris = playlist.body.split(separator: "\n").filter { !$0.hasPrefix("#") }
+                let uris = playlist.body.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(BeaconTests.target)
                 #expect(uris.count > 10 && uris.allSatisfy { $0.hasSuffix("?st=token-viewer-0123456789") }, "\(uris.prefix(3))")
                 for compress in [false, true] {
                     let decoded = try await Decoded(
@@ -154,7 +154,7 @@ extension RealClients {
 
             let (playlists, duration) = try Self.session(server, query: "session=cdn-1&locale=en-GB")
             let playlist = try server.get(try #require(playlists.first))
-            let uris = playlist.body.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            let uris = playlist.body.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(BeaconTests.target)
             #expect(uris.count > 10 && uris.allSatisfy { $0.hasPrefix(cdnBase + "media/") }, "\(uris.prefix(3))")
             // A per-session token in every segment URI (the viewer's value in every row).
             #expect(uris.allSatisfy { $0.hasSuffix("?st=cdn-1") }, "\(uris.prefix(3))")

@@ -1,0 +1,147 @@
+import AdCampaign
+import AdDecision
+import AdServerClient
+import AdStitching
+import Crypto
+import Foundation
+import HLSPlaylist
+import HTTPTypes
+import Hummingbird
+
+/// Server-side ad measurement (docs/campaign-format.md "Measurement", docs/http-api.md
+/// "Beacons"): a stitched session's media playlists list the segments where its ads' events fall
+/// by links on the beacon route, `…/sessions/{token}/beacons/{piece}/{events}/{signature}?to=URI`.
+/// A fetch answers `302` to the segment at once, and fires the events' URLs in the background —
+/// each event once per session however often, and on whichever replica, the segment is fetched
+/// (``BeaconLedger``). The signature (HMAC-SHA256 of the token, piece, events and target under
+/// the token secret, 96 bits) makes the route redirect only where AdStitch's own playlists point.
+extension SessionController {
+    /// The links of a session's playlists, or nil when the campaign reports client-side or this
+    /// server fires no beacons.
+    func beaconLinks(_ campaign: Campaign, token tokenText: String) -> BeaconLinks? {
+        guard campaign.reporting == .server, self.beacons != nil, self.ledger != nil else { return nil }
+        let policy = self.policy
+        return BeaconLinks { piece, events, target in
+            let key = policy.signingKey
+            let signature = SessionToken.base64URL(
+                Data(HMAC<SHA256>.authenticationCode(for: Self.beaconBody(tokenText, piece, events.rawValue, target), using: key).prefix(12))
+            )
+            let encoded = target.addingPercentEncoding(withAllowedCharacters: VASTMacros.unreserved) ?? target
+            return "beacons/\(piece)/\(events.rawValue)/\(signature)?to=\(encoded)"
+        }
+    }
+
+    /// What a beacon link's signature covers.
+    static func beaconBody(_ token: String, _ piece: Int, _ events: Int, _ target: String) -> [UInt8] {
+        Array("beacon\u{0}\(token)\u{0}\(piece)\u{0}\(events)\u{0}\(target)".utf8)
+    }
+
+    /// `GET …/sessions/{token}/beacons/{piece}/{events}/{signature}?to=URI`: `302` to the segment,
+    /// the events fired after (never before the answer, never failing it); `403` for a link
+    /// AdStitch did not write.
+    func beacon(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let tokenText = try context.parameters.require("token")
+        guard let piece = Int(try context.parameters.require("piece")), (0..<100_000).contains(piece),
+            let raw = Int(try context.parameters.require("events")), (1..<64).contains(raw),
+            let signature = SessionToken.data(base64URL: try context.parameters.require("signature").utf8), signature.count == 12,
+            let target = request.uri.queryParameters["to"].map(String.init), !target.isEmpty,
+            self.policy.verifyingKeys.verify(signature, of: Self.beaconBody(tokenText, piece, raw, target))
+        else {
+            throw Problem.forbidden("this beacon link is not one AdStitch wrote for this session; play the session's own playlists")
+        }
+        // A HEAD is a probe, not playback: it fires nothing.
+        if request.method == .get {
+            let headers = Self.deviceHeaders(request)
+            Task {
+                await self.fire(campaign: id, token: tokenText, piece: piece, events: BeaconEvents(rawValue: raw), target: target, headers: headers)
+            }
+        }
+        var fields = HTTPFields()
+        fields[.location] = target
+        fields[.cacheControl] = "no-store"
+        return Response(status: .found, headers: fields)
+    }
+
+    /// Fires what `events` of the session's piece `piece` have not fired yet: the session's plan
+    /// (as its playlists were rendered), the ad's URLs for each event with VAST 4.3 §6.1 macros
+    /// filled, the viewer's `X-Device-*` headers.
+    func fire(
+        campaign id: String,
+        token tokenText: String,
+        piece: Int,
+        events: BeaconEvents,
+        target: String,
+        headers: [(name: String, value: String)]
+    )
+        async
+    {
+        guard let firer = self.beacons, let ledger = self.ledger else { return }
+        guard let token = self.sessions.get(tokenText)?.token ?? SessionToken(decoding: tokenText, keys: self.policy.verifyingKeys),
+            token.campaign == id, let served = self.store.campaign(id, revision: token.revision)
+        else { return }
+        let session: VerifiedSession
+        if let known = self.sessions.get(tokenText), known.load == served.load {
+            session = known
+        } else if token.decided {
+            guard let restored = try? await self.restore(served, token) else { return }
+            session = restored
+        } else {
+            session = VerifiedSession(served, token: token)
+        }
+        guard session.plan.pieces.indices.contains(piece), case .ad(let ad, _) = session.plan.pieces[piece].kind else { return }
+        for name in events.names {
+            let urls = ad.tracking[name] ?? []
+            guard !urls.isEmpty else { continue }
+            guard await ledger.claim(session: token.decisionKey, piece: piece, event: name) else {
+                self.store.metrics.beacon(name, outcome: "deduped")
+                continue
+            }
+            let values = VASTMacros.values(["ASSETURI": target, "UNIVERSALADID": ad.id])
+            firer.fire(urls.map { VASTMacros.fill($0, values) }, event: name, headers: headers)
+        }
+    }
+}
+
+extension SessionController {
+    /// `GET /v1/sessions/{token}/events`: the ad events fired for a session, in the order they were
+    /// claimed, each with its break and ad when the session's revision is still kept (support,
+    /// and the tests' view of the ledger).
+    func events(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let tokenText = try context.parameters.require("token")
+        guard let token = SessionToken(decoding: tokenText, keys: self.policy.verifyingKeys) else {
+            throw Problem.forbidden("the session token is not valid: events are listed for a token a session start gave")
+        }
+        guard let ledger = self.ledger else { throw Problem.notFound("this server fires no ad events") }
+        let entries: [BeaconLedgerEntry]
+        do {
+            entries = try await ledger.events(session: token.decisionKey)
+        } catch {
+            throw Problem(status: .serviceUnavailable, title: "Ledger unavailable", detail: "the beacon ledger did not answer; try again")
+        }
+        var plan: Plan?
+        if let served = self.store.campaign(token.campaign, revision: token.revision) {
+            if let known = self.sessions.get(tokenText), known.load == served.load {
+                plan = known.plan
+            } else if token.decided {
+                plan = try? await self.restore(served, token).plan
+            } else {
+                plan = Self.plan(served, token)
+            }
+        }
+        let events: [JSONValue] = entries.map { entry in
+            var members: [(String, JSONValue)] = [("piece", .integer(entry.piece))]
+            if let plan, plan.pieces.indices.contains(entry.piece), case .ad(let ad, _) = plan.pieces[entry.piece].kind {
+                members.append(("break", .string(plan.pieces[entry.piece].breakID ?? "")))
+                members.append(("ad", .string(ad.id)))
+            }
+            members.append(("event", .string(entry.event)))
+            members.append(("at", .string(DateTime.iso8601(millisecondsSinceEpoch: entry.at))))
+            return .object(members)
+        }
+        let json = JSONValue.object([
+            ("campaign", .string(token.campaign)), ("session", .string(token.session)), ("events", .array(events)),
+        ])
+        return .tagged(json.text() + "\n", contentType: "application/json", cache: "no-store", for: request)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import HLSPlaylist
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension RealClients {
+    /// Server-side ad measurement (docs/campaign-format.md "Measurement"): a stitched session's
+    /// playlists list the segments where its ads' VAST events fall on AdStitch's beacon route,
+    /// which redirects to the segment and fires the events — once per session and event, whichever
+    /// replica answers and however often a player asks — to the test ad server, which records them.
+    @Suite("Beacons", .serialized)
+    struct BeaconTests {
+        typealias Setup = AdServerServeTests.Setup
+
+        /// A playlist line's segment: the line itself, or the segment a beacon link names (`?to=`).
+        static func target(_ line: some StringProtocol) -> String {
+            guard line.hasPrefix("beacons/"), let to = line.components(separatedBy: "?to=").last else { return String(line) }
+            return to.removingPercentEncoding ?? to
+        }
+
+        /// The beacon links of a media playlist, as absolute paths on the server.
+        static func links(_ playlist: String, base: String) -> [String] {
+            playlist.split(separator: "\n").filter { $0.hasPrefix("beacons/") }.map { base + $0 }
+        }
+
+        /// The test ad server's `/track/{event}?ad=…` requests: (event, ad, headers), in arrival order.
+        static func tracked(_ setup: Setup) async throws -> [(event: String, ad: String, headers: [String: String])] {
+            try await AdServerServeTests.requestLog(setup.adServer).compactMap { request in
+                guard let path = request["path"] as? String, path.hasPrefix("/track/"), path != "/track/error" else { return nil }
+                let ad = (request["query"] as? String)?.components(separatedBy: "ad=").last ?? ""
+                return (String(path.dropFirst("/track/".count)), ad, request["headers"] as? [String: String] ?? [:])
+            }
+        }
+
+        @Test(
+            "each ad's impression, start, quartiles and complete fire once per session, with the viewer's headers, however often and wherever its segments are fetched; GStreamer plays through the redirects"
+        )
+        func serverSide() async throws {
+            let database = try await PostgresServer()
+            let setup = try await Setup {
+                "{ vast: \"\($0)/vast/pod?ads=bravo,delta&dur=3.84,1.92&sid={session}&pos={break.position}\", timeout: 2, fallback: [house] }"
+            }
+            defer { try? FileManager.default.removeItem(at: setup.folder) }
+            let a = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
+            defer { kill(a.process.pid, SIGKILL) }
+            let b = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
+            defer { kill(b.process.pid, SIGKILL) }
+            let prefix = "/v1/campaigns/evening-news/"
+
+            let master = try a.get(prefix + "master.m3u8?session=beacons-1")
+            #expect(master.status == 200)
+            let v0 = try #require(AdServerServeTests.sessionFiles(master.body).first { $0.hasSuffix("/v0.m3u8") })
+            let base = prefix + v0.dropLast("v0.m3u8".count)
+            let playlist = try a.get(prefix + v0).body
+            #expect(try b.get(prefix + v0).body == playlist, "both replicas list the same links")
+            let links = Self.links(playlist, base: String(base))
+            // Per break: bravo (two segments: the first carries impression to midpoint, the second
+            // the third quartile and complete) and delta (one segment, all six) — the post-roll has
+            // room for bravo alone.
+            let ads = AdServerServeTests.ads(try a.get(String(base) + "boundaries.json").body)
+            // The ad server's creatives (the house pool's fill the rest of the mid-roll, without tracking).
+            let occurrences = ads.values.flatMap { $0 }.filter { $0.hasPrefix("UAID-") }
+            #expect(occurrences.count == 5, "\(ads)")
+            #expect(
+                links.count == 2 * occurrences.filter { $0 == "UAID-bravo" }.count + occurrences.filter { $0 == "UAID-delta" }.count,
+                "\(playlist)"
+            )
+            #expect(playlist.components(separatedBy: "\n").filter { $0.hasPrefix("http") && $0.contains("/media/ads/") }.isEmpty == false)
+
+            // Each link three times, from each replica in turn, as a player that retries would.
+            for (index, link) in links.enumerated() {
+                for attempt in 0..<3 {
+                    let server = (index + attempt) % 2 == 0 ? a : b
+                    let answer = try LoopbackHTTP.exchange(
+                        "GET",
+                        port: server.port,
+                        path: link,
+                        headers: [("User-Agent", "BeaconTest/1.0"), ("X-Forwarded-For", "198.51.100.23")]
+                    )
+                    #expect(answer.status == 302, "\(link): \(answer.head)")
+                    let location = answer.head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location:") }?.dropFirst(9)
+                        .trimmingCharacters(in: .whitespaces)
+                    let target = try #require(location.flatMap { URL(string: $0) }, "\(answer.head)")
+                    #expect(target.absoluteString.hasPrefix(setup.origin.base.absoluteString + "media/ads/") && target.pathExtension == "ts")
+                    if attempt == 0 {
+                        let segment = try LoopbackHTTP.exchange("GET", port: try #require(target.port), path: target.path)
+                        #expect(segment.status == 200 && segment.body.count > 1_000, "the redirect names the real segment")
+                    }
+                }
+            }
+            // Fired in the background: wait for all of them.
+            let expected = occurrences.count * 6
+            var fired: [(event: String, ad: String, headers: [String: String])] = []
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline {
+                fired = try await Self.tracked(setup)
+                if fired.count >= expected { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await Task.sleep(for: .milliseconds(500))  // nothing more comes
+            fired = try await Self.tracked(setup)
+            #expect(fired.count == expected, "\(fired.map { "\($0.ad) \($0.event)" })")
+            for ad in ["bravo", "delta"] {
+                let times = occurrences.filter { $0 == "UAID-\(ad)" }.count
+                for event in ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"] {
+                    #expect(fired.filter { $0.ad == ad && $0.event == event }.count == times, "\(ad) \(event)")
+                }
+            }
+            #expect(fired.allSatisfy { $0.headers["X-Device-IP"] == "198.51.100.23" && $0.headers["X-Device-User-Agent"] == "BeaconTest/1.0" })
+            // The ledger, from either replica: every event once, with its break and ad.
+            let token = String(v0.split(separator: "/")[1])
+            let ledger = try JSONSerialization.jsonObject(with: Data(try b.get("/v1/sessions/\(token)/events").body.utf8)) as? [String: Any]
+            let entries = ledger?["events"] as? [[String: Any]] ?? []
+            #expect(entries.count == expected, "\(ledger ?? [:])")
+            #expect(Set(entries.compactMap { $0["break"] as? String }) == Set(ads.keys))
+            let deduped = try a.get("/metrics").body + (try b.get("/metrics").body)
+            #expect(deduped.contains("outcome=\"deduped\""), "the repeats were counted as deduped")
+
+            // A link AdStitch did not write: no redirect.
+            let forged = try #require(links.first).replacingOccurrences(of: "?to=", with: "?to=http%3A%2F%2Fevil.example%2F")
+            #expect(try a.get(forged).status == 403)
+
+            // GStreamer plays a second session through the redirects; its events fire as it goes.
+            let second = try a.get(prefix + "master.m3u8?session=beacons-2")
+            let v0b = try #require(AdServerServeTests.sessionFiles(second.body).first { $0.hasSuffix("/v0.m3u8") })
+            let before = try await Self.tracked(setup).count
+            let url = try #require(URL(string: "http://127.0.0.1:\(b.port)\(prefix)\(v0b)"))
+            let decoded = try await Decoded(url, scratch: FileManager.default.temporaryDirectory, audio: false)
+            let manifest =
+                try JSONSerialization.jsonObject(
+                    with: Data(try b.get(prefix + v0b.replacingOccurrences(of: "v0.m3u8", with: "boundaries.json")).body.utf8)
+                )
+                as? [String: Any]
+            let duration = try #require(ExactDecimal("\(manifest?["duration"] ?? "")"))
+            #expect(decoded.videoFrames == RealClientTests.frames(duration, fps: 25), "every frame through the redirects")
+            let until = Date().addingTimeInterval(10)
+            while Date() < until, try await Self.tracked(setup).count < before + expected { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(try await Self.tracked(setup).count == before + expected, "GStreamer's session fired every event once")
+        }
+
+        @Test("reporting: client lists no beacon link: the player fires from the boundary manifest")
+        func clientSide() async throws {
+            let setup = try await Setup { "{ vast: \"\($0)/vast/pod?ads=bravo,delta&dur=3.84,1.92&sid={session}\", timeout: 2, fallback: [house] }" }
+            defer { try? FileManager.default.removeItem(at: setup.folder) }
+            let file = setup.folder.appendingPathComponent("campaign.yaml")
+            try Data((try String(contentsOf: file, encoding: .utf8) + "\nreporting: client\n").utf8).write(to: file)
+            let server = try await HardeningEndToEndTests.Server(campaigns: setup.folder)
+            defer { kill(server.process.pid, SIGKILL) }
+            let master = try server.get("/v1/campaigns/evening-news/master.m3u8?session=client-1")
+            let v0 = try #require(AdServerServeTests.sessionFiles(master.body).first { $0.hasSuffix("/v0.m3u8") })
+            let playlist = try server.get("/v1/campaigns/evening-news/" + v0).body
+            #expect(!playlist.contains("beacons/") && playlist.contains("/media/ads/"), "\(playlist)")
+            let manifest = try server.get("/v1/campaigns/evening-news/" + v0.replacingOccurrences(of: "v0.m3u8", with: "boundaries.json")).body
+            #expect(manifest.contains("/track/impression"), "the manifest lists the URLs for the player")
+        }
+    }
+}
