@@ -79,23 +79,23 @@ final class PostgresAdDecisionStore: AdDecisionStore {
     }
 
     /// Whether the table is known to exist (made by the first call that needs it).
-    private let prepared = Mutex(false)
+    private let prepared = PreparedOnce()
 
     /// Creates the table when missing, once per process (the first call needing it does).
     func migrate() async throws {
-        guard !self.prepared.withLock({ $0 }) else { return }
-        try await self.client.query(
-            """
-            CREATE TABLE IF NOT EXISTS adstitch_ad_decisions (
-                session text PRIMARY KEY,
-                decisions text NOT NULL,
-                expires_at bigint NOT NULL,
-                recorded_at timestamptz NOT NULL DEFAULT now()
+        try await self.prepared.run {
+            try await self.client.query(
+                """
+                CREATE TABLE IF NOT EXISTS adstitch_ad_decisions (
+                    session text PRIMARY KEY,
+                    decisions text NOT NULL,
+                    expires_at bigint NOT NULL,
+                    recorded_at timestamptz NOT NULL DEFAULT now()
+                )
+                """,
+                logger: self.logger
             )
-            """,
-            logger: self.logger
-        )
-        self.prepared.withLock { $0 = true }
+        }
     }
 
     func record(_ decisions: StoredDecisions, session: String, expires: Int64) async throws -> StoredDecisions {

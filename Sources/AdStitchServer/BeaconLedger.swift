@@ -74,7 +74,7 @@ final class PostgresBeaconLedger: BeaconLedger {
     let logger: Logger
     let fallback = MemoryBeaconLedger()
     static let deadline = Duration.milliseconds(500)
-    private let prepared = Mutex(false)
+    private let prepared = PreparedOnce()
 
     init(client: PostgresClient, logger: Logger) {
         self.client = client
@@ -82,20 +82,20 @@ final class PostgresBeaconLedger: BeaconLedger {
     }
 
     func migrate() async throws {
-        guard !self.prepared.withLock({ $0 }) else { return }
-        try await self.client.query(
-            """
-            CREATE TABLE IF NOT EXISTS adstitch_beacon_ledger (
-                session text NOT NULL,
-                piece integer NOT NULL,
-                event text NOT NULL,
-                claimed_at timestamptz NOT NULL DEFAULT now(),
-                PRIMARY KEY (session, piece, event)
+        try await self.prepared.run {
+            try await self.client.query(
+                """
+                CREATE TABLE IF NOT EXISTS adstitch_beacon_ledger (
+                    session text NOT NULL,
+                    piece integer NOT NULL,
+                    event text NOT NULL,
+                    claimed_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (session, piece, event)
+                )
+                """,
+                logger: self.logger
             )
-            """,
-            logger: self.logger
-        )
-        self.prepared.withLock { $0 = true }
+        }
     }
 
     func claim(session: String, piece: Int, event: String) async -> Bool {

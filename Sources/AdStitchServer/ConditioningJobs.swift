@@ -120,7 +120,7 @@ final class PostgresConditioningJobs: ConditioningJobStore {
     let client: PostgresClient
     let logger: Logger
     static let deadline = Duration.seconds(2)
-    private let prepared = Mutex(false)
+    private let prepared = PreparedOnce()
 
     init(client: PostgresClient, logger: Logger) {
         self.client = client
@@ -128,30 +128,30 @@ final class PostgresConditioningJobs: ConditioningJobStore {
     }
 
     func migrate() async throws {
-        guard !self.prepared.withLock({ $0 }) else { return }
-        try await Deadline.run(within: Self.deadline) {
-            try await self.client.query(
-                """
-                CREATE TABLE IF NOT EXISTS adstitch_conditioning_jobs (
-                    campaign text NOT NULL,
-                    creative text NOT NULL,
-                    version text NOT NULL,
-                    source text NOT NULL,
-                    state text NOT NULL,
-                    attempts bigint NOT NULL DEFAULT 0,
-                    error text,
-                    report text,
-                    queued_at bigint NOT NULL,
-                    started_at bigint,
-                    finished_at bigint,
-                    next_try_at bigint NOT NULL,
-                    PRIMARY KEY (campaign, creative, version)
+        try await self.prepared.run {
+            _ = try await Deadline.run(within: Self.deadline) {
+                try await self.client.query(
+                    """
+                    CREATE TABLE IF NOT EXISTS adstitch_conditioning_jobs (
+                        campaign text NOT NULL,
+                        creative text NOT NULL,
+                        version text NOT NULL,
+                        source text NOT NULL,
+                        state text NOT NULL,
+                        attempts bigint NOT NULL DEFAULT 0,
+                        error text,
+                        report text,
+                        queued_at bigint NOT NULL,
+                        started_at bigint,
+                        finished_at bigint,
+                        next_try_at bigint NOT NULL,
+                        PRIMARY KEY (campaign, creative, version)
+                    )
+                    """,
+                    logger: self.logger
                 )
-                """,
-                logger: self.logger
-            )
+            }
         }
-        self.prepared.withLock { $0 = true }
     }
 
     private typealias Row = (String, String, String, String, String, Int, String?, String?, Int, Int?, Int?, Int)
