@@ -1,0 +1,83 @@
+import AdCampaign
+import AdDecision
+import AdLive
+import AdLiveRuntime
+import AdStitching
+import Foundation
+import HLSPlaylist
+import HTTPTypes
+import Hummingbird
+
+extension SessionController {
+    /// A live session's media playlist or boundary manifest (docs/design-decisions.md "Live"),
+    /// rendered from the channel's latest windows and breaks at each refresh: no origin request
+    /// per viewer, and nothing kept, since the answer moves with the channel.
+    func liveFile(
+        _ file: SessionFile,
+        _ served: ServedCampaign,
+        _ token: SessionToken,
+        joined: Int,
+        tokenText: String,
+        verified: VerifiedSession?,
+        for request: Request
+    ) async throws -> (HTTPFields, AnswerBody) {
+        guard let channel = served.channel, let live = served.campaign.live else {
+            throw Problem.notFound("campaign \(served.campaign.id) revision \(served.campaign.revision) is not live")
+        }
+        let (polled, breaks) = channel.snapshot()
+        // Every rendition cut at the same common clock, so replicas out of phase list the same
+        // window (LiveRenditionWindow.cut); one the clock cannot cut (dates ahead of it) as polled.
+        // The first rendition's hold-back and span for all, so renditions agree with each other too.
+        let now = ExactDecimal(significand: Int((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down)), exponent: 3)
+        let reference = polled.first ?? nil
+        let windows = polled.map { window in
+            window.map { window in
+                reference.flatMap { window.cut(now: now, holdBack: $0.holdBack, span: $0.span) } ?? window
+            }
+        }
+        // The ads an ad server chose for the breaks the viewer has seen, asked for now if new.
+        let (decided, creatives) = try await self.liveDecisions(served, token: token, breaks: breaks, for: request)
+        let renderer = creatives.isEmpty ? served.renderer : SessionRenderer(layout: served.renderer.layout.adding(creatives))
+        let text = try self.render(Self.metricKind(file)) { () throws -> [UInt8] in
+            let plan = self.session(served, token, tokenText: tokenText, verified: verified).plan
+            let edge = windows.compactMap { $0?.segments.last?.end }.max() ?? .zero
+            let schedule = try LiveSchedule(
+                plan: plan,
+                live: live,
+                layout: renderer.layout,
+                breaks: breaks,
+                joined: joined,
+                liveEdge: edge,
+                decided: decided,
+                clock: reference.map { (now - $0.holdBack, $0.targetDuration) }
+            )
+            switch file {
+            case .playlist(let rendition):
+                guard let index = served.renderer.layout.renditions.firstIndex(of: rendition), let window = windows[index] else {
+                    throw Problem(
+                        status: .serviceUnavailable,
+                        title: "Channel not ready",
+                        detail: "this replica has not read rendition \(rendition.id) of the live channel yet; try again in a few seconds"
+                    )
+                }
+                return try renderer.livePlaylist(schedule, rendition: rendition, window: window)
+            case .boundaries:
+                guard let window = windows.first ?? nil else {
+                    throw Problem(status: .serviceUnavailable, title: "Channel not ready", detail: "the live channel has not been read yet")
+                }
+                return Array(schedule.manifest(window).text().utf8)
+            default:
+                throw Problem.notFound("live sessions have media playlists and boundaries.json")
+            }
+        }
+        // Players reload a live playlist every target duration or so: never stored, revalidated by ETag.
+        let (headers, body) = Response.taggedParts(
+            String(decoding: text, as: UTF8.self),
+            contentType: file.contentType,
+            cache: "no-cache",
+            for: request,
+            etag: nil
+        )
+        return (headers, AnswerBody(body))
+    }
+}
