@@ -31,6 +31,15 @@ extension SessionController {
         }
     }
 
+    /// The plan the session's playlists were rendered from: the one kept for the token on this
+    /// load, else its recorded ad server decisions read back, else planned now; nil when the
+    /// decisions cannot be read.
+    func renderedPlan(_ served: ServedCampaign, _ token: SessionToken, tokenText: String) async -> Plan? {
+        if let known = self.sessions.get(tokenText), known.load == served.load { return known.plan }
+        if token.decided { return try? await self.restore(served, token).plan }
+        return Self.plan(served, token)
+    }
+
     /// What a beacon link's signature covers.
     static func beaconBody(_ token: String, _ piece: Int, _ events: Int, _ target: String) -> [UInt8] {
         Array("beacon\u{0}\(token)\u{0}\(piece)\u{0}\(events)\u{0}\(target)".utf8)
@@ -80,16 +89,9 @@ extension SessionController {
         guard let token = self.sessions.get(tokenText)?.token ?? SessionToken(decoding: tokenText, keys: self.policy.verifyingKeys),
             token.campaign == id, let served = self.store.campaign(id, revision: token.revision)
         else { return }
-        let session: VerifiedSession
-        if let known = self.sessions.get(tokenText), known.load == served.load {
-            session = known
-        } else if token.decided {
-            guard let restored = try? await self.restore(served, token) else { return }
-            session = restored
-        } else {
-            session = VerifiedSession(served, token: token)
-        }
-        guard session.plan.pieces.indices.contains(piece), case .ad(let ad, _) = session.plan.pieces[piece].kind else { return }
+        guard let plan = await self.renderedPlan(served, token, tokenText: tokenText), plan.pieces.indices.contains(piece),
+            case .ad(let ad, _) = plan.pieces[piece].kind
+        else { return }
         for name in events.names {
             let urls = ad.tracking[name] ?? []
             guard !urls.isEmpty else { continue }
@@ -121,13 +123,7 @@ extension SessionController {
         }
         var plan: Plan?
         if let served = self.store.campaign(token.campaign, revision: token.revision) {
-            if let known = self.sessions.get(tokenText), known.load == served.load {
-                plan = known.plan
-            } else if token.decided {
-                plan = try? await self.restore(served, token).plan
-            } else {
-                plan = Self.plan(served, token)
-            }
+            plan = await self.renderedPlan(served, token, tokenText: tokenText)
         }
         let events: [JSONValue] = entries.map { entry in
             var members: [(String, JSONValue)] = [("piece", .integer(entry.piece))]

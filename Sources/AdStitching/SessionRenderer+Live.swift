@@ -160,13 +160,15 @@ public struct LiveSchedule: Sendable {
             // A stall's fill: only what the clock has reached (every replica cuts at the same one).
             var reached: ExactDecimal?
             if adBreak.kind == .stall {
-                reached =
-                    clock.flatMap { clock in
-                        let shown = adBreak.start + ExactDecimal(((live.stall?.after ?? 3) - 1) * clock.targetDuration)
-                        return clock.cutoff >= shown ? min(clock.cutoff - adBreak.start, LiveLimits.maxBreakDuration) : nil
-                    } ?? .zero
-                reached = min(adBreak.replacedDuration ?? LiveLimits.maxBreakDuration, reached ?? .zero)
-                needed = reached ?? .zero
+                // Nothing until the stall has lasted `after` + 1 target durations, then up to the
+                // cut, never past its end once closed.
+                var cut = ExactDecimal.zero
+                if let clock, clock.cutoff >= adBreak.start + ExactDecimal(((live.stall?.after ?? 3) - 1) * clock.targetDuration) {
+                    cut = clock.cutoff - adBreak.start
+                }
+                let limit = min(adBreak.replacedDuration ?? LiveLimits.maxBreakDuration, LiveLimits.maxBreakDuration, cut)
+                reached = limit
+                needed = limit
             }
             var pieces: [LivePiece] = []
             var total = ExactDecimal.zero
