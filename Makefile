@@ -38,7 +38,8 @@ run: deps hlsjs
 	$(SWIFT) build --product adstitch
 	python3 scripts/live-origin.py --port 8081 --window 10 --first-break 6 --break-every 20 --break-length 5 & origin=$$!; \
 	python3 scripts/test-ad-server.py --port 8082 --media-base http://127.0.0.1:8080/v1/campaigns/ad-server-news/media/evening-news/media/ads & ads=$$!; \
-	trap 'kill $$origin $$ads 2>/dev/null' EXIT INT TERM; \
+	python3 scripts/test-origin.py Campaigns 8083 & titles=$$!; \
+	trap 'kill $$origin $$ads $$titles 2>/dev/null' EXIT INT TERM; \
 	$$($(SWIFT) build --show-bin-path)/adstitch serve --campaigns Campaigns --host 127.0.0.1 --port 8080 --preview --hls-js .build-hlsjs/hls.js
 
 # Benchmarks live in their own package (package-benchmark) under Benchmarks/.

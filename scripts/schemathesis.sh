@@ -7,9 +7,9 @@
 #
 # The binary must already be built (`swift build --product adstitch`); this script never builds.
 # It installs schemathesis into a venv under .build-py/ when missing, serves Campaigns/ on
-# loopback (with the live demo's channel), starts real public and preview sessions on the demo
-# campaigns, and steers the generated path parameters towards those campaigns (evening-news,
-# feature-fmp4, live-news), their tokens,
+# loopback (with the live demo's channel and the catalogue demo's origin), starts real public and
+# preview sessions on the demo campaigns, and steers the generated path parameters towards those
+# campaigns (evening-news, feature-fmp4, live-news, catalogue and its titles), their tokens,
 # files and media paths, so the run explores real sessions and media and not only 404s and
 # 403s. Everything it writes goes to a temporary folder (kept on failure) and .build-py/.
 # Exits non-zero on any failure, and prints one summary line.
@@ -90,6 +90,7 @@ EOF
 work=$(mktemp -d /tmp/adstitch-schemathesis.XXXXXX)
 server_pid=""
 origin_pid=""
+titles_pid=""
 cleanup() {
     status=$?
     if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
@@ -97,6 +98,7 @@ cleanup() {
         wait "$server_pid" 2>/dev/null || true
     fi
     [ -n "$origin_pid" ] && kill "$origin_pid" 2>/dev/null || true
+    [ -n "$titles_pid" ] && kill "$titles_pid" 2>/dev/null || true
     if [ "${KEEP_WORK:-0}" = 1 ]; then say "work folder kept: $work"; else rm -rf "$work"; fi
     exit "$status"
 }
@@ -116,6 +118,18 @@ if "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 8081))' 2>
 else
     say "port 8081 is taken: the live demo is left out"
     live=()
+fi
+
+# The catalogue demo's origin (Campaigns/catalogue.yaml names 127.0.0.1:8083: the Campaigns folder
+# served as it is), so catalogue titles are started too; without it (the port taken) the run
+# leaves the catalogue out.
+catalogue=(catalogue)
+if "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 8083))' 2>/dev/null; then
+    "$py" scripts/test-origin.py Campaigns 8083 >"$work/titles.log" 2>&1 &
+    titles_pid=$!
+else
+    say "port 8083 is taken: the catalogue demo is left out"
+    catalogue=()
 fi
 
 "$binary" serve --campaigns Campaigns --host 127.0.0.1 --port "$port" --secret test-secret --preview >"$work/server.log" 2>&1 &
@@ -148,6 +162,14 @@ for id in "${ids[@]}"; do
     [ -n "$first" ] && fetch "$base/v1/campaigns/$id/$first" | grep -o "/v1/campaigns/$id/media/[^\"[:space:]]*" |
         sed "s|^/v1/campaigns/$id/media/|$id |" | sort -u | head -20 >>"$work/media.txt" || true
 done
+# Catalogue titles: sessions of one, and title paths (some of them ad playlists, some not titles
+# at all) for the `path` of its start route (the hook below puts them in place, as media paths).
+titles=(single-asset/media/program/master.m3u8 evening-news/media/program/act-2/master.m3u8 single-asset/media/ads/alpha/master.m3u8
+    single-asset/media/program/240p/index.m3u8 no-such-title/master.m3u8)
+for id in "${catalogue[@]}"; do
+    for title in "${titles[@]}"; do echo "$id $title" >>"$work/media.txt"; done
+    fetch "$base/v1/campaigns/$id/assets/${titles[0]}?session=st-1&device=tv" | grep -o "$token_uris" >>"$work/sessions.txt" || true
+done
 if [ ! -s "$work/sessions.txt" ]; then
     tail -20 "$work/server.log" >&2
     say "could not start a session on the demo campaigns"
@@ -165,7 +187,7 @@ cat >"$work/schemathesis.toml" <<EOF
 directory = "$root/.build-py/schemathesis-cache"
 
 [dictionaries]
-campaigns = { values = $(printf '%s\n' "${ids[@]}" | toml_list) }
+campaigns = { values = $(printf '%s\n' "${ids[@]}" "${catalogue[@]}" | toml_list) }
 tokens = { values = $tokens }
 files = { values = $files }
 media = { values = $media }

@@ -14,7 +14,7 @@ faults the origin tests need through path prefixes:
   /_/agent                  answers the request's User-Agent
   /_/hits                   answers {"path": requests, ...} for every other path so far (JSON)
 
-Usage: test-origin.py DIRECTORY   (binds 127.0.0.1 on a free port and prints it)
+Usage: test-origin.py DIRECTORY [PORT]   (binds 127.0.0.1 on PORT, else a free port, and prints it)
 """
 import email.utils
 import http.server
@@ -157,8 +157,9 @@ class OriginHandler(http.server.SimpleHTTPRequestHandler):
 
 if __name__ == "__main__":
     directory = sys.argv[1]
+    port = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     handler = lambda *args, **kwargs: OriginHandler(*args, directory=directory, **kwargs)
     http.server.ThreadingHTTPServer.daemon_threads = True
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
         print(f"Serving HTTP on 127.0.0.1 port {server.server_address[1]}", flush=True)
         server.serve_forever()

@@ -76,7 +76,7 @@ public struct Campaign: Sendable {
     public var islands: [Island] {
         switch self.programme {
         case .islands(let islands), .asset(_, let islands): islands
-        case .live: []
+        case .live, .catalogue: []
         }
     }
 
@@ -97,7 +97,13 @@ public struct Campaign: Sendable {
         switch self.programme {
         case .islands(let islands), .asset(_, let islands): islands.first?.asset
         case .live(let live): live.asset
+        case .catalogue: nil
         }
+    }
+
+    /// The catalogue a template campaign stands for (`program: { catalogue: URL }`); nil otherwise.
+    public var catalogue: Catalogue? {
+        if case .catalogue(let catalogue) = self.programme { catalogue } else { nil }
     }
 
     /// Every ad in every pool, each once, in pool order.

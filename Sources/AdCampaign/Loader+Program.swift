@@ -12,17 +12,20 @@ extension Loader {
         if program["islands"] != nil {
             self.reader.issue(program["islands"], "program.islands", "a programme has islands or one playlist, not both")
         }
-        var readsMarkers = false
-        if let breaks = program["breaks"] {
-            if self.reader.string(breaks, "program.breaks") == "markers" {
-                readsMarkers = true
-            } else {
-                self.reader.issue(breaks, "program.breaks", "the only value is markers (breaks from the programme's own ad markers)")
-            }
-        }
+        let readsMarkers = self.readsMarkers(program["breaks"], of: "the programme's")
         self.isSingleProgram = true
         guard let asset = self.asset(program["playlist"], "program.playlist", parent: node) else { return }
         self.singleProgram = SingleProgram(asset: asset, readsMarkers: readsMarkers, node: node)
+    }
+
+    /// `program.breaks`: `markers` (breaks from `whose` own ad markers), or absent.
+    mutating func readsMarkers(_ node: Node?, of whose: String) -> Bool {
+        guard let node else { return false }
+        guard self.reader.string(node, "program.breaks") == "markers" else {
+            self.reader.issue(node, "program.breaks", "the only value is markers (breaks from \(whose) own ad markers)")
+            return false
+        }
+        return true
     }
 
     mutating func timedBreak(id: String, fields: [String: Node], item: Node, field: String, pools: [String]) {
@@ -139,7 +142,7 @@ extension Loader {
                     field: entry.field
                 )
             )
-            if boundary.time != at {
+            if boundary.time != at, !entry.scheduled {
                 self.warnings.append(
                     CampaignIssue(
                         file: self.file.path,

@@ -170,7 +170,8 @@ extension Loader {
             if case .mapping(let mapping) = override {
                 for (key, value) in mapping {
                     guard let breakID = key.string else { continue }
-                    if !breaks.contains(breakID) {
+                    // A catalogue's break ids are its titles' (markers, schedule): not known here.
+                    if !breaks.contains(breakID), !self.isCatalogue {
                         self.reader.issue(key, "\(field).pools.\(breakID)", "names break \"\(breakID)\", which does not exist")
                     }
                     let names = self.reader.strings(value, "\(field).pools.\(breakID)")

@@ -60,7 +60,7 @@ extension Loader {
         var end = ExactDecimal.zero
         let remedy: String
         switch campaign.programme {
-        case .live:
+        case .live, .catalogue:
             return
         case .asset(let asset, _):
             (last, end) = (asset, asset.duration)

@@ -26,6 +26,12 @@ struct Loader {
     var liveChannel: (asset: Asset, url: URL, node: Node)?
     /// `program: { live: … }`, whether or not its playlists could be read.
     var isLive = false
+    /// The title of a catalogue to load (``CampaignLoader/load(_:source:title:)``); nil: the
+    /// campaign itself (a catalogue then loads as a template, without a programme).
+    var title: String?
+    /// `program: { catalogue: … }` as read; `isCatalogue` whether or not it was valid.
+    var catalogue: CatalogueSettings?
+    var isCatalogue = false
 
     init(file: URL, source: PlaylistSource) {
         self.file = file
@@ -36,7 +42,7 @@ struct Loader {
     static let topLevelKeys = [
         "version", "id", "title", "origin", "program", "marker_breaks", "breaks", "slate", "pools", "rules", "startup", "markers",
         "markers_passthrough", "trusted_attributes", "rewrite", "insertion", "join_mid_break", "ad_server", "ad_servers", "creatives",
-        "live_stall", "reporting",
+        "live_stall", "reporting", "schedule", "cache",
     ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
@@ -57,6 +63,7 @@ struct Loader {
         var islands = self.islands(fields["program"], parent: root)
         let pools = self.pools(fields["pools"])
         let slate = self.slate(fields["slate"])
+        let catalogue = self.catalogueSettings(fields, pools: pools.map(\.id))
         // Every island declared, loaded or not: a break after an island whose playlist failed is
         // not also "after an island that does not exist".
         let islandIDs = self.declaredIslands
@@ -71,7 +78,7 @@ struct Loader {
         }
         if let program = self.singleProgram {
             (islands, breaks) = self.cut(program, markerBreaks: fields["marker_breaks"], pools: pools.map(\.id))
-        } else if self.isLive || self.isSingleProgram {
+        } else if self.isLive || self.isSingleProgram || self.isCatalogue {
             // Read with the live programme above, or the programme asset did not load (its error says why).
         } else if let markerBreaks = fields["marker_breaks"] {
             self.reader.issue(
@@ -115,6 +122,8 @@ struct Loader {
         let programme: Programme
         if let live {
             programme = .live(live)
+        } else if let catalogue, self.title == nil {
+            programme = .catalogue(catalogue)
         } else if let program = self.singleProgram {
             programme = .asset(program.asset, cuts: islands)
         } else {
@@ -185,7 +194,11 @@ struct Loader {
             self.reader.issue(parent, "program", "is required: program: { islands: [ { id, playlist } ] }")
             return []
         }
-        let program = self.reader.mapping(node, "program", allowed: ["islands", "playlist", "breaks", "live"])
+        let program = self.reader.mapping(node, "program", allowed: ["islands", "playlist", "breaks", "live", "catalogue"])
+        if let catalogue = program["catalogue"] {
+            self.catalogueProgram(catalogue, program: program, node: node)
+            return []
+        }
         if let live = program["live"] {
             self.isLive = true
             self.liveChannel(live, program: program, node: node)
@@ -292,6 +305,14 @@ struct Loader {
                 node,
                 "breaks",
                 "a live programme's breaks come from the channel's markers as they air; say what the markers do not in marker_breaks"
+            )
+            return []
+        }
+        if let node, self.isCatalogue {
+            self.reader.issue(
+                node,
+                "breaks",
+                "a catalogue's breaks come from each title's markers (say what they do not in marker_breaks) or from schedule:"
             )
             return []
         }

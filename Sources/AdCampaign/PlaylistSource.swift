@@ -70,6 +70,24 @@ public struct PlaylistSource: Sendable {
         return source
     }
 
+    /// The same source, fetching the remote playlists `routes` says yes to through `fetch`
+    /// instead (a catalogue's titles, fetched fresh, beside ads read from known answers).
+    public func routingRemote(_ routes: @escaping @Sendable (URL) -> Bool, to fetch: @escaping Fetch) -> PlaylistSource {
+        let original = self.fetch
+        var source = PlaylistSource(
+            read: self.read,
+            resolvesSymlinks: self.resolvesSymlinks,
+            fetch: { url, options in
+                if routes(url) { return try fetch(url, options) }
+                guard let original else { throw RemoteRefused(url: url) }
+                return try original(url, options)
+            },
+            unobservedFetch: self.unobservedFetch
+        )
+        source.mediaRoots = self.mediaRoots
+        return source
+    }
+
     /// The playlists in `playlists` (keyed by path relative to `root`) and nothing else; remote
     /// ones through `remote` when given.
     public static func memory(_ playlists: [String: String], root: URL, remote: Fetch? = nil) -> PlaylistSource {
@@ -86,4 +104,10 @@ public struct PlaylistSource: Sendable {
             fetch: remote
         )
     }
+}
+
+/// A remote playlist asked of a source that reads local files only.
+struct RemoteRefused: Error, CustomStringConvertible {
+    var url: URL
+    var description: String { "\(self.url.absoluteString): this source reads local files only" }
 }

@@ -25,6 +25,9 @@ struct TimedBreak {
     var settings: BreakSettings
     var node: Node
     var field: String
+    /// Placed by a catalogue's `schedule:`, which cuts at the boundary at or before each time
+    /// by design (no warning that it moved).
+    var scheduled = false
 }
 
 /// What a `breaks:` entry (or `marker_breaks`) says of a break besides where it is.

@@ -149,6 +149,10 @@ public struct MediaInspector: Sendable {
         case .asset(let programme, _): assets.append(("the programme", programme))
         case .live(let live):
             report.notes.append("the live channel \(live.asset.url.absoluteString) is not probed: its window moves; its ads and slate are")
+        case .catalogue(let catalogue):
+            report.notes.append(
+                "the titles below \(catalogue.prefix.absoluteString) are not probed: they load as viewers start them; the ads and slate are"
+            )
         }
         assets += campaign.ads.map { ("ad \"\($0.id)\"", $0.asset) }
         if let slate = campaign.slate { assets.append(("the slate", slate)) }

@@ -54,17 +54,22 @@ public struct ServedCampaign: Sendable {
         }
         self.folder = folder
         self.renderer = renderer
-        var adPlaylists: Set<URL> = []
-        for asset in campaign.ads.map(\.asset) + (campaign.slate.map { [$0] } ?? []) {
-            let urls = [asset.url] + asset.variants.map(\.url) + asset.iFrameVariants.map(\.url) + asset.renditions.compactMap(\.url)
-            adPlaylists.formUnion(urls.filter(\.isFileURL).map(\.standardizedFileURL))
-        }
-        self.adPlaylists = adPlaylists
+        self.adPlaylists = Self.adPlaylists(of: campaign)
         self.body = try StitchedBody(renderer.layout)
         self.load = Self.loads.add(1, ordering: .relaxed).newValue
     }
 
     private static let loads = Atomic<Int>(0)
+
+    /// The local playlists of `campaign`'s ads and slate (``adPlaylists``).
+    static func adPlaylists(of campaign: Campaign) -> Set<URL> {
+        var adPlaylists: Set<URL> = []
+        for asset in campaign.ads.map(\.asset) + (campaign.slate.map { [$0] } ?? []) {
+            let urls = [asset.url] + asset.variants.map(\.url) + asset.iFrameVariants.map(\.url) + asset.renditions.compactMap(\.url)
+            adPlaylists.formUnion(urls.filter(\.isFileURL).map(\.standardizedFileURL))
+        }
+        return adPlaylists
+    }
 
     /// The plan explained, with the rewrite rules that wrote each piece's URIs.
     func report(_ plan: Plan) -> PlanReport {
@@ -121,6 +126,9 @@ public final class CampaignStore: Sendable {
     private struct State {
         var current: [String: ServedCampaign] = [:]
         var revisions: [String: [ServedCampaign]] = [:]
+        /// Catalogue campaigns (`program: { catalogue: URL }`): their titles, loaded as viewers
+        /// start them.
+        var catalogues: [String: CatalogueTitles] = [:]
         /// Campaign files whose origin is being asked now (``checkOrigins``).
         var originChecks: Set<String> = []
         /// When each kept revision stopped being the current one, by "id/revision".
@@ -177,9 +185,18 @@ public final class CampaignStore: Sendable {
         self.state.withLock { $0.current[id] }
     }
 
-    /// A given revision of `id`, current or kept.
+    /// A given revision of `id`, current or kept; for a catalogue, a title's revision this
+    /// replica holds.
     public func campaign(_ id: String, revision: String) -> ServedCampaign? {
-        self.state.withLock { state in state.revisions[id]?.last { $0.campaign.revision == revision } }
+        let (served, catalogue) = self.state.withLock { state in
+            (state.revisions[id]?.last { $0.campaign.revision == revision }, state.catalogues[id])
+        }
+        return served ?? catalogue?.title(revision: revision)
+    }
+
+    /// The catalogue campaign `id` (`program: { catalogue: URL }`); nil: none is loaded.
+    func catalogue(_ id: String) -> CatalogueTitles? {
+        self.state.withLock { $0.catalogues[id] }
     }
 
     public var statuses: [CampaignStatus] {
@@ -239,14 +256,17 @@ public final class CampaignStore: Sendable {
             for (path, entry) in state.entries where !present.contains(path) {
                 changed = true
                 state.entries[path] = nil
-                if let id = entry.status.id { state.current[id] = nil }  // kept revisions still serve their sessions
+                if let id = entry.status.id {
+                    state.current[id] = nil  // kept revisions still serve their sessions
+                    state.catalogues[id] = nil
+                }
                 logger.info("campaign file removed", metadata: ["file": "\(path)"])
             }
             state.pending = state.pending.filter { present.contains($0.key) }
         }
         let (loaded, failing, remote) = self.state.withLock { state in
             (
-                state.current.count, state.entries.values.filter { $0.status.error != nil }.count,
+                state.current.count + state.catalogues.count, state.entries.values.filter { $0.status.error != nil }.count,
                 Set(state.entries.values.flatMap(\.remote.keys))
             )
         }
@@ -378,6 +398,10 @@ public final class CampaignStore: Sendable {
                 return
             }
             let folder = file.deletingLastPathComponent().standardizedFileURL
+            if let catalogue = campaign.catalogue {
+                try self.install(campaign, catalogue: catalogue, file: file, folder: folder, logger: logger)
+                return
+            }
             let layout = try StitchLayout(campaign: campaign, uris: MediaController.uris(campaign: campaign.id, folder: folder))
             var channel: LiveChannel?
             if campaign.live != nil {
@@ -400,17 +424,8 @@ public final class CampaignStore: Sendable {
             let loadedWatched = CampaignFolder.watched(campaign.files)
             let loadedFingerprint = self.scanner.fingerprint(file, watched: loadedWatched)
             try self.state.withLock { state in
-                if let other = state.entries.first(where: { $0.key != file.path && $0.value.status.id == campaign.id }) {
-                    throw CampaignError([
-                        CampaignIssue(
-                            file: file.path,
-                            line: 0,
-                            column: 0,
-                            field: "id",
-                            "campaign id \"\(campaign.id)\" is already used by \(self.relative(other.key)); ids must be unique in the folder"
-                        )
-                    ])
-                }
+                try self.checkUnique(campaign.id, file: file, state: state)
+                state.catalogues[campaign.id] = nil
                 if let replaced = state.current[campaign.id], replaced.campaign.revision != campaign.revision {
                     state.superseded["\(campaign.id)/\(replaced.campaign.revision)"] = .now
                 }
@@ -445,6 +460,58 @@ public final class CampaignStore: Sendable {
             self.metrics.reloadFailed(campaign: previous?.status.id ?? CampaignFolder.name(of: file))
             logger.error("campaign failed to load", metadata: ["file": "\(file.path)", "error": "\(message)"])
         }
+    }
+
+    /// A catalogue campaign loaded: its titles load on it from now on (those held stay for their
+    /// sessions while the cache keeps them).
+    private func install(_ campaign: Campaign, catalogue: Catalogue, file: URL, folder: URL, logger: Logger) throws {
+        guard let remote = self.remote else {
+            throw CampaignError([
+                CampaignIssue(file: file.path, line: 0, column: 0, field: "program.catalogue", "this server fetches no remote playlists")
+            ])
+        }
+        let template = CatalogueTitles.Template(campaign: campaign, catalogue: catalogue, file: file, folder: folder)
+        let watched = CampaignFolder.watched(campaign.files)
+        let fingerprint = self.scanner.fingerprint(file, watched: watched)
+        try self.state.withLock { state in
+            try self.checkUnique(campaign.id, file: file, state: state)
+            state.current[campaign.id] = nil
+            if let titles = state.catalogues[campaign.id] {
+                titles.update(template)
+            } else {
+                state.catalogues[campaign.id] = CatalogueTitles(
+                    template: template,
+                    remote: remote,
+                    mediaRoots: self.mediaRoots,
+                    logger: self.logger,
+                    metrics: self.metrics
+                )
+            }
+            state.entries[file.path] = Entry(
+                fingerprint: fingerprint,
+                status: CampaignStatus(file: self.relative(file.path), id: campaign.id, serving: campaign.revision, error: nil),
+                files: campaign.files,
+                watched: watched
+            )
+        }
+        logger.info(
+            "catalogue loaded",
+            metadata: ["campaign": "\(campaign.id)", "revision": "\(campaign.revision)", "prefix": "\(catalogue.prefix)"]
+        )
+    }
+
+    /// Refuses a campaign id another file of the folder already uses.
+    private func checkUnique(_ id: String, file: URL, state: State) throws {
+        guard let other = state.entries.first(where: { $0.key != file.path && $0.value.status.id == id }) else { return }
+        throw CampaignError([
+            CampaignIssue(
+                file: file.path,
+                line: 0,
+                column: 0,
+                field: "id",
+                "campaign id \"\(id)\" is already used by \(self.relative(other.key)); ids must be unique in the folder"
+            )
+        ])
     }
 
     /// A load error as `GET /v1/campaigns` shows it: paths relative to the campaigns folder, so
@@ -491,10 +558,27 @@ public final class CampaignStore: Sendable {
 }
 
 extension CampaignStore {
+    /// What the media route of `:id` may serve: the campaign's local media, from its folder (a
+    /// catalogue's: its ads' and slate's, the same for every title).
+    func media(for context: BasicRequestContext) throws -> (campaign: Campaign, folder: URL, adPlaylists: Set<URL>) {
+        let id = try context.parameters.require("id")
+        if let titles = self.catalogue(id) {
+            let template = titles.template
+            return (template.campaign, template.folder, template.adPlaylists)
+        }
+        let served = try self.campaign(for: context)
+        return (served.campaign, served.folder, served.adPlaylists)
+    }
+
     /// The campaign a route's `:id` names, or a 404 problem that says where they are listed.
     func campaign(for context: BasicRequestContext, listedAt list: String = "GET /v1/campaigns") throws -> ServedCampaign {
         let id = try context.parameters.require("id")
-        guard let served = self.campaign(id) else { throw Problem.notFound("no campaign \"\(id)\" is loaded; \(list) lists them") }
+        guard let served = self.campaign(id) else {
+            if self.catalogue(id) != nil {
+                throw Problem.notFound("campaign \"\(id)\" is a catalogue: a session starts at \(Routes.catalogueMasterPath(id, title: "{path}"))")
+            }
+            throw Problem.notFound("no campaign \"\(id)\" is loaded; \(list) lists them")
+        }
         return served
     }
 }

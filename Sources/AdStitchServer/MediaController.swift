@@ -21,13 +21,13 @@ struct MediaController: Sendable {
 
     func file(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
-        let served = try self.store.campaign(for: context)
+        let (campaign, folder, adPlaylists) = try self.store.media(for: context)
         let parts = context.parameters.getCatchAll().map { $0.removingPercentEncoding ?? String($0) }
         guard !parts.isEmpty, !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.contains("/") || $0.contains("\0") }) else {
             throw Problem.badRequest("media paths are plain file names under the campaign's folder")
         }
-        let url = parts.reduce(served.folder) { $0.appendingPathComponent($1) }.standardizedFileURL
-        guard served.campaign.files.media[url] != nil || served.adPlaylists.contains(url) || Self.isConditioned(url, in: served.campaign),
+        let url = parts.reduce(folder) { $0.appendingPathComponent($1) }.standardizedFileURL
+        guard campaign.files.media[url] != nil || adPlaylists.contains(url) || Self.isConditioned(url, in: campaign),
             let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int
         else {
             throw Problem.notFound("no media file \(parts.joined(separator: "/")) in campaign \(id)")

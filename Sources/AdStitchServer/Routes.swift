@@ -9,6 +9,8 @@ enum Routes {
     static let campaigns: RouterPath = "/v1/campaigns"
     static let creatives: RouterPath = "/v1/creatives"
     static let master: RouterPath = "/v1/campaigns/:id/master.m3u8"
+    /// A new session of a catalogue title: `{path…}` is its multivariant playlist below the prefix.
+    static let catalogueMaster: RouterPath = "/v1/campaigns/:id/assets/**"
     static let sessionFile: RouterPath = "/v1/campaigns/:id/sessions/:token/:file"
     /// A segment where an ad's events fall (server-side reporting): `302` to it, the events fired.
     static let beacon: RouterPath = "/v1/campaigns/:id/sessions/:token/beacons/:piece/:events/:signature"
@@ -31,6 +33,8 @@ enum Routes {
 
     /// Where a new session of campaign `id` starts.
     static func masterPath(_ id: String) -> String { "/v1/campaigns/\(id)/master.m3u8" }
+    /// Where a new session of catalogue `id`'s title at `title` (below the prefix) starts.
+    static func catalogueMasterPath(_ id: String, title: String) -> String { "/v1/campaigns/\(id)/assets/\(title)" }
     /// The folder of campaign `id`'s local media (`/v1/campaigns/{id}/media/`).
     static func mediaPrefix(_ id: String) -> String { "/v1/campaigns/\(id)/media/" }
 }

@@ -33,7 +33,10 @@ import Synchronization
 ///   `filled` (an ad of its answer plays), `empty` (answered, nothing plays), `timeout`, `error`
 ///   (the fill rate is filled over the total);
 /// - `adstitch_ad_server_duration_seconds` — a session's ad server round, every break and
-///   creative included (bounded by the campaign's `timeout`).
+///   creative included (bounded by the campaign's `timeout`);
+/// - `adstitch_catalogue_titles_total{outcome}` — catalogue titles new sessions asked for:
+///   `hit` (held) or `load`; `adstitch_catalogue_titles_held{campaign}` and
+///   `adstitch_catalogue_bytes_held{campaign}` — what each catalogue holds (gauges).
 public struct ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     public let factory: PrometheusMetricsFactory
@@ -48,6 +51,7 @@ public struct ServerMetrics: Sendable {
     private let adServerOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let conditioningOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let beaconOutcomes = MetricHandles<String, CoreMetrics.Counter>()
+    private let catalogueOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let conditioningQueuedCounter: CoreMetrics.Counter
     private let conditioningRunningGauge: CoreMetrics.Gauge
     private let runningEncodes = SharedCounter()
@@ -175,6 +179,21 @@ public struct ServerMetrics: Sendable {
     func campaigns(loaded: Int, failing: Int) {
         Gauge(label: "adstitch_campaigns_loaded", factory: self.factory).record(loaded)
         Gauge(label: "adstitch_campaigns_failing", factory: self.factory).record(failing)
+    }
+
+    /// A catalogue title asked for by a new session: `hit` (held), `load` (fetched now, or
+    /// waiting for the load running).
+    func catalogueTitle(outcome: String) {
+        self.catalogueOutcomes(outcome) {
+            Counter(label: "adstitch_catalogue_titles_total", dimensions: [("outcome", outcome)], factory: self.factory)
+        }
+        .increment()
+    }
+
+    /// The titles a catalogue holds and their estimated bytes (gauges).
+    func catalogueHeld(_ titles: Int, bytes: Int, campaign: String) {
+        Gauge(label: "adstitch_catalogue_titles_held", dimensions: [("campaign", campaign)], factory: self.factory).record(titles)
+        Gauge(label: "adstitch_catalogue_bytes_held", dimensions: [("campaign", campaign)], factory: self.factory).record(bytes)
     }
 
     func folderListingFailed() {

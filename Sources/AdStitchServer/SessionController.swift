@@ -98,6 +98,7 @@ struct SessionController: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         router.getAndHead(Routes.master) { request, context in try await self.master(request, context) }
+        router.getAndHead(Routes.catalogueMaster) { request, context in try await self.catalogueMaster(request, context) }
         router.getAndHead(Routes.sessionFile) { request, context in try await self.sessionFile(request, context, scope: .viewer) }
         router.getAndHead(Routes.beacon) { request, context in try await self.beacon(request, context) }
         router.get(Routes.sessionEvents) { request, context in try await self.events(request, context) }
@@ -109,7 +110,40 @@ struct SessionController: Sendable {
     /// trusted attributes (`seen`) are ignored, and the `AdStitch-Ignored-Attributes` header
     /// names those dropped.
     func master(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let served = try self.store.campaign(for: context)
+        try await self.start(self.store.campaign(for: context), title: nil, request)
+    }
+
+    /// `GET /v1/campaigns/{id}/assets/{path…}?session=…&attr=…`: a new session of the catalogue
+    /// title whose multivariant playlist is `{path…}` below the catalogue's prefix (a path that
+    /// could leave it is refused), loaded now unless this replica holds it.
+    func catalogueMaster(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        guard let titles = self.store.catalogue(id) else {
+            throw Problem.notFound(
+                self.store.campaign(id) != nil
+                    ? "campaign \"\(id)\" is not a catalogue: a session starts at \(Routes.masterPath(id))"
+                    : "no catalogue \"\(id)\" is loaded; GET /v1/campaigns lists the campaigns"
+            )
+        }
+        let path = context.parameters.getCatchAll().joined(separator: "/")
+        guard titles.template.catalogue.url(of: path) != nil else {
+            throw Problem.badRequest(
+                "\(path) is not a title path: give the path of the title's multivariant playlist below the catalogue's prefix, "
+                    + "ending in .m3u8, of plain segments (no '.', '..', empty segment or percent-encoding)"
+            )
+        }
+        let served: ServedCampaign
+        do {
+            served = try await titles.start(path)
+        } catch {
+            throw error.problem
+        }
+        return try await self.start(served, title: path, request)
+    }
+
+    /// Starts a session of `served` (a catalogue's title at `title`) for the viewer the request's
+    /// query and headers describe.
+    private func start(_ served: ServedCampaign, title: String?, _ request: Request) async throws -> Response {
         let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
         guard query.count <= ViewerAttributes.maxParameters else {
             throw Problem.badRequest("a session start takes at most \(ViewerAttributes.maxParameters) query parameters")
@@ -192,7 +226,8 @@ struct SessionController: Sendable {
                     player: attributes["player"],
                     campaign: served.campaign
                 ),
-            liveJoin: liveJoin
+            liveJoin: liveJoin,
+            title: title
         )
         var response = try await self.masterResponse(served, token: token, prefix: "", for: request)
         if !ignored.isEmpty {
@@ -236,6 +271,10 @@ struct SessionController: Sendable {
         )
         let (headers, body): (HTTPFields, AnswerBody)
         var answer = try self.answer(asked)
+        if case .title(let token) = answer {
+            try await self.restoreTitle(token)
+            answer = try self.answer(asked)
+        }
         if case .restore(let served, let token) = answer {
             self.sessions.put(asked.token, try await self.restore(served, token))
             answer = try self.answer(asked)
@@ -245,7 +284,7 @@ struct SessionController: Sendable {
         // and failed to parse). Ignored for them (RFC 9110 §14.2: a server MAY): the whole file.
         var honoursRange = true
         switch answer {
-        case .restore:
+        case .restore, .title:
             throw Problem(status: .serviceUnavailable, title: "Busy", detail: "this replica could not keep the session's plan; try again")
         case .complete(let completeHeaders, let completeBody):
             (headers, body) = (completeHeaders, completeBody)
@@ -279,6 +318,9 @@ struct SessionController: Sendable {
         /// A session whose ads an ad server decided, not planned on this replica's load yet: its
         /// recorded decisions are read first (``restore(_:_:from:)``), then it is answered.
         case restore(ServedCampaign, SessionToken)
+        /// A catalogue session whose title's revision this replica does not hold: it is loaded
+        /// first (``restoreTitle(_:)``), then the session is answered.
+        case title(SessionToken)
     }
 
     /// The answer to a session file request, or the problem that says why there is none. Only
@@ -311,6 +353,7 @@ struct SessionController: Sendable {
         try Self.checkExpiry(token.expires, now: now, campaign: id)
         // The revision the session started on, so a reloaded campaign does not change its ads.
         guard let served = self.store.campaign(id, revision: token.revision) else {
+            if token.title != nil, self.store.catalogue(id) != nil { return .title(token) }
             throw Problem(
                 status: .gone,
                 title: "Gone",
@@ -353,6 +396,26 @@ struct SessionController: Sendable {
         )
         self.cache.put(key, headers: headers, body: body, expires: token.expires)
         return .complete(headers, body)
+    }
+
+    /// Loads the title of a catalogue session this replica does not hold; 410 when the origin no
+    /// longer has the revision the session started on.
+    private func restoreTitle(_ token: SessionToken) async throws {
+        guard let path = token.title, let titles = self.store.catalogue(token.campaign) else { return }
+        let restored: ServedCampaign?
+        do {
+            restored = try await titles.restore(path, revision: token.revision)
+        } catch {
+            throw error.problem
+        }
+        guard restored != nil else {
+            throw Problem(
+                status: .gone,
+                title: "Gone",
+                detail:
+                    "title \(path) changed at the origin since this session started (revision \(token.revision)); start a new session at \(Routes.catalogueMasterPath(token.campaign, title: path))"
+            )
+        }
     }
 
     /// The `kind` label of `adstitch_stitch_duration_seconds` for a file.

@@ -102,7 +102,7 @@ final class SessionFileResponder: ChannelDuplexHandler, RemovableChannelHandler 
                 // Its headers hold its Content-Length (``Response/stitchedParts``), and the range's.
                 let ranged = AnswerBody.ranged(headers, answer, range: head.headerFields[.range], ifRange: head.headerFields[.ifRange])
                 (response, body) = (Response(status: ranged.status, headers: ranged.headers), ranged.body)
-            case .assetList, .live, .restore:
+            case .assetList, .live, .restore, .title:
                 // Shaped by the request, or waiting for recorded ad decisions: the router's (the checks above are repeated there; no
                 // metric was counted, no line logged).
                 self.passedOn += 1

@@ -40,6 +40,9 @@ public struct SessionToken: Sendable, Hashable {
     /// the ``AdDecisionStore`` at its start, and every replica plans from them. Without, the
     /// session is planned from the pools alone (also when recording failed), the same everywhere.
     public var decided: Bool
+    /// A catalogue session (`program: { catalogue: URL }`): the title's path below the prefix, so
+    /// a replica that does not hold the title's revision loads it again (``CatalogueTitles``).
+    public var title: String?
 
     public init(
         campaign: String,
@@ -51,13 +54,15 @@ public struct SessionToken: Sendable, Hashable {
         scope: Scope = .viewer,
         insertion: Insertion = .stitched,
         liveJoin: Int? = nil,
-        decided: Bool = false
+        decided: Bool = false,
+        title: String? = nil
     ) {
         precondition(insertion != .auto, "a session's token carries the insertion mode auto resolved to")
         precondition(liveJoin == nil || insertion == .stitched, "live sessions are stitched")
         precondition(!decided || liveJoin == nil, "live sessions ask no ad server yet")
         self.liveJoin = liveJoin
         self.decided = decided
+        self.title = title
         self.campaign = campaign
         self.revision = revision
         self.session = session
@@ -90,6 +95,9 @@ public struct SessionToken: Sendable, Hashable {
 
     /// The first byte of a version 3 payload (a version 1 payload is JSON and starts with `{`).
     static let version: UInt8 = 3
+    /// The first byte of a catalogue session's payload: version 3 and the title's path after the
+    /// attributes.
+    static let versionWithTitle: UInt8 = 4
     /// The first byte of a version 2 payload: version 3 without the insertion byte.
     static let version2: UInt8 = 2
     /// Bytes of the HMAC kept in a version 2 token.
@@ -98,12 +106,12 @@ public struct SessionToken: Sendable, Hashable {
     /// The signed token. The payload: version, scope (`v`/`p`), insertion (`s` stitched, `i`
     /// interstitials, `l` a live session, stitched; `S` and `I`: stitched and interstitials
     /// with an ad server's recorded decisions), decision time and expiry (big-endian
-    /// 64-bit; a live session's join point after them, the same way), then campaign, revision, session and the attributes' count and names and values,
+    /// 64-bit; a live session's join point after them, the same way), then campaign, revision, session and the attributes' count and names and values (version 4: then a catalogue title's path),
     /// each string as a LEB128 length and its UTF-8; attributes sorted by name, so a context
     /// always gives the same token.
     public func encoded(secret: SymmetricKey) -> String {
         var bytes: [UInt8] = [
-            Self.version, UInt8(ascii: self.scope == .viewer ? "v" : "p"),
+            self.title == nil ? Self.version : Self.versionWithTitle, UInt8(ascii: self.scope == .viewer ? "v" : "p"),
             UInt8(ascii: self.liveJoin != nil ? "l" : self.insertion == .interstitials ? (self.decided ? "I" : "i") : (self.decided ? "S" : "s")),
         ]
         bytes.reserveCapacity(64 + self.campaign.utf8.count + self.revision.utf8.count + self.session.utf8.count)
@@ -129,6 +137,7 @@ public struct SessionToken: Sendable, Hashable {
             append(name)
             append(value)
         }
+        if let title = self.title { append(title) }
         let body = Self.base64URL(Data(bytes))
         let signature = HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: secret)
         return body + "." + Self.base64URL(signature.withUnsafeBytes { Data($0.prefix(Self.signatureBytes)) })
@@ -179,7 +188,7 @@ public struct SessionToken: Sendable, Hashable {
         }
         let decoded: SessionToken?
         switch payload.first {
-        case Self.version, Self.version2:
+        case Self.version, Self.version2, Self.versionWithTitle:
             guard signature.count == Self.signatureBytes, keys.verify(signature, of: first) else { return nil }
             decoded = Self.binary(payload)
         case UInt8(ascii: "{"):
@@ -200,7 +209,7 @@ public struct SessionToken: Sendable, Hashable {
         self.init(decoding: token, secrets: [secret])
     }
 
-    /// A version 3 (or 2) payload (``encoded(secret:)``), read strictly: lengths within the bytes,
+    /// A version 4, 3 or 2 payload (``encoded(secret:)``), read strictly: lengths within the bytes,
     /// UTF-8 valid, attributes sorted without repeats, nothing after the last one.
     private static func binary(_ payload: Data) -> SessionToken? {
         var bytes = payload.makeIterator()
@@ -237,13 +246,13 @@ public struct SessionToken: Sendable, Hashable {
             return String(validating: utf8, as: UTF8.self)
         }
         let version = byte()
-        guard version == Self.version || version == Self.version2, let scopeByte = byte(),
+        guard version == Self.version || version == Self.version2 || version == Self.versionWithTitle, let scopeByte = byte(),
             let scope = Scope(rawValue: String(UnicodeScalar(scopeByte)))
         else { return nil }
         var insertion = Insertion.stitched
         var live = false
         var decided = false
-        if version == Self.version {
+        if version != Self.version2 {
             switch byte() {
             case UInt8(ascii: "s"): insertion = .stitched
             case UInt8(ascii: "i"): insertion = .interstitials
@@ -269,6 +278,11 @@ public struct SessionToken: Sendable, Hashable {
             attributes[name] = value
             previous = name
         }
+        var title: String?
+        if version == Self.versionWithTitle {
+            guard let path = text() else { return nil }
+            title = path
+        }
         guard remaining == 0 else { return nil }
         return SessionToken(
             campaign: campaign,
@@ -280,7 +294,8 @@ public struct SessionToken: Sendable, Hashable {
             scope: scope,
             insertion: insertion,
             liveJoin: liveJoin,
-            decided: decided
+            decided: decided,
+            title: title
         )
     }
 

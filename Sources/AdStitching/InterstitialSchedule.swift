@@ -130,7 +130,7 @@ public struct InterstitialSchedule: Sendable {
         let resumes: [(id: String, time: ExactDecimal)]
         let last: (asset: Asset, start: ExactDecimal)
         switch campaign.programme {
-        case .live:
+        case .live, .catalogue:
             return []
         case .asset(let programme, _):
             resumes = campaign.breaks.compactMap { adBreak in

@@ -51,6 +51,9 @@ public struct StitchLayout: Sendable {
             (assets, isLive) = (cuts.map { ("island \"\($0.id)\"", $0.asset) } + [("the programme", programme)], false)
         case .live:
             (assets, isLive) = ([], true)
+        case .catalogue:
+            // A template: each title is laid out as a campaign of its own (templateAsset is nil).
+            throw .noProgramme()
         }
         // A live session has no I-frame playlists: trick play over a sliding window of minutes
         // is left to the player (docs/design-decisions.md "Live").

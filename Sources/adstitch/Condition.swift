@@ -34,6 +34,8 @@ struct Condition: ParsableCommand {
     @OptionGroup(title: "Origins")
     var origin: OriginFlags
 
+    @OptionGroup var catalogue: TitleOption
+
     @Argument(help: "The creative: a file or an http(s) URL ffmpeg reads.")
     var creative: String
 
@@ -57,7 +59,7 @@ struct Condition: ParsableCommand {
     }
 
     func run() throws {
-        let campaign = try CampaignFile.load(self.campaign, origin: self.origin)
+        let campaign = try CampaignFile.load(self.campaign, origin: self.origin, title: self.catalogue.title)
         let id = self.id ?? URL(fileURLWithPath: self.creative).deletingPathExtension().lastPathComponent
         let out = URL(fileURLWithPath: self.out ?? id).standardizedFileURL
         let target: ConditioningTarget

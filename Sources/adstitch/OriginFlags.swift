@@ -61,3 +61,14 @@ struct OriginFlags: ParsableArguments {
         return settings
     }
 }
+
+/// `--title` (validate, stitch, preview): which title of a catalogue campaign to load.
+struct TitleOption: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "For a catalogue campaign (program: { catalogue: URL }): the title to load, the path of its multivariant playlist below the prefix.",
+            valueName: "path"
+        )
+    )
+    var title: String?
+}

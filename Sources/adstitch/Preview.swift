@@ -25,8 +25,10 @@ struct Preview: ParsableCommand {
     @OptionGroup(title: "Origins")
     var origin: OriginFlags
 
+    @OptionGroup var catalogue: TitleOption
+
     func run() throws {
-        let loaded = try CampaignFile.load(self.campaign, origin: self.origin)
+        let loaded = try CampaignFile.load(self.campaign, origin: self.origin, title: self.catalogue.title)
         // What the ad decision server answers for each break, on standard error (`ad_server:`).
         let decisions = CLIAdServerDecisions.decide(loaded, for: self.viewer.context, origin: self.origin)
         for report in decisions.reports { Output.error(report.text) }

@@ -35,6 +35,8 @@ struct Stitch: ParsableCommand {
     @OptionGroup(title: "Origins")
     var origin: OriginFlags
 
+    @OptionGroup var catalogue: TitleOption
+
     func validate() throws {
         if self.insertion == .auto {
             throw ValidationError("--insertion auto depends on the player asking; stitch a session as stitched or interstitials")
@@ -45,7 +47,7 @@ struct Stitch: ParsableCommand {
     }
 
     func run() throws {
-        let campaign = try CampaignFile.load(self.campaign, origin: self.origin)
+        let campaign = try CampaignFile.load(self.campaign, origin: self.origin, title: self.catalogue.title)
         let directory = URL(fileURLWithPath: self.out, isDirectory: true).standardizedFileURL
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let uris =
@@ -89,13 +91,22 @@ enum CampaignFile {
         return try body(client.playlistSource.allowingLinks(into: origin.mediaRootURLs))
     }
 
-    static func load(_ path: String, origin: OriginFlags) throws -> Campaign {
+    /// `title`: a catalogue campaign's title to load as its programme; a catalogue needs one.
+    static func load(_ path: String, origin: OriginFlags, title: String?) throws -> Campaign {
+        let campaign: Campaign
         do {
-            return try Self.withSource(origin) { source in try CampaignLoader.load(URL(fileURLWithPath: path), source: source) }
+            campaign = try Self.withSource(origin) { source in try CampaignLoader.load(URL(fileURLWithPath: path), source: source, title: title) }
         } catch let error as CampaignError {
             for issue in error.issues { Output.error(Self.format(issue)) }
             throw ExitCode(1)
         }
+        if let catalogue = campaign.catalogue {
+            Output.error(
+                "\(path): error: campaign \(campaign.id) is a catalogue: give --title PATH, a title's multivariant playlist below \(catalogue.prefix.absoluteString)"
+            )
+            throw ExitCode(1)
+        }
+        return campaign
     }
 
     /// `file:line:column: error: field: message` (or `warning`).

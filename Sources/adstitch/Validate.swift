@@ -28,6 +28,8 @@ struct Validate: ParsableCommand {
     @OptionGroup(title: "Origins")
     var origin: OriginFlags
 
+    @OptionGroup var catalogue: TitleOption
+
     @Flag(help: "Also look inside the media segments of each campaign (needs ffprobe).")
     var media = false
 
@@ -139,9 +141,19 @@ struct Validate: ParsableCommand {
         var result = FileResult(file: file, kind: "campaign")
         let campaign: Campaign
         do {
-            campaign = try CampaignLoader.load(URL(fileURLWithPath: file), source: source)
+            campaign = try CampaignLoader.load(URL(fileURLWithPath: file), source: source, title: self.catalogue.title)
         } catch {
             for issue in error.issues { self.report(issue, to: &result) }
+            return result
+        }
+        // A catalogue's titles load as viewers start them: without --title its settings, pools and
+        // ads are what there is to check.
+        if let catalogue = campaign.catalogue {
+            let summary =
+                "\(file): catalogue \(campaign.id) is valid: titles below \(catalogue.prefix.absoluteString), \(campaign.ads.count) ads; "
+                + "give --title PATH to check a title"
+            result.summary = summary
+            if self.format == .text { Output.write(summary + "\n") }
             return result
         }
         // Every segment, key and init section the playlists name must be there (the server refuses

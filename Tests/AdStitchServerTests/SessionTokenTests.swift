@@ -130,6 +130,31 @@ struct SessionTokenTests {
         #expect(old.session == "s-1" && old.expires == 1_795_886_400)
     }
 
+    @Test("a catalogue session's title path is signed in (version 4); a token without one is version 3 and has none")
+    func cataloguePath() throws {
+        var token = SessionToken(
+            campaign: "library",
+            revision: "r1",
+            session: "s-1",
+            at: 1_795_800_000_000,
+            attributes: ["a": "b"],
+            expires: 1_795_886_400
+        )
+        let plain = token.encoded(secret: Self.secret)
+        #expect(SessionToken(decoding: plain, secret: Self.secret)?.title == nil)
+        for title in ["show/one/master.m3u8", "", "é/漢.m3u8", String(repeating: "x/", count: 500) + "m.m3u8"] {
+            token.title = title
+            let encoded = token.encoded(secret: Self.secret)
+            #expect(SessionToken(decoding: encoded, secret: Self.secret) == token)
+            let payload = Array(try #require(Data(base64Encoded: Self.padded(String(encoded.prefix { $0 != "." })))))
+            #expect(payload[0] == 4)
+            // Without its path, with a byte after it, or relabelled version 3: refused even when signed.
+            for broken in [Array(payload.dropLast()), payload + [0], [3] + payload.dropFirst()] {
+                #expect(SessionToken(decoding: Self.signed(broken), secret: Self.secret) == nil, "\(title): \(broken.prefix(4))")
+            }
+        }
+    }
+
     @Test("whether an ad server's decisions were recorded is signed in, for both insertion modes; a token without says no")
     func decidedFlag() throws {
         for insertion in [Insertion.stitched, .interstitials] {

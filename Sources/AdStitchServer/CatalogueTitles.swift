@@ -1,0 +1,372 @@
+import AdCampaign
+import AdOrigin
+import AdStitching
+import Foundation
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// The titles of one catalogue campaign (`program: { catalogue: URL }`, docs/campaign-format.md
+/// "Catalogues") this replica holds: each loaded when a viewer first starts it — its playlists
+/// fetched below the prefix, cut at its markers or by the schedule, laid out — and kept within
+/// the campaign's `cache:` bounds, least recently used first out.
+///
+/// - One load per title at a time, however many viewers start it at once (single flight).
+/// - After `cache.ttl` the next start asks the origin, conditionally, whether the title's
+///   playlists changed — in the background: that start gets the title it holds. A change loads a
+///   new revision for later sessions; a 404 or 410 stops new sessions of the title; any other
+///   failure keeps the title serving (stale on error).
+/// - A title's revision is a digest of the campaign file, the title's path and every byte of its
+///   playlists and the ads': replicas that read the same bytes agree, and a session's token names
+///   its revision. Revisions stay loaded while the cache holds them, current or not, so sessions
+///   keep their ads; a session whose revision this replica does not hold loads the title again,
+///   and plays if the origin still has those bytes (``restore(_:revision:)``).
+final class CatalogueTitles: Sendable {
+    /// The catalogue campaign as loaded from its file: every title is loaded from the same file.
+    struct Template: Sendable {
+        let campaign: Campaign
+        let catalogue: Catalogue
+        let file: URL
+        let folder: URL
+        /// Its local ad and slate playlists (``ServedCampaign/adPlaylists``), for the media route.
+        let adPlaylists: Set<URL>
+
+        init(campaign: Campaign, catalogue: Catalogue, file: URL, folder: URL) {
+            self.campaign = campaign
+            self.catalogue = catalogue
+            self.file = file
+            self.folder = folder
+            self.adPlaylists = ServedCampaign.adPlaylists(of: campaign)
+        }
+    }
+
+    /// A loaded title.
+    final class Title: Sendable {
+        let path: String
+        let served: ServedCampaign
+        /// The template revision it was loaded on: a changed campaign file loads titles anew.
+        let template: String
+        /// What the origin said of each of the title's playlists, for conditional requests.
+        let validators: [URL: Validator]
+        /// Roughly what it holds in memory (``estimatedBytes(_:playlistBytes:)``).
+        let bytes: Int
+
+        init(path: String, served: ServedCampaign, template: String, validators: [URL: Validator], bytes: Int) {
+            self.path = path
+            self.served = served
+            self.template = template
+            self.validators = validators
+            self.bytes = bytes
+        }
+    }
+
+    struct Validator: Sendable, Hashable {
+        var etag: String?
+        var lastModified: String?
+        /// A digest of the bytes and the URL after redirects: an origin without validators
+        /// answers 200 every time, and the bytes tell.
+        var digest: UInt64
+        var count: Int
+    }
+
+    /// Why a title cannot start: what the viewer's request gets.
+    enum Failure: Error {
+        /// The origin has no such title (404, 410).
+        case missing(String)
+        /// The origin failed (timeout, 5xx, connection).
+        case origin(String)
+        /// The title's playlists are not stitchable with the campaign's ads.
+        case invalid(String)
+    }
+
+    private struct State {
+        var template: Template
+        /// By path: the title new sessions of it get.
+        var current: [String: Title] = [:]
+        /// By revision: every title held, current or not, with its last use for eviction.
+        var held: [String: (title: Title, used: UInt64)] = [:]
+        var clock: UInt64 = 0
+        var bytes = 0
+        /// When each path's origin was last asked whether it changed.
+        var checked: [String: ContinuousClock.Instant] = [:]
+        /// Loads running, by path: later starts of the same title wait for it.
+        var loading: [String: Task<Title, any Error>] = [:]
+        var revalidating: Set<String> = []
+        /// Paths recently started, newest last (the preview's list), at most ``recentLimit``.
+        var recent: [String] = []
+    }
+
+    private let state: Mutex<State>
+    let remote: RemotePlaylists
+    let mediaRoots: [URL]
+    let logger: Logger
+    let metrics: ServerMetrics
+
+    static let recentLimit = 50
+
+    init(template: Template, remote: RemotePlaylists, mediaRoots: [URL], logger: Logger, metrics: ServerMetrics) {
+        self.state = Mutex(State(template: template))
+        self.remote = remote
+        self.mediaRoots = mediaRoots
+        self.logger = logger
+        self.metrics = metrics
+    }
+
+    var template: Template { self.state.withLock { $0.template } }
+
+    /// A new load of the campaign file: titles load on it from now on; those held stay for their
+    /// sessions while the cache keeps them.
+    func update(_ template: Template) {
+        self.state.withLock { state in
+            state.template = template
+            state.current = state.current.filter { $0.value.template == template.campaign.revision }
+            self.evict(&state)
+        }
+    }
+
+    /// The titles held: how many, and their estimated bytes.
+    var held: (titles: Int, bytes: Int) { self.state.withLock { ($0.held.count, $0.bytes) } }
+
+    /// Paths started recently, newest first.
+    var recent: [String] { self.state.withLock { $0.recent.reversed() } }
+
+    /// The title a held revision is, for a session's files (nil: not held here).
+    func title(revision: String) -> ServedCampaign? {
+        self.state.withLock { state in
+            guard let held = state.held[revision] else { return nil }
+            state.clock += 1
+            state.held[revision]?.used = state.clock
+            return held.title.served
+        }
+    }
+
+    /// The title at `path` for a new session: held, or loaded now (one load however many ask).
+    /// Past the cache's `ttl`, the origin is asked in the background whether it changed.
+    func start(_ path: String) async throws(Failure) -> ServedCampaign {
+        let (held, due) = self.state.withLock { state -> (Title?, Bool) in
+            state.recent.removeAll { $0 == path }
+            state.recent.append(path)
+            if state.recent.count > Self.recentLimit { state.recent.removeFirst() }
+            guard let title = state.current[path] else { return (nil, false) }
+            state.clock += 1
+            state.held[title.served.campaign.revision]?.used = state.clock
+            let checked = state.checked[path] ?? .now
+            guard ContinuousClock.now - checked >= state.template.catalogue.cache.ttl, state.revalidating.insert(path).inserted else {
+                return (title, false)
+            }
+            return (title, true)
+        }
+        if let held {
+            self.metrics.catalogueTitle(outcome: "hit")
+            if due { Task { await self.revalidate(held) } }
+            return held.served
+        }
+        self.metrics.catalogueTitle(outcome: "load")
+        return try await self.load(path).served
+    }
+
+    /// The title a session started on, loaded again (evicted, or started on another replica):
+    /// nil when the origin no longer has the bytes of `revision`.
+    func restore(_ path: String, revision: String) async throws(Failure) -> ServedCampaign? {
+        if let held = self.title(revision: revision) { return held }
+        let title = try await self.load(path)
+        return title.served.campaign.revision == revision ? title.served : nil
+    }
+
+    /// Loads `path`, or waits for the load already running.
+    private func load(_ path: String) async throws(Failure) -> Title {
+        let task = self.state.withLock { state -> Task<Title, any Error> in
+            if let running = state.loading[path] { return running }
+            let template = state.template
+            let task = Task<Title, any Error> {
+                defer { self.state.withLock { _ = $0.loading.removeValue(forKey: path) } }
+                let title = try await NIOThreadPool.singleton.runIfActive { try self.fetch(path, template: template) }
+                self.install(title)
+                return title
+            }
+            state.loading[path] = task
+            return task
+        }
+        do {
+            return try await task.value
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw .origin("\(error)")
+        }
+    }
+
+    /// Makes `title` the one new sessions of its path get, and holds it within the bounds.
+    private func install(_ title: Title) {
+        let revision = title.served.campaign.revision
+        self.state.withLock { state in
+            state.clock += 1
+            if state.held[revision] == nil { state.bytes += title.bytes }
+            state.held[revision] = (title, state.clock)
+            if title.template == state.template.campaign.revision { state.current[title.path] = title }
+            state.checked[title.path] = .now
+            self.evict(&state)
+        }
+        self.metrics.catalogueHeld(self.held.titles, bytes: self.held.bytes, campaign: title.served.campaign.id)
+    }
+
+    /// Drops the least recently used titles until `cache.titles` and `cache.memory_mib` hold
+    /// (the one used last always stays).
+    private func evict(_ state: inout State) {
+        let cache = state.template.catalogue.cache
+        while state.held.count > 1, state.held.count > cache.titles || state.bytes > cache.memoryMiB << 20 {
+            guard let oldest = state.held.min(by: { $0.value.used < $1.value.used }) else { return }
+            state.held[oldest.key] = nil
+            state.bytes -= oldest.value.title.bytes
+            let path = oldest.value.title.path
+            if state.current[path] === oldest.value.title {
+                state.current[path] = nil
+                state.checked[path] = nil
+            }
+        }
+    }
+
+    /// Asks the origin whether `title`'s playlists changed (conditional requests); a change
+    /// loads the title again, a 404 or 410 stops new sessions of it, another failure keeps it.
+    private func revalidate(_ title: Title) async {
+        defer { self.state.withLock { _ = $0.revalidating.remove(title.path) } }
+        let client = self.remote.client
+        var changed = false
+        for (url, validator) in title.validators.sorted(by: { $0.key.absoluteString < $1.key.absoluteString }) {
+            do {
+                let outcome = try await client.fetch(url, settings: client.settings, etag: validator.etag, lastModified: validator.lastModified)
+                if case .fetched(let playlist) = outcome, Self.digest(playlist) != validator.digest {
+                    changed = true
+                    break
+                }
+            } catch {
+                if case .status(let code) = error.reason, code == 404 || code == 410 {
+                    self.state.withLock { state in
+                        if state.current[title.path] === title { state.current[title.path] = nil }
+                        state.checked[title.path] = nil
+                    }
+                    self.logger.notice(
+                        "catalogue title gone from its origin; new sessions of it get 404, running ones keep playing",
+                        metadata: ["campaign": "\(title.served.campaign.id)", "title": "\(title.path)", "error": "\(error)"]
+                    )
+                    return
+                }
+                self.state.withLock { $0.checked[title.path] = .now }
+                self.logger.warning(
+                    "cannot revalidate a catalogue title; it keeps serving",
+                    metadata: ["campaign": "\(title.served.campaign.id)", "title": "\(title.path)", "error": "\(error)"]
+                )
+                return
+            }
+        }
+        guard changed else {
+            self.state.withLock { $0.checked[title.path] = .now }
+            return
+        }
+        do {
+            _ = try await self.load(title.path)
+        } catch {
+            self.state.withLock { $0.checked[title.path] = .now }
+            self.logger.warning(
+                "a catalogue title changed at its origin but does not load; the held revision keeps serving",
+                metadata: ["campaign": "\(title.served.campaign.id)", "title": "\(title.path)", "error": "\(error)"]
+            )
+        }
+    }
+
+    /// Fetches and loads the title (blocking: run on the thread pool).
+    private func fetch(_ path: String, template: Template) throws(Failure) -> Title {
+        let client = self.remote.client
+        let prefix = template.catalogue.prefix.absoluteString
+        let validators = Mutex([URL: Validator]())
+        let originFailure = Mutex<OriginError?>(nil)
+        // The title's playlists fresh from the origin; the ads' as the campaign's load read them.
+        let isTitle: @Sendable (URL) -> Bool = { $0.absoluteString.hasPrefix(prefix) }
+        let source = self.remote.source(current: true).allowingLinks(into: self.mediaRoots).routingRemote(isTitle) { url, options in
+            do {
+                // No validators sent: the answer is a playlist, never a 304.
+                guard case .fetched(let playlist) = try client.fetchWaiting(url, settings: client.settings.applying(options)) else {
+                    throw UnexpectedNotModified(url: url)
+                }
+                validators.withLock {
+                    $0[url] = Validator(
+                        etag: playlist.etag,
+                        lastModified: playlist.lastModified,
+                        digest: Self.digest(playlist),
+                        count: playlist.bytes.count
+                    )
+                }
+                return (Data(playlist.bytes), playlist.url)
+            } catch let error as OriginError {
+                originFailure.withLock { $0 = $0 ?? error }
+                throw error
+            }
+        }
+        let campaign: Campaign
+        do {
+            campaign = try CampaignLoader.load(template.file, source: source, title: path)
+            let missing = campaign.missingMedia()
+            guard missing.isEmpty else { throw CampaignError(missing) }
+        } catch {
+            if let failure = originFailure.withLock({ $0 }) {
+                if case .status(let code) = failure.reason, code == 404 || code == 410 {
+                    throw .missing("no title \(path) in catalogue \(template.campaign.id): \(failure)")
+                }
+                throw .origin("title \(path) of catalogue \(template.campaign.id) cannot be fetched: \(failure)")
+            }
+            throw .invalid("title \(path) of catalogue \(template.campaign.id) cannot be stitched: \(error)")
+        }
+        do {
+            let layout = try StitchLayout(campaign: campaign, uris: MediaController.uris(campaign: campaign.id, folder: template.folder))
+            let served = try ServedCampaign(
+                campaign: campaign,
+                folder: template.folder,
+                renderer: SessionRenderer(layout: layout),
+                origin: client,
+                mediaRoots: self.mediaRoots
+            )
+            let recorded = validators.withLock { $0 }
+            return Title(
+                path: path,
+                served: served,
+                template: template.campaign.revision,
+                validators: recorded,
+                bytes: Self.estimatedBytes(served, playlistBytes: recorded.values.reduce(0) { $0 + $1.count })
+            )
+        } catch {
+            throw .invalid("title \(path) of catalogue \(template.campaign.id) cannot be stitched: \((error as? StitchError)?.message ?? "\(error)")")
+        }
+    }
+
+    /// What a loaded title holds, roughly: its stitched blocks plain and deflated, and its
+    /// playlists parsed (segments as values, some four times their text).
+    static func estimatedBytes(_ served: ServedCampaign, playlistBytes: Int) -> Int {
+        let blocks = served.body.blocks.reduce(0) { $0 + $1.plain.readableBytes + $1.deflated.readableBytes }
+        return 4_096 + blocks + 4 * playlistBytes
+    }
+
+    private static func digest(_ playlist: FetchedPlaylist) -> UInt64 {
+        var digest = FNV1a()
+        digest.feed(playlist.bytes)
+        digest.feed(playlist.url.absoluteString)
+        return digest.value
+    }
+}
+
+extension CatalogueTitles.Failure {
+    var problem: Problem {
+        switch self {
+        case .missing(let detail): Problem.notFound(detail)
+        case .origin(let detail): Problem(status: .badGateway, title: "Origin failed", detail: detail + "; try again")
+        case .invalid(let detail): Problem(status: .unprocessableContent, title: "Title not stitchable", detail: detail)
+        }
+    }
+}
+
+/// A 304 to a request that sent no validators.
+private struct UnexpectedNotModified: Error, CustomStringConvertible {
+    var url: URL
+    var description: String { "\(self.url.absoluteString) answered 304 Not Modified to a request without validators" }
+}

@@ -1,0 +1,346 @@
+import AdCampaign
+import AdStitchServer
+import Crypto
+import Foundation
+import HLSPlaylist
+import Synchronization
+import Testing
+
+extension RealClients {
+    /// A catalogue campaign (`program: { catalogue: URL }`) served over a test origin holding
+    /// several titles of different shapes: one with ad markers, one without (the schedule places
+    /// its breaks), and a copy of that one under another path (the same bytes: a different title).
+    @Suite("Catalogues, served", .serialized)
+    struct CatalogueServeTests {
+        typealias Server = HardeningEndToEndTests.Server
+
+        /// The single-asset demo's programme as titles below `vod/` of a fresh origin folder:
+        /// `marked` as packaged (CUE and DATERANGE markers), `plain` and `plain-2` with the
+        /// markers taken out. Playlists are copies (tests edit them); segments are links.
+        static func originFolder() throws -> URL {
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("catalogue-origin-\(UUID().uuidString.prefix(8))")
+            let source = Repository.root.appendingPathComponent("Campaigns/single-asset/media/program")
+            for (title, markers) in [("marked", true), ("plain", false), ("plain-2", false)] {
+                let folder = root.appendingPathComponent("vod/\(title)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try FileManager.default.copyItem(at: source.appendingPathComponent("master.m3u8"), to: folder.appendingPathComponent("master.m3u8"))
+                for variant in ["240p", "360p"] {
+                    let target = folder.appendingPathComponent(variant)
+                    try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+                    for file in try FileManager.default.contentsOfDirectory(atPath: source.appendingPathComponent(variant).path) {
+                        let from = source.appendingPathComponent("\(variant)/\(file)")
+                        if file.hasSuffix(".m3u8") {
+                            var text = try String(contentsOf: from, encoding: .utf8)
+                            if !markers {
+                                text = text.split(separator: "\n", omittingEmptySubsequences: false)
+                                    .filter { !$0.hasPrefix("#EXT-X-CUE") && !$0.hasPrefix("#EXT-X-DATERANGE") }
+                                    .joined(separator: "\n")
+                            }
+                            try Data(text.utf8).write(to: target.appendingPathComponent(file))
+                        } else {
+                            try FileManager.default.createSymbolicLink(at: target.appendingPathComponent(file), withDestinationURL: from)
+                        }
+                    }
+                }
+            }
+            return root
+        }
+
+        /// A campaigns folder with the catalogue `library` over `origin`'s `vod/`, the demo's ads
+        /// and slate local.
+        static func campaigns(origin: StaticServer, cache: String = "{ titles: 10, ttl: 300 }") throws -> URL {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalogue-\(UUID().uuidString.prefix(8))")
+            let media = folder.appendingPathComponent("library/media")
+            try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+            for part in ["ads", "slate"] {
+                try FileManager.default.copyItem(
+                    at: Repository.root.appendingPathComponent("Campaigns/single-asset/media/\(part)"),
+                    to: media.appendingPathComponent(part)
+                )
+            }
+            let yaml = """
+                version: 1
+                id: library
+                program: { catalogue: "\(origin.base.absoluteString)vod/", breaks: markers }
+                marker_breaks: { duration: 3.84, pools: [prime] }
+                schedule: { preroll: 3.84, every: 12, mid_duration: 3.84, min_tail: 5, postroll: 3.84, pools: [prime] }
+                cache: \(cache)
+                slate: { playlist: media/slate/master.m3u8 }
+                pools:
+                  prime:
+                    - { id: alpha, playlist: media/ads/alpha/master.m3u8 }
+                    - { id: bravo, playlist: media/ads/bravo/master.m3u8 }
+
+                """
+            try Data(yaml.utf8).write(to: folder.appendingPathComponent("library/campaign.yaml"))
+            return folder
+        }
+
+        /// A test origin over ``originFolder()``, the catalogue over it and a server serving it;
+        /// all removed and stopped when it goes.
+        final class Setup {
+            let root: URL
+            let origin: StaticServer
+            let folder: URL
+            let server: Server
+
+            init(cache: String = "{ titles: 10, ttl: 300 }") async throws {
+                self.root = try CatalogueServeTests.originFolder()
+                self.origin = try await StaticServer(root: self.root)
+                self.folder = try CatalogueServeTests.campaigns(origin: self.origin, cache: cache)
+                self.server = try await Server(campaigns: self.folder)
+            }
+
+            deinit {
+                kill(self.server.process.pid, SIGKILL)
+                try? FileManager.default.removeItem(at: self.folder)
+                try? FileManager.default.removeItem(at: self.root)
+            }
+        }
+
+        /// A session of `title`: its master's status, its session path prefix and token.
+        struct Session {
+            var prefix: String
+            var token: SessionToken
+            var playlists: [String]
+        }
+
+        static func start(_ server: Server, _ title: String, query: String = "") throws -> Session {
+            let master = try server.get("/v1/campaigns/library/assets/\(title)?\(query)")
+            try #require(master.status == 200, "\(title): \(master.body)")
+            let playlists = master.body.split(separator: "\n").filter { $0.hasPrefix("sessions/") }.map { "/v1/campaigns/library/" + $0 }
+            let first = try #require(playlists.first)
+            let parts = first.split(separator: "/")
+            let tokenText = String(parts[parts.count - 2])
+            let token = try #require(SessionToken(decoding: tokenText, secret: SymmetricKey(data: Data("hardening".utf8))))
+            return Session(prefix: parts.dropLast().joined(separator: "/"), token: token, playlists: playlists)
+        }
+
+        /// The boundary manifest's breaks: id and start, in stream time.
+        static func breaks(_ server: Server, _ session: Session) throws -> [(id: String, start: String)] {
+            let manifest = try server.get("/" + session.prefix + "/boundaries.json")
+            #expect(manifest.status == 200)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(manifest.body.utf8)) as? [String: Any])
+            let breaks = try #require(json["breaks"] as? [[String: Any]])
+            return breaks.map { ($0["id"] as? String ?? "", ($0["start"] as? NSNumber)?.stringValue ?? "") }
+        }
+
+        /// What is wrong with a media playlist: it does not parse, or the linter finds errors.
+        static func errors(_ text: String) -> [String] {
+            do {
+                let playlist = try PlaylistParser().parseMediaPlaylist(text, url: URL(string: "http://adstitch.test/v0.m3u8")!)
+                return PlaylistLinter().lint(playlist).filter { $0.severity == .error }.map { "\($0)" }
+            } catch {
+                return ["does not parse: \(error)"]
+            }
+        }
+
+        @Test("titles with markers and without play with their breaks; one fetch for concurrent first viewers; bad paths refused")
+        func titlesPlay() async throws {
+            let setup = try await Setup()
+            let (origin, folder, server) = (setup.origin, setup.folder, setup.server)
+            defer { withExtendedLifetime(setup) {} }  // its deinit stops the servers
+
+            // Eight viewers start an unseen title at once: the origin sees one fetch of it.
+            let statuses = Mutex([Int]())
+            DispatchQueue.concurrentPerform(iterations: 8) { index in
+                let status = (try? server.get("/v1/campaigns/library/assets/marked/master.m3u8?session=first-\(index)").status) ?? 0
+                statuses.withLock { $0.append(status) }
+            }
+            #expect(statuses.withLock { $0 } == Array(repeating: 200, count: 8))
+            let hits = try origin.hits()
+            #expect(hits["/vod/marked/master.m3u8"] == 1, "\(hits)")
+            #expect(hits["/vod/marked/240p/index.m3u8"] == 1, "\(hits)")
+
+            // Markers: the CUE pair (3.84 s replaced at 5.76 s) and the DATERANGE splice (at 15.36 s).
+            let marked = try Self.start(server, "marked/master.m3u8", query: "session=m")
+            #expect(marked.token.title == "marked/master.m3u8")
+            let markedBreaks = try Self.breaks(server, marked)
+            #expect(markedBreaks.count == 2, "\(markedBreaks)")
+            #expect(markedBreaks.first?.start == "5.76", "\(markedBreaks)")
+
+            // No markers: the schedule's pre-roll, mid-rolls every 12 s (at the boundary at or
+            // before: 11.52 s and 23.04 s of programme) while 5 s remain, and the post-roll.
+            let plain = try Self.start(server, "plain/master.m3u8", query: "session=p")
+            let plainBreaks = try Self.breaks(server, plain)
+            #expect(plainBreaks.map(\.id) == ["preroll", "mid-1", "mid-2", "postroll"], "\(plainBreaks)")
+            #expect(plainBreaks.first?.start == "0", "\(plainBreaks)")
+            for session in [marked, plain] {
+                #expect(session.playlists.count == 2)
+                for path in session.playlists {
+                    let playlist = try server.get(path)
+                    #expect(playlist.status == 200)
+                    #expect(Self.errors(playlist.body).isEmpty, "\(path): \(Self.errors(playlist.body))")
+                    #expect(playlist.body.contains("#EXT-X-DISCONTINUITY") && playlist.body.hasSuffix("#EXT-X-ENDLIST\n"))
+                    // Programme segments from the origin, ads from the media route.
+                    let uris = playlist.body.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(BeaconTests.target)
+                    #expect(uris.contains { $0.hasPrefix(origin.base.absoluteString + "vod/") })
+                    #expect(uris.contains { $0.hasPrefix("/v1/campaigns/library/media/media/ads/") }, "\(uris)")
+                }
+            }
+            // An ad's segment through the media route (the catalogue's local media).
+            let adSegment = try #require(
+                try server.get(plain.playlists[0]).body.split(separator: "\n").map(BeaconTests.target).first {
+                    $0.hasPrefix("/v1/campaigns/library/media/")
+                }
+            )
+            #expect(try LoopbackHTTP.exchange("GET", port: server.port, path: adSegment).status == 200)
+
+            // The same bytes under another path are another title (the path is in the revision).
+            let copy = try Self.start(server, "plain-2/master.m3u8", query: "session=p")
+            #expect(copy.token.revision != plain.token.revision)
+
+            // Paths that could leave the prefix, or name no playlist, are refused; a missing title is a 404 naming it.
+            for bad in [
+                "../plain/master.m3u8", "%2e%2e/plain/master.m3u8", "plain//master.m3u8", "plain/./master.m3u8", "plain/master.txt",
+                "plain%2fmaster.m3u8",
+            ] {
+                let answer = try server.get("/v1/campaigns/library/assets/\(bad)")
+                #expect(answer.status == 400 || answer.status == 404, "\(bad): \(answer.status) \(answer.body)")
+                #expect(!answer.body.contains("#EXTM3U"), "\(bad)")
+            }
+            let missing = try server.get("/v1/campaigns/library/assets/nothing/master.m3u8")
+            #expect(missing.status == 404 && missing.body.contains("no title nothing\\/master.m3u8"), "\(missing)")
+            #expect(try server.get("/v1/campaigns/library/master.m3u8").body.contains("is a catalogue"))
+            #expect(try server.get("/v1/campaigns/nowhere/assets/plain/master.m3u8").status == 404)
+
+            // A second replica answers the first one's sessions with the same bytes, loading the title itself.
+            let replica = try await Server(campaigns: folder)
+            defer { kill(replica.process.pid, SIGKILL) }
+            for path in marked.playlists + plain.playlists + ["/" + plain.prefix + "/boundaries.json"] {
+                let (first, second) = (try server.get(path), try replica.get(path))
+                #expect(second.status == 200 && first.body == second.body, "\(path)")
+            }
+            #expect(server.healthy() && replica.healthy())
+        }
+
+        @Test("the cache holds at most its titles; an evicted title reloads on demand, with the same revision, for old and new sessions")
+        func cacheBound() async throws {
+            let setup = try await Setup(cache: "{ titles: 2, ttl: 300 }")
+            let (origin, server) = (setup.origin, setup.server)
+            defer { withExtendedLifetime(setup) {} }  // its deinit stops the servers
+
+            let first = try Self.start(server, "marked/master.m3u8", query: "session=old")
+            let firstPlaylist = try server.get(first.playlists[0])
+            _ = try Self.start(server, "plain/master.m3u8")
+            _ = try Self.start(server, "plain-2/master.m3u8")
+            let metrics = try server.get("/metrics").body
+            #expect(
+                metrics.contains("adstitch_catalogue_titles_held{campaign=\"library\"} 2"),
+                "\(metrics.split(separator: "\n").filter { $0.contains("catalogue") })"
+            )
+            #expect(try origin.hits()["/vod/marked/master.m3u8"] == 1)
+            // The old session's other rendition (not answered before): the title loads again.
+            let other = try server.get(first.playlists[1])
+            #expect(other.status == 200 && Self.errors(other.body).isEmpty)
+            #expect(try origin.hits()["/vod/marked/master.m3u8"] == 2, "reloaded for the old session")
+            #expect(try server.get(first.playlists[0]).body == firstPlaylist.body)
+            let again = try Self.start(server, "marked/master.m3u8", query: "session=new")
+            #expect(again.token.revision == first.token.revision)
+        }
+
+        @Test(
+            "after the ttl a changed title gets a new revision, a removed one 404 for new sessions, a dead origin stale answers; sessions keep theirs"
+        )
+        func revalidation() async throws {
+            let setup = try await Setup(cache: "{ titles: 10, ttl: 1 }")
+            let (root, origin, server) = (setup.root, setup.origin, setup.server)
+            defer { withExtendedLifetime(setup) {} }  // its deinit stops the servers
+
+            let before = try Self.start(server, "plain/master.m3u8", query: "session=before")
+            let beforeBreaks = try Self.breaks(server, before)
+            // The title loses its last segment at the origin.
+            for variant in ["240p", "360p"] {
+                let file = root.appendingPathComponent("vod/plain/\(variant)/index.m3u8")
+                let text = try String(contentsOf: file, encoding: .utf8)
+                try Data(text.replacingOccurrences(of: "#EXTINF:1.920000,\nseg_015.ts\n", with: "").utf8).write(to: file)
+            }
+            try await Task.sleep(for: .milliseconds(1_200))
+            var changed: Session?
+            for _ in 0..<20 where changed == nil {
+                let session = try Self.start(server, "plain/master.m3u8", query: "session=after")
+                if session.token.revision != before.token.revision { changed = session }
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            let after = try #require(changed, "a new revision after the ttl")
+            let afterBreaks = try Self.breaks(server, after)
+            #expect(afterBreaks.last?.start != beforeBreaks.last?.start, "the post-roll moved with the shorter title")
+            // The session started before keeps its ads and its programme.
+            #expect(try Self.breaks(server, before).map(\.start) == beforeBreaks.map(\.start))
+            #expect(try server.get(before.playlists[1]).body.contains("seg_015.ts"))
+
+            // The title disappears: new sessions get 404 once the origin says so; running ones play.
+            try FileManager.default.removeItem(at: root.appendingPathComponent("vod/plain/master.m3u8"))
+            try await Task.sleep(for: .milliseconds(1_200))
+            var gone = false
+            for _ in 0..<20 where !gone {
+                gone = try server.get("/v1/campaigns/library/assets/plain/master.m3u8").status == 404
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            #expect(gone)
+            #expect(try server.get(after.playlists[0]).status == 200)
+
+            // The origin stops: a held title keeps serving new sessions (stale on error).
+            _ = try Self.start(server, "marked/master.m3u8")
+            kill(origin.process.pid, SIGKILL)
+            try await Task.sleep(for: .milliseconds(1_200))
+            for _ in 0..<6 {
+                #expect(try server.get("/v1/campaigns/library/assets/marked/master.m3u8?session=stale").status == 200)
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            // An unseen title cannot load: 502, saying why.
+            let down = try server.get("/v1/campaigns/library/assets/plain-2/master.m3u8")
+            #expect(down.status == 502, "\(down)")
+            #expect(server.healthy())
+        }
+
+        @Test("the CLI checks and stitches a catalogue title given with --title, and says a catalogue needs one")
+        func commandLine() async throws {
+            let setup = try await Setup()
+            defer { withExtendedLifetime(setup) {} }
+            let file = setup.folder.appendingPathComponent("library/campaign.yaml").path
+            let cli = CLITests()
+            let template = try await cli.adstitch("validate", file)
+            #expect(template.status == 0 && template.output.contains("catalogue library is valid"), "\(template.output)")
+            let title = try await cli.adstitch("validate", file, "--title", "plain/master.m3u8")
+            #expect(title.status == 0 && title.output.contains("4 breaks"), "\(title.output)")
+            let out = FileManager.default.temporaryDirectory.appendingPathComponent("catalogue-cli-\(UUID().uuidString.prefix(6))")
+            defer { try? FileManager.default.removeItem(at: out) }
+            let stitched = try await cli.adstitch("stitch", file, "--title", "marked/master.m3u8", "--out", out.path)
+            #expect(stitched.status == 0 && FileManager.default.fileExists(atPath: out.appendingPathComponent("v0.m3u8").path), "\(stitched.output)")
+            let untitled = try await cli.adstitch("stitch", file, "--out", out.path)
+            #expect(untitled.status == 1 && untitled.output.contains("is a catalogue: give --title PATH"), "\(untitled.output)")
+            let escape = try await cli.adstitch("validate", file, "--title", "../marked/master.m3u8")
+            #expect(escape.status == 1 && escape.output.contains("is not a title path below the catalogue"), "\(escape.output)")
+            let missing = try await cli.adstitch("validate", file, "--title", "gone/master.m3u8")
+            #expect(missing.status == 1 && missing.output.contains("gone/master.m3u8 answered HTTP 404"), "\(missing.output)")
+        }
+
+        @Test("GStreamer decodes every frame of a catalogue session; an interstitial session lists its ads")
+        func realClients() async throws {
+            let setup = try await Setup()
+            let server = setup.server
+            defer { withExtendedLifetime(setup) {} }  // its deinit stops the servers
+
+            let session = try Self.start(server, "plain/master.m3u8", query: "session=gst")
+            let manifest = try server.get("/" + session.prefix + "/boundaries.json")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(manifest.body.utf8)) as? [String: Any])
+            let duration = try #require((json["duration"] as? NSNumber).flatMap { ExactDecimal($0.stringValue) })
+            let decoded = try await Decoded(
+                URL(string: "http://127.0.0.1:\(server.port)\(session.playlists[0])")!,
+                scratch: FileManager.default.temporaryDirectory
+            )
+            #expect(decoded.videoFrames == RealClientTests.frames(duration, fps: 25), "\(decoded.videoFrames) frames for \(duration) s")
+
+            let interstitial = try Self.start(server, "marked/master.m3u8", query: "session=hls&insertion=interstitials")
+            #expect(interstitial.token.insertion == .interstitials)
+            let primary = try server.get(interstitial.playlists[0]).body
+            #expect(primary.contains("CLASS=\"com.apple.hls.interstitial\""), "\(primary.prefix(600))")
+            let listURI = try #require(
+                primary.split(separator: ",").first { $0.hasPrefix("X-ASSET-LIST=") }?.split(separator: "\"").dropFirst().first
+            )
+            let list = try server.get("/" + interstitial.prefix + "/" + listURI)
+            #expect(list.status == 200 && list.body.contains("ASSETS"), "\(listURI): \(list)")
+        }
+    }
+}
