@@ -1,7 +1,7 @@
 # AdStitch — see README.md. `make test` and `make run` work on a fresh Debian machine.
 SWIFT ?= swift
 
-.PHONY: all deps hlsjs build lint format test run bench bench-http fuzz soak clean
+.PHONY: all deps hlsjs build lint format test run bench bench-http bench-catalogue fuzz soak clean
 
 all: build
 
@@ -51,6 +51,11 @@ bench: deps
 BENCH_SECONDS ?= 15
 bench-http: deps
 	scripts/bench-http.sh $(BENCH_SECONDS)
+
+# A catalogue of TITLES two-hour titles (default 10,000) on an nginx origin: cold and warm session
+# starts, one fetch per title, RSS against cache.memory_mib. Figures go in docs/performance.md.
+bench-catalogue: deps
+	scripts/bench-catalogue.sh
 
 # libFuzzer over the playlist parser and over the campaign pipeline (load, plan, render);
 # RUNS=N executions of each (default 1,000,000). Figures in docs/reliability.md.

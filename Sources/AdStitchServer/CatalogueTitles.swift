@@ -171,6 +171,13 @@ final class CatalogueTitles: Sendable {
     /// nil when the origin no longer has the bytes of `revision`.
     func restore(_ path: String, revision: String) async throws(Failure) -> ServedCampaign? {
         if let held = self.title(revision: revision) { return held }
+        // The title as held now, checked within the ttl, is another revision: the origin has moved
+        // on, and asking it again for every file of an old session would only repeat that.
+        let fresh = self.state.withLock { state -> Bool in
+            guard let current = state.current[path], let checked = state.checked[path] else { return false }
+            return ContinuousClock.now - checked < state.template.catalogue.cache.ttl && current.served.campaign.revision != revision
+        }
+        if fresh { return nil }
         let title = try await self.load(path)
         return title.served.campaign.revision == revision ? title.served : nil
     }

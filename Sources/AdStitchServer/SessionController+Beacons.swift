@@ -87,7 +87,7 @@ extension SessionController {
     {
         guard let firer = self.beacons, let ledger = self.ledger else { return }
         guard let token = self.sessions.get(tokenText)?.token ?? SessionToken(decoding: tokenText, keys: self.policy.verifyingKeys),
-            token.campaign == id, let served = self.store.campaign(id, revision: token.revision)
+            token.campaign == id, let served = await self.served(token)
         else { return }
         guard let plan = await self.renderedPlan(served, token, tokenText: tokenText), plan.pieces.indices.contains(piece),
             case .ad(let ad, _) = plan.pieces[piece].kind
@@ -122,7 +122,7 @@ extension SessionController {
             throw Problem(status: .serviceUnavailable, title: "Ledger unavailable", detail: "the beacon ledger did not answer; try again")
         }
         var plan: Plan?
-        if let served = self.store.campaign(token.campaign, revision: token.revision) {
+        if let served = await self.served(token) {
             plan = await self.renderedPlan(served, token, tokenText: tokenText)
         }
         let events: [JSONValue] = entries.map { entry in

@@ -398,6 +398,14 @@ struct SessionController: Sendable {
         return .complete(headers, body)
     }
 
+    /// The load a session's revision is on: kept by the store, or (a catalogue's title this
+    /// replica does not hold) loaded again; nil when neither can be.
+    func served(_ token: SessionToken) async -> ServedCampaign? {
+        if let served = self.store.campaign(token.campaign, revision: token.revision) { return served }
+        guard let path = token.title, let titles = self.store.catalogue(token.campaign) else { return nil }
+        return try? await titles.restore(path, revision: token.revision)
+    }
+
     /// Loads the title of a catalogue session this replica does not hold; 410 when the origin no
     /// longer has the revision the session started on.
     private func restoreTitle(_ token: SessionToken) async throws {
