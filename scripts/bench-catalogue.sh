@@ -16,12 +16,14 @@
 #          catalogue's own estimate of what it holds.
 #
 # Usage: scripts/bench-catalogue.sh
-# Environment: TITLES (10000), COLD (200 cold starts measured), MEMORY_MIB (256), SECONDS_PER_RUN (10 per wrk run).
+# Environment: TITLES (10000), COLD (200 cold starts measured), WARM (30: the titles the warm load
+#   asks for, Zipf(1.0), all held within MEMORY_MIB), MEMORY_MIB (256), SECONDS_PER_RUN (10 per wrk run).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 titles=${TITLES:-10000}
 cold=${COLD:-200}
+warm_titles=${WARM:-30}
 memory_mib=${MEMORY_MIB:-256}
 seconds=${SECONDS_PER_RUN:-10}
 scripts/install-deps.sh wrk nginx curl
@@ -141,10 +143,13 @@ threads = [threading.Thread(target=start, args=(i,)) for i in range(32)]
 PY
 flight_fetches=$(( $(grep -c '^/template/master.m3u8$' "$work/origin.log" || true) - masters_before ))
 
-# Warm: Zipf(1.0) over the cold titles (all loaded), a new session per request; beside new
-# sessions of the two-hour campaign.
+# Warm: Zipf(1.0) over WARM titles (loaded first, all held), a new session per request; beside
+# new sessions of the two-hour campaign.
+for index in $(seq 0 $((warm_titles - 1))); do
+    curl -sf "http://127.0.0.1:$app_port/v1/campaigns/cat/assets/t$((200000 + index))/master.m3u8" >/dev/null
+done
 cat >"$work/zipf.lua" <<LUA
-local n = $cold
+local n = $warm_titles
 local cdf, total = {}, 0
 for k = 1, n do total = total + 1 / k; cdf[k] = total end
 counter = 0
@@ -153,7 +158,7 @@ request = function()
   counter = counter + 1
   local r, lo, hi = math.random() * total, 1, n
   while lo < hi do local mid = math.floor((lo + hi) / 2); if cdf[mid] < r then lo = mid + 1 else hi = mid end end
-  return wrk.format("GET", "/v1/campaigns/cat/assets/t" .. (100000 + lo - 1) .. "/master.m3u8?session=w-" .. prefix .. "-" .. counter)
+  return wrk.format("GET", "/v1/campaigns/cat/assets/t" .. (200000 + lo - 1) .. "/master.m3u8?session=w-" .. prefix .. "-" .. counter)
 end
 LUA
 cat >"$work/campaign.lua" <<'LUA'
@@ -214,7 +219,7 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo "| The same seven playlists from the origin alone: p50 / p99 | $fetch_p50 / $fetch_p99 ms |"
     echo "| AdStitch's part of a cold start (p50 difference) | $(awk -v a="$cold_p50" -v b="$fetch_p50" 'BEGIN {printf "%.1f", a - b}') ms |"
     echo "| Origin fetches of a title's master for 32 simultaneous first viewers | $flight_fetches |"
-    awk '{printf "| Warm: %s (wrk -c32): requests/s, p50, p99 | %s/s, %s, %s |\n", $1, $2, $3, $4}' "$work/warm.txt"
+    awk -v n="$warm_titles" '{printf "| Warm: %s (wrk -c32%s): requests/s, p50, p99 | %s/s, %s, %s |\n", $1, ($1 ~ /zipf/ ? ", " n " titles" : ""), $2, $3, $4}' "$work/warm.txt"
     echo "| RSS before the titles / peak while touching all $titles / at the end | $baseline_rss / $peak_rss (VmHWM $hwm) / $end_rss MiB |"
     echo "| Titles held at the end, and their estimated bytes | $held titles, $held_bytes MiB |"
     echo "| Title loads / origin fetches of a master over the whole run | $loads / $origin_masters |"

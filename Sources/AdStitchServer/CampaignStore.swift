@@ -194,6 +194,19 @@ public final class CampaignStore: Sendable {
         return served ?? catalogue?.title(revision: revision)
     }
 
+    /// What else holds a catalogue title's load forgets it when the title is evicted (the
+    /// sessions planned on it: ``SessionController``), so a title's memory goes with it.
+    private let evictionObservers = Mutex([@Sendable ([String]) -> Void]())
+
+    func onTitlesEvicted(_ observer: @escaping @Sendable ([String]) -> Void) {
+        self.evictionObservers.withLock { $0.append(observer) }
+    }
+
+    func titlesEvicted(_ revisions: [String]) {
+        guard !revisions.isEmpty else { return }
+        for observer in self.evictionObservers.withLock({ $0 }) { observer(revisions) }
+    }
+
     /// The catalogue campaign `id` (`program: { catalogue: URL }`); nil: none is loaded.
     func catalogue(_ id: String) -> CatalogueTitles? {
         self.state.withLock { $0.catalogues[id] }
@@ -484,7 +497,8 @@ public final class CampaignStore: Sendable {
                     remote: remote,
                     mediaRoots: self.mediaRoots,
                     logger: self.logger,
-                    metrics: self.metrics
+                    metrics: self.metrics,
+                    store: self
                 )
             }
             state.entries[file.path] = Entry(

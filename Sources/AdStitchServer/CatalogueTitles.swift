@@ -103,10 +103,13 @@ final class CatalogueTitles: Sendable {
     let mediaRoots: [URL]
     let logger: Logger
     let metrics: ServerMetrics
+    /// Told of evicted revisions, so nothing else keeps them alive (``CampaignStore/titlesEvicted(_:)``).
+    private weak let store: CampaignStore?
 
     static let recentLimit = 50
 
-    init(template: Template, remote: RemotePlaylists, mediaRoots: [URL], logger: Logger, metrics: ServerMetrics) {
+    init(template: Template, remote: RemotePlaylists, mediaRoots: [URL], logger: Logger, metrics: ServerMetrics, store: CampaignStore?) {
+        self.store = store
         self.state = Mutex(State(template: template))
         self.remote = remote
         self.mediaRoots = mediaRoots
@@ -119,11 +122,12 @@ final class CatalogueTitles: Sendable {
     /// A new load of the campaign file: titles load on it from now on; those held stay for their
     /// sessions while the cache keeps them.
     func update(_ template: Template) {
-        self.state.withLock { state in
+        let evicted = self.state.withLock { state in
             state.template = template
             state.current = state.current.filter { $0.value.template == template.campaign.revision }
-            self.evict(&state)
+            return self.evict(&state)
         }
+        self.store?.titlesEvicted(evicted)
     }
 
     /// The titles held: how many, and their estimated bytes.
@@ -189,8 +193,14 @@ final class CatalogueTitles: Sendable {
             let template = state.template
             let task = Task<Title, any Error> {
                 defer { self.state.withLock { _ = $0.loading.removeValue(forKey: path) } }
-                let title = try await NIOThreadPool.singleton.runIfActive { try self.fetch(path, template: template) }
-                self.install(title)
+                let title = try await NIOThreadPool.singleton.runIfActive {
+                    let title = try self.fetch(path, template: template)
+                    self.install(title)
+                    // A load allocates tens of MB for moments (parsing, laying out); an eviction
+                    // frees a title. Hand the freed pages back, or RSS keeps them.
+                    HeapTrim.release()
+                    return title
+                }
                 return title
             }
             state.loading[path] = task
@@ -208,23 +218,26 @@ final class CatalogueTitles: Sendable {
     /// Makes `title` the one new sessions of its path get, and holds it within the bounds.
     private func install(_ title: Title) {
         let revision = title.served.campaign.revision
-        self.state.withLock { state in
+        let evicted = self.state.withLock { state in
             state.clock += 1
             if state.held[revision] == nil { state.bytes += title.bytes }
             state.held[revision] = (title, state.clock)
             if title.template == state.template.campaign.revision { state.current[title.path] = title }
             state.checked[title.path] = .now
-            self.evict(&state)
+            return self.evict(&state)
         }
+        self.store?.titlesEvicted(evicted)
         self.metrics.catalogueHeld(self.held.titles, bytes: self.held.bytes, campaign: title.served.campaign.id)
     }
 
     /// Drops the least recently used titles until `cache.titles` and `cache.memory_mib` hold
-    /// (the one used last always stays).
-    private func evict(_ state: inout State) {
+    /// (the one used last always stays); returns the revisions dropped.
+    private func evict(_ state: inout State) -> [String] {
         let cache = state.template.catalogue.cache
+        var evicted: [String] = []
         while state.held.count > 1, state.held.count > cache.titles || state.bytes > cache.memoryMiB << 20 {
-            guard let oldest = state.held.min(by: { $0.value.used < $1.value.used }) else { return }
+            guard let oldest = state.held.min(by: { $0.value.used < $1.value.used }) else { break }
+            evicted.append(oldest.key)
             state.held[oldest.key] = nil
             state.bytes -= oldest.value.title.bytes
             let path = oldest.value.title.path
@@ -233,6 +246,7 @@ final class CatalogueTitles: Sendable {
                 state.checked[path] = nil
             }
         }
+        return evicted
     }
 
     /// Asks the origin whether `title`'s playlists changed (conditional requests); a change
@@ -348,10 +362,13 @@ final class CatalogueTitles: Sendable {
     }
 
     /// What a loaded title holds, roughly: its stitched blocks plain and deflated, and its
-    /// playlists parsed (segments as values, some four times their text).
+    /// playlists parsed — segments as values with their URLs and lines, sixteen times their text.
+    /// Calibrated on 2026-11-28: loading 160 two-hour titles of six variants (239 KB of playlists
+    /// each; 1.0 MB of blocks) one after another without eviction grew the server's RSS by 4.8 MB
+    /// a title, evenly (scripts/bench-catalogue.sh's setup; docs/performance.md "Catalogues").
     static func estimatedBytes(_ served: ServedCampaign, playlistBytes: Int) -> Int {
         let blocks = served.body.blocks.reduce(0) { $0 + $1.plain.readableBytes + $1.deflated.readableBytes }
-        return 4_096 + blocks + 4 * playlistBytes
+        return 4_096 + blocks + 16 * playlistBytes
     }
 
     private static func digest(_ playlist: FetchedPlaylist) -> UInt64 {
@@ -376,4 +393,20 @@ extension CatalogueTitles.Failure {
 private struct UnexpectedNotModified: Error, CustomStringConvertible {
     var url: URL
     var description: String { "\(self.url.absoluteString) answered 304 Not Modified to a request without validators" }
+}
+
+/// glibc's `malloc_trim(0)`: free heap pages go back to the system (looked up at run time, as
+/// `serve` looks up `mallopt`: Swift's Glibc module does not declare them). Nothing elsewhere.
+enum HeapTrim {
+    private typealias Trim = @convention(c) (Int) -> Int32
+    private static let trim: Trim? = {
+        #if os(Linux)
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: Trim.self)
+        #else
+        return nil
+        #endif
+    }()
+
+    static func release() { _ = Self.trim?(0) }
 }

@@ -78,7 +78,11 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
         /// Takes out the least recently used entry and returns it.
         mutating func evictTail() -> Slot? {
-            let slot = self.tail
+            self.remove(self.tail)
+        }
+
+        /// Takes out the entry in `slot`, if any, and returns it.
+        mutating func remove(_ slot: Int) -> Slot? {
             guard slot >= 0, let entry = self.slots[slot] else { return nil }
             self.unlink(slot)
             self.index[entry.key] = nil
@@ -106,6 +110,15 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             state.pushFront(slot)
             return state.slots[slot]?.value
         }
+    }
+
+    /// Forgets every entry `matching` says yes to (released after the lock).
+    func removeAll(matching: (Key, Value) -> Bool) {
+        let removed = self.state.withLock { state -> [Slot] in
+            let slots = state.index.values.filter { slot in state.slots[slot].map { matching($0.key, $0.value) } ?? false }
+            return slots.compactMap { state.remove($0) }
+        }
+        _ = removed
     }
 
     func put(_ key: Key, _ value: Value) {

@@ -70,6 +70,13 @@ struct SessionController: Sendable {
         self.ledger = ledger
         self.cache = ResponseCache(budget: cacheBytes)
         self.sessions = LRUCache(budget: Self.plannedSessionBytes) { token, session in Self.estimatedBytes(session, token: token) }
+        // A planned session holds its load's renderer: an evicted catalogue title's sessions
+        // would keep the title's layout alive past the cache's bounds. Planned again if asked.
+        let sessions = self.sessions
+        store.onTitlesEvicted { revisions in
+            let dropped = Set(revisions)
+            sessions.removeAll { _, session in dropped.contains(session.token.revision) }
+        }
     }
 
     /// A token whose signature was checked, and its plan on one load of its revision. A class,

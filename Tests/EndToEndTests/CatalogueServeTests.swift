@@ -316,7 +316,7 @@ extension RealClients {
             #expect(missing.status == 1 && missing.output.contains("gone/master.m3u8 answered HTTP 404"), "\(missing.output)")
         }
 
-        @Test("GStreamer decodes every frame of a catalogue session; an interstitial session lists its ads")
+        @Test("GStreamer decodes every frame of a catalogue session and hls.js plays it to the end; an interstitial session lists its ads")
         func realClients() async throws {
             let setup = try await Setup()
             let server = setup.server
@@ -331,6 +331,12 @@ extension RealClients {
                 scratch: FileManager.default.temporaryDirectory
             )
             #expect(decoded.videoFrames == RealClientTests.frames(duration, fps: 25), "\(decoded.videoFrames) frames for \(duration) s")
+
+            // hls.js (MSE, transmuxing TS) plays the stitched session to its end.
+            let master = try server.get("/v1/campaigns/library/assets/plain/master.m3u8?session=hlsjs")
+            let log = try await InterstitialEndToEndTests.playWithHlsJs(port: server.port, campaign: "library", master: master.body)
+            let ended = log.last { $0.hasPrefix("video-ended:") }.flatMap { Double($0.dropFirst("video-ended:".count)) }
+            #expect(ended.map { abs($0 - duration.doubleValue) < 0.5 } == true, "ended at \(String(describing: ended)) of \(duration) s; \(log)")
 
             let interstitial = try Self.start(server, "marked/master.m3u8", query: "session=hls&insertion=interstitials")
             #expect(interstitial.token.insertion == .interstitials)
