@@ -14,24 +14,56 @@ struct CatalogueController: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         router.getAndHead(Routes.campaigns) { _, _ in self.list() }
         router.getAndHead(Routes.creatives) { _, _ in try await self.creatives() }
-        router.getAndHead(Routes.player) { _, context in try self.player(context) }
+        router.getAndHead(Routes.player) { request, context in try self.player(request, context) }
     }
 
     /// `GET /play/{id}`: a page that plays a new session of the campaign in a `<video>`
     /// (Chromium and Safari play HLS natively). `/preview/{id}` shows what a given viewer gets.
     /// `crossorigin`: Chromium's native HLS refuses segments from another origin than the
     /// playlist's (a live channel's, a remote campaign's) unless they load with CORS.
-    func player(_ context: BasicRequestContext) throws -> Response {
-        let served = try self.store.campaign(for: context)
-        let id = PreviewPage.escape(served.campaign.id)
+    ///
+    /// A catalogue's page plays the title `?title=PATH` (its multivariant playlist below the
+    /// prefix), and lists the titles started recently on this replica.
+    func player(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+        let id = try context.parameters.require("id")
+        let campaign: Campaign
+        var source = Routes.masterPath(id)
+        var recent = ""
+        if let titles = self.store.catalogue(id) {
+            let template = titles.template
+            campaign = template.campaign
+            let asked = request.uri.queryParameters["title"].map(String.init)
+            if let asked {
+                guard template.catalogue.url(of: asked) != nil else {
+                    throw Problem.notFound("\(asked) is not a title path of catalogue \(id) (a path below its prefix ending in .m3u8)")
+                }
+                source = Routes.catalogueMasterPath(id, title: asked)
+            }
+            let links = titles.recent.map {
+                "<li><a href=\"/play/\(PreviewPage.escape(id))?title=\(PreviewPage.escape($0))\">\(PreviewPage.escape($0))</a></li>"
+            }
+            recent = "<p>Titles started recently on this replica:</p><ul>\(links.joined())</ul>"
+            if asked == nil {
+                source = ""
+            }
+        } else {
+            campaign = try self.store.campaign(for: context).campaign
+        }
+        let escaped = PreviewPage.escape(campaign.id)
+        let video =
+            source.isEmpty
+            ? "<p>A catalogue: give <code>?title=PATH</code>, a title's multivariant playlist below <code>\(PreviewPage.escape(campaign.catalogue?.prefix.absoluteString ?? ""))</code>.</p>"
+            : """
+            <video id="video" controls autoplay muted playsinline crossorigin="anonymous" src="\(PreviewPage.escape(source))"></video>
+            <p>A new session each time the page loads: <code>\(PreviewPage.escape(source))</code>.
+            <a href="/preview/\(escaped)">Preview</a> what a given viewer gets, and why.</p>
+            """
         let html = """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch · \(id)</title>
+            <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch · \(escaped)</title>
             <style>\(Self.playerStyle)</style></head>
-            <body><h1>\(PreviewPage.escape(served.campaign.title))</h1>
-            <video id="video" controls autoplay muted playsinline crossorigin="anonymous" src="/v1/campaigns/\(id)/master.m3u8"></video>
-            <p>A new session each time the page loads: <code>/v1/campaigns/\(id)/master.m3u8</code>.
-            <a href="/preview/\(id)">Preview</a> what a given viewer gets, and why.</p>
+            <body><h1>\(PreviewPage.escape(campaign.title))</h1>
+            \(video)\(recent)
             </body></html>
             """
         // The preview's page headers, its Content-Security-Policy among them, with this page's one
@@ -91,6 +123,14 @@ struct CatalogueController: Sendable {
             if let id = status.id { entry["id"] = id }
             if let revision = status.serving { entry["revision"] = revision }
             if let error = status.error { entry["error"] = error }
+            if let titles = status.id.flatMap(self.store.catalogue) {
+                let held = titles.held
+                entry["catalogue"] =
+                    [
+                        "prefix": titles.template.catalogue.prefix.absoluteString, "titlesHeld": held.titles, "bytesHeld": held.bytes,
+                        "recent": titles.recent,
+                    ] as [String: Any]
+            }
             return entry
         }
         let data = (try? JSONSerialization.data(withJSONObject: ["campaigns": statuses], options: [.sortedKeys, .prettyPrinted])) ?? Data()

@@ -150,10 +150,8 @@ final class CatalogueTitles: Sendable {
     /// Past the cache's `ttl`, the origin is asked in the background whether it changed.
     func start(_ path: String) async throws(Failure) -> ServedCampaign {
         let (held, due) = self.state.withLock { state -> (Title?, Bool) in
-            state.recent.removeAll { $0 == path }
-            state.recent.append(path)
-            if state.recent.count > Self.recentLimit { state.recent.removeFirst() }
             guard let title = state.current[path] else { return (nil, false) }
+            Self.started(path, &state)
             state.clock += 1
             state.held[title.served.campaign.revision]?.used = state.clock
             let checked = state.checked[path] ?? .now
@@ -168,7 +166,16 @@ final class CatalogueTitles: Sendable {
             return held.served
         }
         self.metrics.catalogueTitle(outcome: "load")
-        return try await self.load(path).served
+        let loaded = try await self.load(path).served
+        self.state.withLock { Self.started(path, &$0) }
+        return loaded
+    }
+
+    /// Notes `path` as started now (``recent``).
+    private static func started(_ path: String, _ state: inout State) {
+        state.recent.removeAll { $0 == path }
+        state.recent.append(path)
+        if state.recent.count > Self.recentLimit { state.recent.removeFirst() }
     }
 
     /// The title a session started on, loaded again (evicted, or started on another replica):

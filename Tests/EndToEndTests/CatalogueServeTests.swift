@@ -204,6 +204,19 @@ extension RealClients {
             #expect(try server.get("/v1/campaigns/library/master.m3u8").body.contains("is a catalogue"))
             #expect(try server.get("/v1/campaigns/nowhere/assets/plain/master.m3u8").status == 404)
 
+            // GET /v1/campaigns shows what the catalogue holds and what was started; /play plays a title.
+            let list = try #require(
+                try JSONSerialization.jsonObject(with: Data(server.get("/v1/campaigns").body.utf8)) as? [String: [[String: Any]]]
+            )
+            let entry = try #require(list["campaigns"]?.first { $0["id"] as? String == "library" }?["catalogue"] as? [String: Any])
+            #expect((entry["titlesHeld"] as? Int) == 3 && (entry["bytesHeld"] as? Int ?? 0) > 0, "\(entry)")
+            #expect((entry["recent"] as? [String])?.prefix(2) == ["plain-2/master.m3u8", "plain/master.m3u8"], "\(entry)")
+            let page = try server.get("/play/library?title=plain/master.m3u8")
+            #expect(page.status == 200 && page.body.contains("src=\"/v1/campaigns/library/assets/plain/master.m3u8\""), "\(page.body)")
+            let index = try server.get("/play/library")
+            #expect(index.status == 200 && index.body.contains("href=\"/play/library?title=marked/master.m3u8\""), "\(index.body)")
+            #expect(try server.get("/play/library?title=../marked/master.m3u8").status == 404)
+
             // A second replica answers the first one's sessions with the same bytes, loading the title itself.
             let replica = try await Server(campaigns: folder)
             defer { kill(replica.process.pid, SIGKILL) }
