@@ -58,10 +58,10 @@ if [ ! -x "$binary" ]; then
     exit 2
 fi
 
-# --- the embedded schemas must still be docs/boundary-manifest.schema.json, docs/asset-list.schema.json and
-# docs/live-boundary-manifest.schema.json
+# --- the embedded schemas must still be docs/boundary-manifest.schema.json, docs/asset-list.schema.json,
+# docs/live-boundary-manifest.schema.json and docs/tracking.schema.json
 "$py" - "$root/docs/openapi.yaml" "$root/docs/boundary-manifest.schema.json" "$root/docs/asset-list.schema.json" \
-    "$root/docs/live-boundary-manifest.schema.json" <<'EOF'
+    "$root/docs/live-boundary-manifest.schema.json" "$root/docs/tracking.schema.json" <<'EOF'
 import json, sys, yaml
 spec = yaml.safe_load(open(sys.argv[1]))
 schemas = spec["components"]["schemas"]
@@ -71,6 +71,8 @@ embedded = [
                                        "island": "BoundaryIsland", "primary": "BoundaryPrimary"}),
     (sys.argv[3], "AssetList", {"asset": "AssetListAsset", "signaling": "AssetListSignaling", "creative": "AssetListCreative"}),
     (sys.argv[4], "LiveBoundaryManifest", {"date": "LiveBoundaryDate", "break": "LiveBoundaryBreak", "ad": "LiveBoundaryAd"}),
+    (sys.argv[5], "TrackingDocument", {"time": "TrackingTime", "urls": "TrackingUrls", "break": "TrackingBreak", "ad": "TrackingAd",
+                                       "event": "TrackingEvent", "verification": "TrackingVerification"}),
 ]
 for path, top, names in embedded:
     def moved(node):

@@ -4,7 +4,9 @@ only. Every answer is built from the request path and query, so a test names the
 every request is recorded (with its query and its X-Device-* headers) for tests to read back.
 
 Creatives are HLS multivariant playlists under --media-base (the ads of a campaign served by an
-origin), each ad by its id: <media-base>/<id>/master.m3u8, its UniversalAdId "UAID-<id>".
+origin), each ad by its id: <media-base>/<id>/master.m3u8, its UniversalAdId "UAID-<id>". Every
+inline ad has a pause tracker and an Open Measurement verification in <AdVerifications> (VAST
+4.1+); every wrapper one of its own in <Extensions><Extension type="AdVerifications"> (VAST 3).
 
   /vast/inline?ad=ID&dur=SECONDS            one inline ad
   /vast/pod?ads=ID,ID,…&dur=S,S,…           a pod, sequence 1…n in the order given
@@ -57,6 +59,15 @@ class Answers:
     def tracker(self, ad, event):
         return cdata("%s/track/%s?ad=%s" % (self.base, event, urllib.parse.quote(ad)))
 
+    def verification(self, vendor, ad):
+        return (
+            '<Verification vendor="%s"><JavaScriptResource apiFramework="omid" browserOptional="true">%s</JavaScriptResource>'
+            '<VerificationParameters>%s</VerificationParameters>'
+            '<TrackingEvents><Tracking event="verificationNotExecuted">%s</Tracking></TrackingEvents></Verification>'
+            % (html.escape(vendor), cdata("%s/omid/%s.js" % (self.base, vendor)), cdata(json.dumps({"ad": ad})),
+               cdata("%s/track/verificationNotExecuted?ad=%s&reason=[REASON]" % (self.base, urllib.parse.quote(ad))))
+        )
+
     def inline_ad(self, ad, duration, sequence=None, mp4_only=False):
         sequence_attribute = ' sequence="%d"' % sequence if sequence else ""
         files = ['<MediaFile delivery="progressive" type="video/mp4" width="1280" height="720">%s</MediaFile>'
@@ -65,16 +76,16 @@ class Answers:
             files.append('<MediaFile delivery="streaming" type="application/x-mpegURL" width="1280" height="720">%s</MediaFile>'
                          % cdata("%s/%s/master.m3u8" % (self.media_base, ad)))
         events = "".join('<Tracking event="%s">%s</Tracking>' % (event, self.tracker(ad, event))
-                         for event in ("start", "firstQuartile", "midpoint", "thirdQuartile", "complete"))
+                         for event in ("start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "pause"))
         return (
             '<Ad id="%s"%s><InLine><AdSystem>AdStitch test ad server</AdSystem><AdTitle>%s</AdTitle>'
             '<Impression>%s</Impression><Error>%s</Error>'
             '<Creatives><Creative id="creative-%s"><UniversalAdId idRegistry="ad-id.org">UAID-%s</UniversalAdId>'
             '<Linear><Duration>%s</Duration><TrackingEvents>%s</TrackingEvents><MediaFiles>%s</MediaFiles></Linear>'
-            '</Creative></Creatives></InLine></Ad>'
+            '</Creative></Creatives><AdVerifications>%s</AdVerifications></InLine></Ad>'
             % (html.escape(ad), sequence_attribute, html.escape(ad), self.tracker(ad, "impression"),
                cdata("%s/track/error?ad=%s&code=[ERRORCODE]" % (self.base, urllib.parse.quote(ad))),
-               html.escape(ad), html.escape(ad), clock(duration), events, "".join(files))
+               html.escape(ad), html.escape(ad), clock(duration), events, "".join(files), self.verification("inline.example-omid", ad))
         )
 
     def wrapper_ad(self, name, uri, multiple=True, follow=True):
@@ -82,9 +93,11 @@ class Answers:
             '<Ad id="%s"><Wrapper followAdditionalWrappers="%s" allowMultipleAds="%s"><AdSystem>AdStitch test wrapper</AdSystem>'
             '<Impression>%s</Impression><Error>%s</Error><VASTAdTagURI>%s</VASTAdTagURI>'
             '<Creatives><Creative><Linear><TrackingEvents><Tracking event="start">%s</Tracking></TrackingEvents></Linear></Creative></Creatives>'
+            '<Extensions><Extension type="AdVerifications"><AdVerifications>%s</AdVerifications></Extension></Extensions>'
             '</Wrapper></Ad>'
             % (html.escape(name), "true" if follow else "false", "true" if multiple else "false", self.tracker(name, "impression"),
-               cdata("%s/track/error?ad=%s&code=[ERRORCODE]" % (self.base, name)), cdata(uri), self.tracker(name, "start"))
+               cdata("%s/track/error?ad=%s&code=[ERRORCODE]" % (self.base, name)), cdata(uri), self.tracker(name, "start"),
+               self.verification("wrapper.example-omid", name))
         )
 
     @staticmethod

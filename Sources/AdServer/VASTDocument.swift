@@ -51,6 +51,9 @@ public struct VASTAd: Sendable, Hashable {
     public var tracking: [String: [String]]
     public var adSystem: String?
     public var title: String?
+    /// `<AdVerifications>` (VAST 4.1+ in `<InLine>` and `<Wrapper>`; VAST 3 and 4.0 wrappers in
+    /// `<Extensions><Extension type="AdVerifications">`).
+    public var verifications: [VASTVerification]
 
     public enum Kind: Sendable, Hashable {
         case inline([VASTCreative])
@@ -112,9 +115,57 @@ public struct VASTAd: Sendable, Hashable {
             }
         }
         self.tracking = tracking
+        let extensions = (body.child("Extensions")?.children("Extension") ?? []).filter { $0.attributes["type"] == "AdVerifications" }
+        self.verifications = ([body.child("AdVerifications")] + extensions.map { $0.child("AdVerifications") }).compactMap { $0 }
+            .flatMap { $0.children("Verification") }.compactMap(VASTVerification.init)
     }
 
     public var isWrapper: Bool { if case .wrapper = self.kind { true } else { false } }
+}
+
+/// One `<Verification>` (VAST 4.3 §3.16): a script a player's measurement SDK runs for a
+/// verification vendor, its parameters and its `verificationNotExecuted` trackers.
+public struct VASTVerification: Sendable, Hashable {
+    public var vendor: String?
+    public var resources: [Resource]
+    public var parameters: String?
+    public var tracking: [String: [String]]
+
+    /// A `<JavaScriptResource>` (`kind` `javascript`) or `<ExecutableResource>` (`executable`).
+    public struct Resource: Sendable, Hashable {
+        public var kind: String
+        public var uri: String
+        public var apiFramework: String?
+        public var type: String?
+        public var browserOptional: Bool?
+    }
+
+    /// Nil for a `<Verification>` with no resource: nothing to run.
+    init?(_ node: XMLElementNode) {
+        var resources: [Resource] = []
+        for child in node.children where !child.text.isEmpty {
+            let framework = child.attributes["apiFramework"].map { String(XMLElementNode.trimmed($0)) }
+            switch child.name {
+            case "JavaScriptResource":
+                let optional = child.attributes["browserOptional"].map { ["true", "1"].contains(XMLElementNode.trimmed($0).lowercased()) }
+                resources.append(Resource(kind: "javascript", uri: child.text, apiFramework: framework, browserOptional: optional))
+            case "ExecutableResource":
+                resources.append(Resource(kind: "executable", uri: child.text, apiFramework: framework, type: child.attributes["type"]))
+            default:
+                continue
+            }
+        }
+        guard !resources.isEmpty else { return nil }
+        self.vendor = node.attributes["vendor"]
+        self.resources = resources
+        self.parameters = node.child("VerificationParameters").map(\.text).flatMap { $0.isEmpty ? nil : $0 }
+        var tracking: [String: [String]] = [:]
+        for event in node.child("TrackingEvents")?.children("Tracking") ?? [] {
+            guard let name = event.attributes["event"], !event.text.isEmpty else { continue }
+            tracking[name, default: []].append(event.text)
+        }
+        self.tracking = tracking
+    }
 }
 
 /// A linear creative of an inline ad: its identity, duration and media files.

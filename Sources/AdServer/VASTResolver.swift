@@ -17,6 +17,8 @@ public struct ResolvedAd: Sendable, Hashable {
     public var wrappers: [String]
     public var adSystem: String?
     public var title: String?
+    /// Its verifications, the wrappers' first (VAST 4.3 §3.16.1: a wrapper's are the ad's too).
+    public var verifications: [VASTVerification] = []
 
     /// The first linear creative: what plays.
     public var creative: VASTCreative? { self.creatives.first }
@@ -118,7 +120,8 @@ public struct VASTResolver: Sendable {
                     tracking: ad.tracking,
                     wrappers: wrappers,
                     adSystem: ad.adSystem,
-                    title: ad.title
+                    title: ad.title,
+                    verifications: ad.verifications
                 )
             )
             return resolution
@@ -187,6 +190,7 @@ public struct VASTResolver: Sendable {
                 found.impressions = ad.impressions + found.impressions
                 found.errors = ad.errors + found.errors
                 for (event, uris) in ad.tracking { found.tracking[event] = uris + (found.tracking[event] ?? []) }
+                found.verifications = ad.verifications + found.verifications
                 resolution.ads.append(found)
             }
             return resolution

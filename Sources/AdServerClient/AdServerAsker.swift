@@ -286,7 +286,7 @@ extension AdServerDecisions {
                 guard let id = Self.key(chosen), case .loaded(let asset)? = outcomes[id] else { continue }
                 var tracking = chosen.tracking
                 if !chosen.impressions.isEmpty { tracking["impression", default: []] = chosen.impressions + (tracking["impression"] ?? []) }
-                ads.append(Ad(id: id, asset: asset, tracking: tracking))
+                ads.append(Ad(id: id, asset: asset, tracking: tracking, verifications: chosen.verifications.map(AdVerification.init)))
                 report.played.append(id)
             }
             return (report, ads)
@@ -330,5 +330,19 @@ extension AdServerDecisions {
         static func key(_ ad: ResolvedAd) -> String? {
             ad.identity ?? ad.creative?.mediaFiles.first(where: \.isHLS)?.uri ?? ad.creative?.conditioningSource
         }
+    }
+}
+
+extension AdVerification {
+    /// A VAST `<Verification>` as an ad's.
+    init(_ verification: VASTVerification) {
+        self.init(
+            vendor: verification.vendor,
+            resources: verification.resources.map {
+                Resource(kind: $0.kind, uri: $0.uri, apiFramework: $0.apiFramework, type: $0.type, browserOptional: $0.browserOptional)
+            },
+            parameters: verification.parameters,
+            tracking: verification.tracking
+        )
     }
 }

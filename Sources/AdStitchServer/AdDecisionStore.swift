@@ -1,3 +1,4 @@
+import AdCampaign
 import AdOrigin
 import Foundation
 import Logging
@@ -13,6 +14,21 @@ struct StoredDecisions: Codable, Sendable, Hashable {
         var id: String
         var url: URL
         var tracking: [String: [String]]
+        /// Nil when it has none (and in rows written before verifications were kept).
+        var verifications: [AdVerification]?
+
+        /// `ad`, whose playlists were loaded from `url`.
+        init(_ ad: Ad, url: URL) {
+            self.id = ad.id
+            self.url = url
+            self.tracking = ad.tracking
+            self.verifications = ad.verifications.isEmpty ? nil : ad.verifications
+        }
+
+        /// The creative as an ad again, its playlists `asset`.
+        func ad(_ asset: Asset) -> Ad {
+            Ad(id: self.id, asset: asset, tracking: self.tracking, verifications: self.verifications ?? [])
+        }
     }
 
     /// By break id.
@@ -24,6 +40,9 @@ struct StoredDecisions: Codable, Sendable, Hashable {
                 + $1.value.reduce(0) {
                     $0 + 96 + $1.id.utf8.count + $1.url.absoluteString.utf8.count
                         + $1.tracking.reduce(0) { $0 + $1.value.reduce(16) { $0 + $1.utf8.count } }
+                        + ($1.verifications ?? []).reduce(0) {
+                            $0 + 256 + $1.resources.reduce(0) { $0 + $1.uri.utf8.count } + ($1.parameters?.utf8.count ?? 0)
+                        }
                 }
         }
     }

@@ -27,7 +27,7 @@ extension SessionController {
         var stored = StoredDecisions(breaks: [:])
         for (breakID, ads) in decisions.decided {
             stored.breaks[breakID] = ads.compactMap { ad in
-                known[ObjectIdentifier(ad.asset)].map { StoredDecisions.Creative(id: ad.id, url: $0.url, tracking: ad.tracking) }
+                known[ObjectIdentifier(ad.asset)].map { StoredDecisions.Creative(ad, url: $0.url) }
             }
         }
         var decided = token
@@ -123,7 +123,7 @@ extension SessionController {
                 switch await creatives.creative(creative.url, id: creative.id) {
                 case .success(let loaded):
                     laidOut.append(loaded)
-                    decided[adBreak.id, default: []].append(Ad(id: creative.id, asset: loaded.asset, tracking: creative.tracking))
+                    decided[adBreak.id, default: []].append(creative.ad(loaded.asset))
                 case .failure(let failure):
                     throw Problem(
                         status: .serviceUnavailable,
@@ -199,7 +199,7 @@ extension SessionController {
         let stored = StoredDecisions(
             breaks: [
                 adBreak.id: ads.compactMap { ad in
-                    asked.creatives[ObjectIdentifier(ad.asset)].map { StoredDecisions.Creative(id: ad.id, url: $0.url, tracking: ad.tracking) }
+                    asked.creatives[ObjectIdentifier(ad.asset)].map { StoredDecisions.Creative(ad, url: $0.url) }
                 }
             ]
         )
@@ -224,7 +224,7 @@ extension SessionController {
         for creative in recorded {
             guard case .success(let loaded) = await cache.creative(creative.url, id: creative.id) else { return nil }
             decided.creatives.append(loaded)
-            decided.ads.append(Ad(id: creative.id, asset: loaded.asset, tracking: creative.tracking))
+            decided.ads.append(creative.ad(loaded.asset))
         }
         return decided
     }

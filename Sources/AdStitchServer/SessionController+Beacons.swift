@@ -16,10 +16,10 @@ import Hummingbird
 /// (``BeaconLedger``). The signature (HMAC-SHA256 of the token, piece, events and target under
 /// the token secret, 96 bits) makes the route redirect only where AdStitch's own playlists point.
 extension SessionController {
-    /// The links of a session's playlists, or nil when the campaign reports client-side or this
-    /// server fires no beacons.
+    /// The links of a session's playlists, or nil when this server fires no beacons (the caller
+    /// asks only for sessions that report server-side).
     func beaconLinks(_ campaign: Campaign, token tokenText: String) -> BeaconLinks? {
-        guard campaign.reporting == .server, self.beacons != nil, self.ledger != nil else { return nil }
+        guard self.beacons != nil, self.ledger != nil else { return nil }
         let policy = self.policy
         return BeaconLinks { piece, events, target in
             let key = policy.signingKey

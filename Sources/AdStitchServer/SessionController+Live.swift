@@ -67,7 +67,9 @@ extension SessionController {
                 }
                 return Array(schedule.manifest(window).text().utf8)
             default:
-                throw Problem.notFound("live sessions have media playlists and boundaries.json")
+                throw Problem.notFound(
+                    "live sessions have media playlists and boundaries.json (no \(file.name): a live session's player fires its ads' events from the boundary manifest)"
+                )
             }
         }
         // Players reload a live playlist every target duration or so: never stored, revalidated by ETag.

@@ -133,6 +133,7 @@ struct SessionController: Sendable {
         if let startKey = self.policy.startKey { try self.policy.checkStart(query, startKey: startKey) }
         var session: String?
         var asked: Insertion?
+        var reporting: Campaign.Reporting?
         var attributes: [String: String] = [:]
         var ignored: [String] = []
         for (name, value) in query {
@@ -143,6 +144,13 @@ struct SessionController: Sendable {
                     throw Problem.badRequest("insertion=\(value) is not a mode; use stitched, interstitials or auto")
                 }
                 asked = mode
+            } else if name == "reporting" {
+                guard let mode = Campaign.Reporting(rawValue: value) else {
+                    throw Problem.badRequest(
+                        "reporting=\(value) is not a mode; use server (AdStitch fires the ads' events) or client (the player does)"
+                    )
+                }
+                reporting = mode
             } else if SessionPolicy.signatureParameters.contains(name) {
                 continue
             } else if self.policy.startKey == nil, served.campaign.trustedAttributes.contains(name) {
@@ -206,7 +214,8 @@ struct SessionController: Sendable {
                     campaign: served.campaign
                 ),
             liveJoin: liveJoin,
-            title: title
+            title: title,
+            reporting: reporting
         )
         var response = try await self.masterResponse(served, token: token, prefix: "", for: request)
         if !ignored.isEmpty {
@@ -340,8 +349,15 @@ struct SessionController: Sendable {
                     "revision \(token.revision) of campaign \(id) is no longer kept on this server; start a new session at \(Routes.masterPath(id))"
             )
         }
-        guard let sessionFile = served.renderer.file(named: file, insertion: token.insertion), sessionFile != .multivariant else {
-            let names = served.renderer.files(token.insertion).filter { $0 != .multivariant }.map(\.name)
+        let reporting = token.reporting ?? served.campaign.reporting
+        if file == SessionFile.tracking.name, reporting == .server {
+            throw Problem.notFound(
+                "this session reports server-side: AdStitch fires its ads' events as the player reaches them, so it has no tracking.json; a session started with reporting=client has one"
+            )
+        }
+        guard let sessionFile = served.renderer.file(named: file, insertion: token.insertion, reporting: reporting), sessionFile != .multivariant
+        else {
+            let names = served.renderer.files(token.insertion, reporting: reporting).filter { $0 != .multivariant }.map(\.name)
             throw Problem.notFound(
                 "no file \(file) in \(token.insertion.rawValue) sessions of campaign \(served.campaign.id); they have \(names.joined(separator: ", "))"
             )
@@ -360,8 +376,9 @@ struct SessionController: Sendable {
         let rendered = try self.render(Self.metricKind(sessionFile)) {
             let session = self.session(served, token, tokenText: tokenText, verified: verified)
             // Server-side reporting: the ads' event segments by their beacon links (scope viewer only).
-            let beacons = scope == .viewer && token.insertion == .stitched ? self.beaconLinks(served.campaign, token: tokenText) : nil
-            return try session.renderer.renderBytes(sessionFile, session.plan, insertion: token.insertion, beacons: beacons)
+            let beacons =
+                scope == .viewer && token.insertion == .stitched && reporting == .server ? self.beaconLinks(served.campaign, token: tokenText) : nil
+            return try session.renderer.renderBytes(sessionFile, session.plan, insertion: token.insertion, reporting: reporting, beacons: beacons)
         }
         let cache = sessionFile.isFiller ? "public, max-age=86400" : "public, max-age=86400, immutable"
         self.store.metrics.responseCache(hit: false)
@@ -383,6 +400,7 @@ struct SessionController: Sendable {
         case .multivariant: "multivariant"
         case .playlist: "media"
         case .boundaries: "boundaries"
+        case .tracking: "tracking"
         case .emptySubtitles, .emptyIMSC: "subtitles"
         case .assetList: "asset-list"
         }

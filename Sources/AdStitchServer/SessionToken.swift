@@ -43,6 +43,9 @@ public struct SessionToken: Sendable, Hashable {
     /// A catalogue session (`program: { catalogue: URL }`): the title's path below the prefix, so
     /// a replica that does not hold the title's revision loads it again (``CatalogueTitles``).
     public var title: String?
+    /// Who fires the session's ad events when its start asked (`reporting=`); nil: as its
+    /// campaign says. Signed in, so every replica renders the same playlists and tracking.
+    public var reporting: Campaign.Reporting?
 
     public init(
         campaign: String,
@@ -55,7 +58,8 @@ public struct SessionToken: Sendable, Hashable {
         insertion: Insertion = .stitched,
         liveJoin: Int? = nil,
         decided: Bool = false,
-        title: String? = nil
+        title: String? = nil,
+        reporting: Campaign.Reporting? = nil
     ) {
         precondition(insertion != .auto, "a session's token carries the insertion mode auto resolved to")
         precondition(liveJoin == nil || insertion == .stitched, "live sessions are stitched")
@@ -63,6 +67,7 @@ public struct SessionToken: Sendable, Hashable {
         self.liveJoin = liveJoin
         self.decided = decided
         self.title = title
+        self.reporting = reporting
         self.campaign = campaign
         self.revision = revision
         self.session = session
@@ -98,6 +103,9 @@ public struct SessionToken: Sendable, Hashable {
     /// The first byte of a catalogue session's payload: version 3 and the title's path after the
     /// attributes.
     static let versionWithTitle: UInt8 = 4
+    /// The first byte of a payload whose session start chose its reporting: version 3, then `c`
+    /// (client) or `s` (server), then a catalogue title's path when bytes remain.
+    static let versionWithReporting: UInt8 = 5
     /// The first byte of a version 2 payload: version 3 without the insertion byte.
     static let version2: UInt8 = 2
     /// Bytes of the HMAC kept in a version 2 token.
@@ -106,12 +114,13 @@ public struct SessionToken: Sendable, Hashable {
     /// The signed token. The payload: version, scope (`v`/`p`), insertion (`s` stitched, `i`
     /// interstitials, `l` a live session, stitched; `S` and `I`: stitched and interstitials
     /// with an ad server's recorded decisions), decision time and expiry (big-endian
-    /// 64-bit; a live session's join point after them, the same way), then campaign, revision, session and the attributes' count and names and values (version 4: then a catalogue title's path),
+    /// 64-bit; a live session's join point after them, the same way), then campaign, revision, session and the attributes' count and names and values (version 4: then a catalogue title's path; version 5: the reporting byte, then the title if any),
     /// each string as a LEB128 length and its UTF-8; attributes sorted by name, so a context
     /// always gives the same token.
     public func encoded(secret: SymmetricKey) -> String {
         var bytes: [UInt8] = [
-            self.title == nil ? Self.version : Self.versionWithTitle, UInt8(ascii: self.scope == .viewer ? "v" : "p"),
+            self.reporting != nil ? Self.versionWithReporting : self.title == nil ? Self.version : Self.versionWithTitle,
+            UInt8(ascii: self.scope == .viewer ? "v" : "p"),
             UInt8(ascii: self.liveJoin != nil ? "l" : self.insertion == .interstitials ? (self.decided ? "I" : "i") : (self.decided ? "S" : "s")),
         ]
         bytes.reserveCapacity(64 + self.campaign.utf8.count + self.revision.utf8.count + self.session.utf8.count)
@@ -137,6 +146,7 @@ public struct SessionToken: Sendable, Hashable {
             append(name)
             append(value)
         }
+        if let reporting = self.reporting { bytes.append(UInt8(ascii: reporting == .client ? "c" : "s")) }
         if let title = self.title { append(title) }
         let body = Self.base64URL(Data(bytes))
         let signature = HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: secret)
@@ -188,7 +198,7 @@ public struct SessionToken: Sendable, Hashable {
         }
         let decoded: SessionToken?
         switch payload.first {
-        case Self.version, Self.version2, Self.versionWithTitle:
+        case Self.version, Self.version2, Self.versionWithTitle, Self.versionWithReporting:
             guard signature.count == Self.signatureBytes, keys.verify(signature, of: first) else { return nil }
             decoded = Self.binary(payload)
         case UInt8(ascii: "{"):
@@ -246,7 +256,7 @@ public struct SessionToken: Sendable, Hashable {
             return String(validating: utf8, as: UTF8.self)
         }
         let version = byte()
-        guard version == Self.version || version == Self.version2 || version == Self.versionWithTitle, let scopeByte = byte(),
+        guard [Self.version, Self.version2, Self.versionWithTitle, Self.versionWithReporting].contains(version), let scopeByte = byte(),
             let scope = Scope(rawValue: String(UnicodeScalar(scopeByte)))
         else { return nil }
         var insertion = Insertion.stitched
@@ -278,8 +288,16 @@ public struct SessionToken: Sendable, Hashable {
             attributes[name] = value
             previous = name
         }
+        var reporting: Campaign.Reporting?
+        if version == Self.versionWithReporting {
+            switch byte() {
+            case UInt8(ascii: "c"): reporting = .client
+            case UInt8(ascii: "s"): reporting = .server
+            default: return nil
+            }
+        }
         var title: String?
-        if version == Self.versionWithTitle {
+        if version == Self.versionWithTitle || (version == Self.versionWithReporting && remaining > 0) {
             guard let path = text() else { return nil }
             title = path
         }
@@ -295,7 +313,8 @@ public struct SessionToken: Sendable, Hashable {
             insertion: insertion,
             liveJoin: liveJoin,
             decided: decided,
-            title: title
+            title: title,
+            reporting: reporting
         )
     }
 

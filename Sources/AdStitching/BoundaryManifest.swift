@@ -33,6 +33,8 @@ public struct BoundaryManifest: Sendable, Hashable {
         public let duration: ExactDecimal
         public let tracking: [String: [String]]
         public let isSlate: Bool
+        /// The ad's verification scripts: in the tracking document, not the manifest.
+        public var verifications: [AdVerification] = []
     }
 
     public struct IslandEntry: Sendable, Hashable {
@@ -55,6 +57,9 @@ public struct BoundaryManifest: Sendable, Hashable {
     /// of the slate are one stretch).
     public let boundaries: [ExactDecimal]
     public let islands: [IslandEntry]
+    /// A session that reports client-side: its tracking document, relative to the manifest
+    /// (``TrackingDocument``).
+    public var trackingURI: String?
 
     /// An interstitial session's manifest: the same breaks, ads and times as the stitched
     /// session's — stream time is the timeline a player shows when it counts interstitials in
@@ -80,7 +85,16 @@ public struct BoundaryManifest: Sendable, Hashable {
             for piece in plan.pieces where piece.breakID == planned.adBreak.id {
                 switch piece.kind {
                 case .ad(let ad, _):
-                    entries.append(AdEntry(id: ad.id, start: piece.start, duration: piece.duration, tracking: ad.tracking, isSlate: false))
+                    entries.append(
+                        AdEntry(
+                            id: ad.id,
+                            start: piece.start,
+                            duration: piece.duration,
+                            tracking: ad.tracking,
+                            isSlate: false,
+                            verifications: ad.verifications
+                        )
+                    )
                 case .slate:
                     if let last = entries.last, last.isSlate {
                         entries[entries.count - 1] = AdEntry(
@@ -144,6 +158,7 @@ public struct BoundaryManifest: Sendable, Hashable {
             ("duration", .decimal(self.duration)),
         ]
         if let primaryDuration { members.append(("primaryDuration", .decimal(primaryDuration))) }
+        if let trackingURI { members.append(("trackingUri", .string(trackingURI))) }
         members += [
             ("breaks", .array(self.breaks.map(Self.json))),
             ("boundaries", .array(self.boundaries.map(JSONValue.decimal))),

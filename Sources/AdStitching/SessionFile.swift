@@ -10,6 +10,9 @@ public enum SessionFile: Sendable, Hashable {
     case playlist(StitchRendition)
     /// `boundaries.json`: the boundary manifest.
     case boundaries
+    /// `tracking.json`: the tracking document of a session that reports client-side
+    /// (``TrackingDocument``).
+    case tracking
     /// `empty.vtt`: the empty WebVTT that fills a subtitle rendition while an asset without one plays.
     case emptySubtitles
     /// `empty-imsc.mp4`: the empty IMSC (``IMSCFiller``) that fills an IMSC subtitle rendition so.
@@ -26,6 +29,7 @@ public enum SessionFile: Sendable, Hashable {
         case .multivariant: "master.m3u8"
         case .playlist(let rendition): "\(rendition.id).m3u8"
         case .boundaries: "boundaries.json"
+        case .tracking: "tracking.json"
         case .emptySubtitles: "empty.vtt"
         case .emptyIMSC: "empty-imsc.mp4"
         case .assetList(let breakID): SessionRenderer.assetListPrefix + breakID + ".json"
@@ -35,7 +39,7 @@ public enum SessionFile: Sendable, Hashable {
     public var contentType: String {
         switch self {
         case .multivariant, .playlist: "application/vnd.apple.mpegurl"
-        case .boundaries, .assetList: "application/json"
+        case .boundaries, .tracking, .assetList: "application/json"
         case .emptySubtitles: "text/vtt"
         case .emptyIMSC: "application/mp4"
         }
@@ -60,11 +64,14 @@ extension SessionRenderer {
     /// rendition may need it.
     public var files: [SessionFile] { self.files(.stitched) }
 
-    /// Every file a session of this campaign may have in `insertion` mode: an interstitial
-    /// session has an asset list per break of the campaign too (one that does not play in the
-    /// session answers 404) and no empty WebVTT (ads play their own renditions).
-    public func files(_ insertion: Insertion) -> [SessionFile] {
+    /// Every file a session of this campaign may have in `insertion` mode, reporting as
+    /// `reporting` says (nil: as the campaign does): an interstitial session has an asset list per
+    /// break of the campaign too (one that does not play in the session answers 404) and no empty
+    /// WebVTT (ads play their own renditions); a session that reports client-side has its
+    /// tracking document.
+    public func files(_ insertion: Insertion, reporting: Campaign.Reporting? = nil) -> [SessionFile] {
         var files: [SessionFile] = [.multivariant] + self.layout.renditions.map(SessionFile.playlist) + [.boundaries]
+        if (reporting ?? self.layout.campaign.reporting) == .client { files.append(.tracking) }
         if insertion == .interstitials {
             files += self.layout.campaign.breaks.map { SessionFile.assetList($0.id) }
         } else {
@@ -78,34 +85,43 @@ extension SessionRenderer {
         return files
     }
 
-    /// The file of a session in `insertion` mode called `name`, or nil when such sessions of this
-    /// campaign have none.
-    public func file(named name: String, insertion: Insertion = .stitched) -> SessionFile? {
+    /// The file of a session in `insertion` mode, reporting as `reporting` says, called `name`,
+    /// or nil when such sessions of this campaign have none.
+    public func file(named name: String, insertion: Insertion = .stitched, reporting: Campaign.Reporting? = nil) -> SessionFile? {
         if insertion == .interstitials, name.hasPrefix(SessionRenderer.assetListPrefix), name.hasSuffix(".json") {
             let id = String(name.dropFirst(SessionRenderer.assetListPrefix.count).dropLast(".json".count))
             return self.layout.campaign.breaks.contains { $0.id == id } ? .assetList(id) : nil
         }
-        return self.files(insertion).first { $0.name == name }
+        return self.files(insertion, reporting: reporting).first { $0.name == name }
     }
 
     /// The text of `file` for `plan` (planned only for the files that depend on it) in
-    /// `insertion` mode. The multivariant playlist's URIs are `playlistURI` of each rendition and
-    /// `boundariesURI` (default: the files' names, relative to the playlist); `base` makes the
-    /// local URIs of asset lists absolute (``assetList(_:breakID:base:)``).
+    /// `insertion` mode, reporting as `reporting` says (nil: as the campaign does; a session that
+    /// reports client-side has its boundary manifest name its tracking document). The
+    /// multivariant playlist's URIs are `playlistURI` of each rendition and `boundariesURI`
+    /// (default: the files' names, relative to the playlist); `base` makes the local URIs of asset
+    /// lists absolute (``assetList(_:breakID:base:)``).
     public func render(
         _ file: SessionFile,
         _ plan: @autoclosure () -> Plan,
         insertion: Insertion = .stitched,
+        reporting: Campaign.Reporting? = nil,
         playlistURI: (StitchRendition) -> String = { SessionFile.playlist($0).name },
         boundariesURI: String = SessionFile.boundaries.name,
         base: String? = nil
     ) throws(StitchError) -> String {
+        if file == .boundaries || file == .tracking {
+            var manifest = insertion == .interstitials ? BoundaryManifest(self.schedule(plan())) : BoundaryManifest(plan())
+            if file == .tracking { return TrackingDocument(manifest).json.text() }
+            if (reporting ?? self.layout.campaign.reporting) == .client { manifest.trackingURI = SessionFile.tracking.name }
+            return manifest.json.text()
+        }
         if insertion == .interstitials {
             let schedule = self.schedule(plan())
             switch file {
             case .multivariant: return try self.multivariant(schedule, playlistURI: playlistURI, boundariesURI: boundariesURI)
             case .playlist(let rendition): return try self.primaryPlaylistBytes(schedule, rendition: rendition).text
-            case .boundaries: return BoundaryManifest(schedule).json.text()
+            case .boundaries, .tracking: preconditionFailure("rendered above")
             case .assetList(let id):
                 guard let list = self.assetList(schedule, breakID: id, base: base) else {
                     throw .notInLayout(asset: nil, "break \(id) does not play in this session: nothing filled it")
@@ -118,20 +134,21 @@ extension SessionRenderer {
         switch file {
         case .multivariant: return try self.multivariant(plan(), playlistURI: playlistURI, boundariesURI: boundariesURI)
         case .playlist(let rendition): return try self.mediaPlaylist(plan(), rendition: rendition)
-        case .boundaries: return BoundaryManifest(plan()).json.text()
+        case .boundaries, .tracking: preconditionFailure("rendered above")
         case .emptySubtitles: return SessionFile.emptySubtitlesText
         case .emptyIMSC: throw Self.binary
         case .assetList(let id): throw .notInLayout(asset: nil, "a stitched session has no asset list (\(id)); its ads are in its playlists")
         }
     }
 
-    /// ``render(_:_:insertion:playlistURI:boundariesURI:base:)`` as bytes: a media playlist as its
+    /// ``render(_:_:insertion:reporting:playlistURI:boundariesURI:base:)`` as bytes: a media playlist as its
     /// session's lines between the layout's shared blocks (``SessionRenderer/mediaPlaylistBytes(_:rendition:beacons:)``),
     /// with `beacons` its ads' event segments by their links; the other files in one piece.
     public func renderBytes(
         _ file: SessionFile,
         _ plan: @autoclosure () -> Plan,
         insertion: Insertion = .stitched,
+        reporting: Campaign.Reporting? = nil,
         playlistURI: (StitchRendition) -> String = { SessionFile.playlist($0).name },
         boundariesURI: String = SessionFile.boundaries.name,
         base: String? = nil,
@@ -144,7 +161,15 @@ extension SessionRenderer {
                 : try self.mediaPlaylistBytes(plan(), rendition: rendition, beacons: beacons)
         }
         return RenderedBytes(
-            text: try self.render(file, plan(), insertion: insertion, playlistURI: playlistURI, boundariesURI: boundariesURI, base: base)
+            text: try self.render(
+                file,
+                plan(),
+                insertion: insertion,
+                reporting: reporting,
+                playlistURI: playlistURI,
+                boundariesURI: boundariesURI,
+                base: base
+            )
         )
     }
 
@@ -166,6 +191,6 @@ extension SessionRenderer {
         return rendered
     }
 
-    /// What ``render(_:_:insertion:playlistURI:boundariesURI:base:)`` says of a binary file.
+    /// What ``render(_:_:insertion:reporting:playlistURI:boundariesURI:base:)`` says of a binary file.
     static let binary = StitchError(.notInLayout, asset: nil, rendition: nil, "the IMSC filler is binary: render it with renderBytes")
 }

@@ -155,6 +155,39 @@ struct SessionTokenTests {
         }
     }
 
+    @Test("a session start's reporting choice is signed in (version 5), with and without a catalogue title; a token without one has none")
+    func reportingChoice() throws {
+        var token = SessionToken(
+            campaign: "library",
+            revision: "r1",
+            session: "s-1",
+            at: 1_795_800_000_000,
+            attributes: ["a": "b"],
+            expires: 1_795_886_400,
+            insertion: .interstitials,
+            decided: true
+        )
+        #expect(SessionToken(decoding: token.encoded(secret: Self.secret), secret: Self.secret)?.reporting == nil)
+        for title in [nil, "", "show/one/master.m3u8"] as [String?] {
+            for reporting in Campaign.Reporting.allCases {
+                token.title = title
+                token.reporting = reporting
+                let encoded = token.encoded(secret: Self.secret)
+                #expect(SessionToken(decoding: encoded, secret: Self.secret) == token, "\(reporting) \(title ?? "no title")")
+                let payload = Array(try #require(Data(base64Encoded: Self.padded(String(encoded.prefix { $0 != "." })))))
+                #expect(payload[0] == 5)
+                // Relabelled version 3 or 4, an unknown mode byte, a byte after the title: refused even when signed.
+                let modeAt = payload.count - (title.map { $0.utf8.count + 1 } ?? 0) - 1
+                var unknown = payload
+                unknown[modeAt] = UInt8(ascii: "x")
+                let extra = title == nil ? [] : [payload + [0]]
+                for broken in [[3] + payload.dropFirst(), [4] + payload.dropFirst(), unknown] + extra {
+                    #expect(SessionToken(decoding: Self.signed(broken), secret: Self.secret) == nil, "\(reporting) \(title ?? "-")")
+                }
+            }
+        }
+    }
+
     @Test("whether an ad server's decisions were recorded is signed in, for both insertion modes; a token without says no")
     func decidedFlag() throws {
         for insertion in [Insertion.stitched, .interstitials] {

@@ -141,20 +141,88 @@ extension RealClients {
             #expect(try await Self.tracked(setup).count == before + expected, "GStreamer's session fired every event once")
         }
 
-        @Test("reporting: client lists no beacon link: the player fires from the boundary manifest")
+        @Test(
+            "client-side reporting, by the campaign or the session start: no beacon link, nothing fired; tracking.json lists each ad's events at exact stream times with the ad server's URLs and verifications (its wrapper's first), alike on a replica that reads the recorded decisions; the other mode has none"
+        )
         func clientSide() async throws {
-            let setup = try await Setup { "{ vast: \"\($0)/vast/pod?ads=bravo,delta&dur=3.84,1.92&sid={session}\", timeout: 2, fallback: [house] }" }
+            let database = try await PostgresServer()
+            let pod = "/vast/pod?ads=bravo,delta%26dur=3.84,1.92"
+            let setup = try await Setup {
+                "{ vast: \"\($0)/vast/wrapper?to=\(pod)&sid={session}\", timeout: 2, fallback: [house] }"
+            }
             defer { try? FileManager.default.removeItem(at: setup.folder) }
             let file = setup.folder.appendingPathComponent("campaign.yaml")
-            try Data((try String(contentsOf: file, encoding: .utf8) + "\nreporting: client\n").utf8).write(to: file)
-            let server = try await HardeningEndToEndTests.Server(campaigns: setup.folder)
-            defer { kill(server.process.pid, SIGKILL) }
-            let master = try server.get("/v1/campaigns/evening-news/master.m3u8?session=client-1")
-            let v0 = try #require(AdServerServeTests.sessionFiles(master.body).first { $0.hasSuffix("/v0.m3u8") })
-            let playlist = try server.get("/v1/campaigns/evening-news/" + v0).body
-            #expect(!playlist.contains("beacons/") && playlist.contains("/media/ads/"), "\(playlist)")
-            let manifest = try server.get("/v1/campaigns/evening-news/" + v0.replacingOccurrences(of: "v0.m3u8", with: "boundaries.json")).body
-            #expect(manifest.contains("/track/impression"), "the manifest lists the URLs for the player")
+            let yaml = try String(contentsOf: file, encoding: .utf8)
+            try Data((yaml + "\nreporting: client\n").utf8).write(to: file)
+            let a = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
+            defer { kill(a.process.pid, SIGKILL) }
+            let b = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
+            defer { kill(b.process.pid, SIGKILL) }
+            let prefix = "/v1/campaigns/evening-news/"
+
+            #expect(try a.get(prefix + "master.m3u8?reporting=sometimes").status == 400)
+            for (query, client) in [("session=client-1", true), ("session=client-2&reporting=server", false)] {
+                let master = try a.get(prefix + "master.m3u8?" + query)
+                try #require(master.status == 200, "\(master.body)")
+                let v0 = try #require(AdServerServeTests.sessionFiles(master.body).first { $0.hasSuffix("/v0.m3u8") })
+                let base = prefix + v0.dropLast("v0.m3u8".count)
+                let playlist = try a.get(prefix + v0).body
+                #expect(playlist.contains("beacons/") != client, "\(query): \(playlist)")
+                let manifest = try JSONSerialization.jsonObject(with: Data(try a.get(base + "boundaries.json").body.utf8)) as? [String: Any] ?? [:]
+                let tracking = try b.get(base + "tracking.json")
+                guard client else {
+                    #expect(manifest["trackingUri"] == nil)
+                    #expect(tracking.status == 404 && tracking.body.contains("server-side"), "\(tracking.body)")
+                    continue
+                }
+                #expect(manifest["trackingUri"] as? String == "tracking.json")
+                try #require(tracking.status == 200, "\(tracking.body)")
+                #expect(try a.get(base + "tracking.json").body == tracking.body, "both replicas answer the same document")
+                let document = try #require(try JSONSerialization.jsonObject(with: Data(tracking.body.utf8)) as? [String: Any])
+                #expect(document["reporting"] as? String == "client" && document["session"] as? String == "client-1")
+                let breaks = try #require(document["breaks"] as? [[String: Any]])
+                #expect(breaks.map { $0["id"] as? String } == (manifest["breaks"] as? [[String: Any]] ?? []).map { $0["id"] as? String })
+                var creatives = 0
+                for item in breaks {
+                    for ad in item["ads"] as? [[String: Any]] ?? [] where ["UAID-bravo", "UAID-delta"].contains(ad["id"] as? String) {
+                        creatives += 1
+                        let name = String((ad["id"] as? String ?? "").dropFirst("UAID-".count))
+                        let start = try #require((ad["start"] as? NSNumber).flatMap { ExactDecimal("\($0)") })
+                        let duration = try #require(ExactDecimal(name == "bravo" ? "3.84" : "1.92"))
+                        let events = try #require(ad["events"] as? [[String: Any]])
+                        #expect(events.compactMap { $0["event"] as? String } == TrackingNames.timed)
+                        for event in events {
+                            let at = try #require((event["at"] as? NSNumber).flatMap { ExactDecimal("\($0)") })
+                            let quarters = TrackingNames.quarters[event["event"] as? String ?? ""] ?? -1
+                            #expect((at - start) * 4 == duration * quarters, "\(name) \(event)")
+                            let urls = event["urls"] as? [String] ?? []
+                            #expect(urls.contains { $0.hasSuffix("/track/\(event["event"] as? String ?? "")?ad=\(name)") }, "\(urls)")
+                        }
+                        // The wrapper's impression and start go with the inline ad's.
+                        #expect((events.first?["urls"] as? [String] ?? []).contains { $0.hasSuffix("/track/impression?ad=wrapper-1") })
+                        #expect((ad["interactive"] as? [String: [String]])?["pause"]?.first?.hasSuffix("/track/pause?ad=\(name)") == true)
+                        let verifications = try #require(ad["verifications"] as? [[String: Any]])
+                        #expect(verifications.map { $0["vendor"] as? String } == ["wrapper.example-omid", "inline.example-omid"])
+                        #expect(verifications.last?["parameters"] as? String == "{\"ad\": \"\(name)\"}")
+                        let resource = (verifications.last?["resources"] as? [[String: Any]])?.first
+                        #expect(resource?["apiFramework"] as? String == "omid" && resource?["browserOptional"] as? Bool == true)
+                    }
+                }
+                #expect(creatives >= 2, "the pod's creatives are in the document: \(tracking.body)")
+            }
+            // AdStitch fired nothing for the client session: its ledger is empty, the ad server saw no tracker.
+            let master = try a.get(prefix + "master.m3u8?session=client-1").body
+            let v0 = try #require(AdServerServeTests.sessionFiles(master).first { $0.hasSuffix("/v0.m3u8") })
+            let token = v0.split(separator: "/")[1]
+            let events = try JSONSerialization.jsonObject(with: Data(try a.get("/v1/sessions/\(token)/events").body.utf8)) as? [String: Any]
+            #expect((events?["events"] as? [Any])?.isEmpty == true, "\(String(describing: events))")
+            #expect(try await Self.tracked(setup).isEmpty, "nothing fired server-side")
         }
     }
+}
+
+/// The events a tracking document times, in play order, and where each falls in quarters of its ad.
+enum TrackingNames {
+    static let timed = ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]
+    static let quarters = ["impression": 0, "start": 0, "firstQuartile": 1, "midpoint": 2, "thirdQuartile": 3, "complete": 4]
 }

@@ -19,6 +19,8 @@ enum Repository {
     /// `docs/asset-list.schema.json`.
     static let assetListSchema = Self.root.appendingPathComponent("docs/asset-list.schema.json")
     static let liveManifestSchema = Self.root.appendingPathComponent("docs/live-boundary-manifest.schema.json")
+    /// `docs/tracking.schema.json`.
+    static let trackingSchema = Self.root.appendingPathComponent("docs/tracking.schema.json")
 
     /// `Tests/AdStitchingTests/Golden/`.
     static let golden = Self.root.appendingPathComponent("Tests/AdStitchingTests/Golden")

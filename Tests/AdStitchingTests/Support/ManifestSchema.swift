@@ -29,6 +29,11 @@ struct ManifestSchema: Sendable {
         ManifestSchema(root: try ExactJSON.parse(String(contentsOf: Repository.liveManifestSchema, encoding: .utf8)))
     }
 
+    /// `docs/tracking.schema.json`, applied the same way.
+    static let tracking: Result<ManifestSchema, any Error> = Result {
+        ManifestSchema(root: try ExactJSON.parse(String(contentsOf: Repository.trackingSchema, encoding: .utf8)))
+    }
+
     /// Every violation in `document`, as `pointer: message`; empty when it is valid.
     func violations(of document: ExactJSON) -> [String] {
         var found: [String] = []
