@@ -52,6 +52,9 @@ public struct Campaign: Sendable {
     /// Who fires its ads' impression and quartile URLs (`reporting:`, docs/campaign-format.md
     /// "Measurement"): AdStitch, as the viewer's player reaches them, or the player itself.
     public internal(set) var reporting: Reporting = .server
+    /// `frequency_caps:`: impressions per viewer (the signed `viewer` attribute) each set of ads
+    /// may have within a window.
+    public internal(set) var frequencyCaps: [FrequencyCap] = []
     /// The local files the campaign is made of (playlists, segments, keys, init sections).
     public let files: CampaignFiles
     /// Findings that do not stop the campaign from loading (`adstitch validate` prints them).

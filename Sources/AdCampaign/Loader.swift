@@ -42,7 +42,7 @@ struct Loader {
     static let topLevelKeys = [
         "version", "id", "title", "origin", "program", "marker_breaks", "breaks", "slate", "pools", "rules", "startup", "markers",
         "markers_passthrough", "trusted_attributes", "rewrite", "insertion", "join_mid_break", "ad_server", "ad_servers", "creatives",
-        "live_stall", "reporting", "schedule", "cache",
+        "live_stall", "reporting", "schedule", "cache", "frequency_caps",
     ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
@@ -92,7 +92,10 @@ struct Loader {
         let rules = self.rules(fields["rules"], breaks: breaks.map(\.id), pools: pools.map(\.id), adServers: Set(adServers.keys))
         let startup = self.startup(fields["startup"])
         let markers = self.markers(fields["markers"])
-        let trusted = fields["trusted_attributes"].map { self.reader.strings($0, "trusted_attributes") } ?? Campaign.defaultTrustedAttributes
+        var trusted = fields["trusted_attributes"].map { self.reader.strings($0, "trusted_attributes") } ?? Campaign.defaultTrustedAttributes
+        let caps = self.frequencyCaps(fields["frequency_caps"])
+        // A cap counts per viewer: the viewer must come from a signed start, never an unsigned query.
+        if !caps.isEmpty, !trusted.contains("viewer") { trusted.append("viewer") }
         let named = rules.flatMap(\.condition.attributeNames) + startup.flatMap(\.condition.attributeNames) + trusted
         let rewrites = self.rewrites(fields["rewrite"], attributes: Set(named))
         var insertion = Insertion.stitched
@@ -153,6 +156,7 @@ struct Loader {
             warnings: []
         )
         campaign.creatives = self.creatives(fields["creatives"])
+        campaign.frequencyCaps = caps
         if let node = fields["reporting"], let value = self.reader.string(node, "reporting") {
             if let reporting = Campaign.Reporting(rawValue: value) {
                 campaign.reporting = reporting

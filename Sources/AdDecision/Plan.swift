@@ -94,6 +94,11 @@ public struct PlannedBreak: Sendable {
             let outcome: Candidate.Outcome
             if let position = self.ads.firstIndex(where: { $0.id == ad.id }) {
                 outcome = .chosen(position: position)
+            } else if let exclusion = self.exclusions[index], let cap = exclusion.cap {
+                outcome = .excluded(
+                    rule: exclusion.rule,
+                    reason: "frequency cap: the viewer had \(cap.max) impressions of '\(cap.ads.source)' ads within \(cap.perText)"
+                )
             } else if let exclusion = self.exclusions[index] {
                 outcome = .excluded(
                     rule: exclusion.rule,
@@ -142,6 +147,8 @@ public struct Boost: Sendable, Hashable {
 struct Exclusion: Sendable {
     let rule: String
     let pattern: String?
+    /// A frequency cap the viewer reached, not a rule (`rule` names it: `frequency_caps[1]`).
+    var cap: FrequencyCap? = nil
 }
 
 /// The variant playback starts on, and the order of the variants in the multivariant playlist.

@@ -96,7 +96,11 @@ public struct Planner: Sendable {
         var exclusions: [Exclusion?] = Array(repeating: nil, count: ads.count)
         var weights = ads.map(\.weight)
         var boosts: [[Boost]] = Array(repeating: [], count: ads.count)
+        let caps = context.capped.compactMap { campaign.frequencyCaps.indices.contains($0) ? ($0, campaign.frequencyCaps[$0]) : nil }
         for (index, ad) in ads.enumerated() {
+            if let (number, cap) = caps.first(where: { $0.1.ads.matches(ad.id) }) {
+                exclusions[index] = Exclusion(rule: "frequency_caps[\(number)]", pattern: cap.ads.source, cap: cap)
+            }
             for rule in rules {
                 if exclusions[index] == nil, let pattern = rule.action.exclude.first(where: { $0.matches(ad.id) }) {
                     exclusions[index] = Exclusion(rule: rule.name, pattern: pattern.source)

@@ -10,17 +10,21 @@ public struct ViewerContext: Sendable, Hashable {
     public var at: Date
     /// Free attributes: `locale`, `device`, `market`, `seen`, `bandwidth`, …
     public var attributes: [String: String]
+    /// The campaign's frequency caps (indexes into ``Campaign/frequencyCaps``, ascending) the
+    /// viewer had reached when the session started: the ads they match are not played.
+    public var capped: [Int]
 
-    public init(session: String, at: Date, attributes: [String: String] = [:]) {
+    public init(session: String, at: Date, attributes: [String: String] = [:], capped: [Int] = []) {
         self.session = session
         self.at = at
         self.attributes = attributes
+        self.capped = capped
     }
 
     /// A decision time in whole milliseconds since the epoch, as a session token carries it:
     /// the `Date` made from it gives back the same milliseconds (``milliseconds``).
-    public init(session: String, milliseconds: Int64, attributes: [String: String] = [:]) {
-        self.init(session: session, at: Date(timeIntervalSince1970: Double(milliseconds) / 1000), attributes: attributes)
+    public init(session: String, milliseconds: Int64, attributes: [String: String] = [:], capped: [Int] = []) {
+        self.init(session: session, at: Date(timeIntervalSince1970: Double(milliseconds) / 1000), attributes: attributes, capped: capped)
     }
 
     /// The decision time in whole milliseconds since the epoch (rounded: a `Date` holds binary

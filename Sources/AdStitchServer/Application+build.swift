@@ -113,6 +113,16 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     }) {
         logger.notice("\(ledger.summary)")
     }
+    // Frequency caps: viewers' impressions beside the ledger.
+    let impressions: any ImpressionStore = history.map { PostgresImpressionStore(client: $0.client, logger: logger) } ?? MemoryImpressionStore()
+    if store.statuses.contains(where: { $0.id.flatMap(store.campaign)?.campaign.frequencyCaps.isEmpty == false }) {
+        logger.notice("\(impressions.summary)")
+        if configuration.policy.startKey == nil {
+            logger.warning(
+                "a campaign has frequency_caps but serve has no --start-key: the viewer attribute is trusted, so unsigned starts drop it and no cap applies; sign session starts"
+            )
+        }
+    }
     // Conditioning of ad server creatives: its queue beside the decisions.
     let jobs: any ConditioningJobStore = history.map { PostgresConditioningJobs(client: $0.client, logger: logger) } ?? MemoryConditioningJobs()
     let conditioning = CreativeConditioning(
@@ -135,7 +145,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         decisions: decisions,
         conditioning: conditioning,
         beacons: BeaconFirer(origin: origin, metrics: configuration.metrics, logger: logger),
-        ledger: ledger
+        ledger: ledger,
+        impressions: impressions
     )
     let router = buildRouter(store: store, policy: configuration.policy, sessions: sessions)
     let headerTimeout = TimeAmount(configuration.headerTimeout)

@@ -18,7 +18,7 @@ extension SessionController {
     /// recorded: then the session plays its pools, the same everywhere.
     func decide(_ served: ServedCampaign, token: SessionToken, for request: Request) async -> VerifiedSession? {
         guard token.liveJoin == nil else { return nil }
-        let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
+        let context = token.context
         let headers = Self.deviceHeaders(request)
         guard let asked = await self.ask(served, for: context, deviceHeaders: headers) else { return nil }
         // Once per session start: the creatives that do not play tell their ad server why.
@@ -133,7 +133,7 @@ extension SessionController {
                 }
             }
         }
-        let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
+        let context = token.context
         let plan = Planner().plan(served.campaign, for: context, decided: decided)
         return VerifiedSession(token: token, plan: plan, load: served.load, renderer: SessionRenderer(layout: served.renderer.layout.adding(laidOut)))
     }
@@ -152,7 +152,7 @@ extension SessionController {
         for request: Request
     ) async throws(Problem) -> (decided: [String: [Ad]], creatives: [StitchLayout.LaidOutCreative]) {
         guard let memo = served.liveDecisions, let live = served.campaign.live, let joined = token.liveJoin else { return ([:], []) }
-        let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
+        let context = token.context
         guard served.campaign.adServer(for: context) != nil else { return ([:], []) }
         let headers = Self.deviceHeaders(request)
         var decided: [String: [Ad]] = [:]

@@ -25,6 +25,8 @@ struct SessionController: Sendable {
     let beacons: BeaconFirer?
     /// Who fires each ad event of a session: the first to claim it (``BeaconLedger``).
     let ledger: (any BeaconLedger)?
+    /// Viewers' frequency caps: the caps a start reached, the impressions it adds.
+    let capper: FrequencyCapper
 
     /// Recent token-scoped answers (immutable, so they can be served again as they are).
     let cache: ResponseCache
@@ -59,7 +61,8 @@ struct SessionController: Sendable {
         decisions: any AdDecisionStore = MemoryAdDecisionStore(),
         conditioning: CreativeConditioning? = nil,
         beacons: BeaconFirer? = nil,
-        ledger: (any BeaconLedger)? = nil
+        ledger: (any BeaconLedger)? = nil,
+        impressions: any ImpressionStore = MemoryImpressionStore()
     ) {
         self.store = store
         self.policy = policy
@@ -68,6 +71,7 @@ struct SessionController: Sendable {
         self.conditioning = conditioning
         self.beacons = beacons
         self.ledger = ledger
+        self.capper = FrequencyCapper(store: impressions, logger: store.logger)
         self.cache = ResponseCache(budget: cacheBytes)
         self.sessions = LRUCache(budget: Self.plannedSessionBytes) { token, session in Self.estimatedBytes(session, token: token) }
         // A planned session holds its load's renderer: an evicted catalogue title's sessions
@@ -198,11 +202,17 @@ struct SessionController: Sendable {
             }
             liveJoin = edge
         }
+        let at = Int64((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down))
+        // The caps the viewer reached (a viewer only a signed start or a trusting campaign gives).
+        var capped: [Int] = []
+        if let viewer = attributes["viewer"], !served.campaign.frequencyCaps.isEmpty {
+            capped = await self.capper.status(served.campaign, viewer: viewer, at: at).reached
+        }
         let token = SessionToken(
             campaign: served.campaign.id,
             revision: served.campaign.revision,
             session: session ?? "s-" + UUID().uuidString.lowercased(),
-            at: Int64((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down)),
+            at: at,
             attributes: attributes,
             expires: self.policy.expiryOfNewToken,
             insertion: liveJoin != nil
@@ -215,7 +225,8 @@ struct SessionController: Sendable {
                 ),
             liveJoin: liveJoin,
             title: title,
-            reporting: reporting
+            reporting: reporting,
+            capped: capped
         )
         var response = try await self.masterResponse(served, token: token, prefix: "", for: request)
         if !ignored.isEmpty {
@@ -230,8 +241,10 @@ struct SessionController: Sendable {
     /// render are timed, not the ad server (`adstitch_ad_server_duration_seconds`).
     func masterResponse(_ served: ServedCampaign, token: SessionToken, prefix: String, for request: Request) async throws -> Response {
         let decided = await self.decide(served, token: token, for: request)
+        var planned: Plan?
         let text = try self.render("multivariant") {
             let session = decided ?? VerifiedSession(served, token: token)
+            planned = session.plan
             let tokenText = session.token.encoded(secret: self.policy.signingKey)
             let base = prefix + "sessions/\(tokenText)/"
             // The session's other files are fetched next, under this token: planned already.
@@ -243,6 +256,10 @@ struct SessionController: Sendable {
                 playlistURI: { base + SessionFile.playlist($0).name },
                 boundariesURI: base + SessionFile.boundaries.name
             )
+        }
+        // A viewer's session counts towards their frequency caps (a preview's never does).
+        if token.scope == .viewer, let viewer = token.attributes["viewer"], let plan = planned, !plan.campaign.frequencyCaps.isEmpty {
+            await self.capper.record(plan, viewer: viewer, at: token.at)
         }
         return Self.playlist(text, cache: "private, no-store", for: request)
     }
@@ -473,7 +490,7 @@ struct SessionController: Sendable {
     }
 
     static func plan(_ served: ServedCampaign, _ token: SessionToken) -> Plan {
-        let context = ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
+        let context = token.context
         return Planner().plan(served.campaign, for: context)
     }
 

@@ -1,4 +1,5 @@
 import AdCampaign
+import AdDecision
 import Crypto
 import Foundation
 
@@ -46,6 +47,9 @@ public struct SessionToken: Sendable, Hashable {
     /// Who fires the session's ad events when its start asked (`reporting=`); nil: as its
     /// campaign says. Signed in, so every replica renders the same playlists and tracking.
     public var reporting: Campaign.Reporting?
+    /// The campaign's frequency caps the viewer had reached at the start (indexes, ascending):
+    /// signed in, so every replica plans the same ads whatever impressions follow.
+    public var capped: [Int]
 
     public init(
         campaign: String,
@@ -59,15 +63,22 @@ public struct SessionToken: Sendable, Hashable {
         liveJoin: Int? = nil,
         decided: Bool = false,
         title: String? = nil,
-        reporting: Campaign.Reporting? = nil
+        reporting: Campaign.Reporting? = nil,
+        capped: [Int] = []
     ) {
         precondition(insertion != .auto, "a session's token carries the insertion mode auto resolved to")
         precondition(liveJoin == nil || insertion == .stitched, "live sessions are stitched")
         precondition(!decided || liveJoin == nil, "live sessions ask no ad server yet")
+        precondition(
+            capped.count <= Self.maxCapped && zip(capped, capped.dropFirst()).allSatisfy { $0 < $1 }
+                && capped.allSatisfy { (0..<Self.maxCapped).contains($0) },
+            "reached caps are distinct indexes below maxCapped, ascending"
+        )
         self.liveJoin = liveJoin
         self.decided = decided
         self.title = title
         self.reporting = reporting
+        self.capped = capped
         self.campaign = campaign
         self.revision = revision
         self.session = session
@@ -76,6 +87,11 @@ public struct SessionToken: Sendable, Hashable {
         self.expires = expires
         self.scope = scope
         self.insertion = insertion
+    }
+
+    /// The viewer the token describes, as the planner sees it.
+    public var context: ViewerContext {
+        ViewerContext(session: self.session, milliseconds: self.at, attributes: self.attributes, capped: self.capped)
     }
 
     /// Where the session's ad decisions are recorded (``AdDecisionStore``): one key per session
@@ -103,9 +119,17 @@ public struct SessionToken: Sendable, Hashable {
     /// The first byte of a catalogue session's payload: version 3 and the title's path after the
     /// attributes.
     static let versionWithTitle: UInt8 = 4
-    /// The first byte of a payload whose session start chose its reporting: version 3, then `c`
-    /// (client) or `s` (server), then a catalogue title's path when bytes remain.
+    /// The first byte of a payload with session options: version 3, then the reporting the start
+    /// chose (`c` client, `s` server, `-` the campaign's), the reached frequency caps (a count and
+    /// each index), then a catalogue title's path when bytes remain.
     static let versionWithReporting: UInt8 = 5
+    /// At most this many frequency caps are signed into a token (a campaign's caps beyond are
+    /// not looked at).
+    static let maxCapped = 64
+
+    /// Whether the token has session options (version 5).
+    var hasOptions: Bool { self.reporting != nil || !self.capped.isEmpty }
+
     /// The first byte of a version 2 payload: version 3 without the insertion byte.
     static let version2: UInt8 = 2
     /// Bytes of the HMAC kept in a version 2 token.
@@ -119,7 +143,7 @@ public struct SessionToken: Sendable, Hashable {
     /// always gives the same token.
     public func encoded(secret: SymmetricKey) -> String {
         var bytes: [UInt8] = [
-            self.reporting != nil ? Self.versionWithReporting : self.title == nil ? Self.version : Self.versionWithTitle,
+            self.hasOptions ? Self.versionWithReporting : self.title == nil ? Self.version : Self.versionWithTitle,
             UInt8(ascii: self.scope == .viewer ? "v" : "p"),
             UInt8(ascii: self.liveJoin != nil ? "l" : self.insertion == .interstitials ? (self.decided ? "I" : "i") : (self.decided ? "S" : "s")),
         ]
@@ -146,7 +170,12 @@ public struct SessionToken: Sendable, Hashable {
             append(name)
             append(value)
         }
-        if let reporting = self.reporting { bytes.append(UInt8(ascii: reporting == .client ? "c" : "s")) }
+        if self.hasOptions {
+            bytes.append(UInt8(ascii: self.reporting.map { $0 == .client ? "c" : "s" } ?? "-"))
+            // One byte each: at most maxCapped (64) caps, each index below it (the initializer's precondition).
+            bytes.append(UInt8(self.capped.count))
+            for index in self.capped { bytes.append(UInt8(index)) }
+        }
         if let title = self.title { append(title) }
         let body = Self.base64URL(Data(bytes))
         let signature = HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: secret)
@@ -289,12 +318,21 @@ public struct SessionToken: Sendable, Hashable {
             previous = name
         }
         var reporting: Campaign.Reporting?
+        var capped: [Int] = []
         if version == Self.versionWithReporting {
             switch byte() {
             case UInt8(ascii: "c"): reporting = .client
             case UInt8(ascii: "s"): reporting = .server
+            case UInt8(ascii: "-"): reporting = nil
             default: return nil
             }
+            guard let number = byte(), number <= Self.maxCapped else { return nil }
+            for _ in 0..<number {
+                guard let index = byte().map(Int.init), index < Self.maxCapped, capped.last.map({ $0 < index }) ?? true else { return nil }
+                capped.append(index)
+            }
+            // One form per token: options that say nothing are written as version 3 or 4.
+            guard reporting != nil || !capped.isEmpty else { return nil }
         }
         var title: String?
         if version == Self.versionWithTitle || (version == Self.versionWithReporting && remaining > 0) {
@@ -314,7 +352,8 @@ public struct SessionToken: Sendable, Hashable {
             liveJoin: liveJoin,
             decided: decided,
             title: title,
-            reporting: reporting
+            reporting: reporting,
+            capped: capped
         )
     }
 

@@ -62,7 +62,76 @@ private func minimal(_ replacements: [(String, String)] = [], appending: String 
 /// field path, and checks that the message says what to do about it.
 @Suite("Campaign validation")
 struct CampaignValidationTests {
-    static let cases: [InvalidCampaign] = Self.structureCases + Self.idCases + Self.breakCases + Self.adCases + Self.ruleCases + Self.playlistCases
+    static let cases: [InvalidCampaign] =
+        Self.structureCases + Self.idCases + Self.breakCases + Self.adCases + Self.ruleCases + Self.playlistCases + Self.capCases
+
+    // MARK: - Frequency caps
+
+    static let capCases: [InvalidCampaign] = [
+        .init(
+            "a frequency cap without its window",
+            yaml: minimal(appending: "frequency_caps: [ { ads: '^alpha$', max: 3 } ]"),
+            line: 11,
+            column: "{ ads",
+            field: "frequency_caps[0].per",
+            message: .prefix("is required: a cap is { ads: PATTERN, max: N, per: 24h }")
+        ),
+        .init(
+            "a window in an unknown unit",
+            yaml: minimal(appending: "frequency_caps: [ { ads: '^alpha$', max: 3, per: 24x } ]"),
+            line: 11,
+            column: "24x",
+            field: "frequency_caps[0].per",
+            message: .prefix("\"24x\" is not a window: give seconds or a number with s, m, h or d")
+        ),
+        .init(
+            "a window longer than 400 days",
+            yaml: minimal(appending: "frequency_caps: [ { ads: '^alpha$', max: 3, per: 401d } ]"),
+            line: 11,
+            column: "401d",
+            field: "frequency_caps[0].per",
+            message: .suffix("from 1 s to 400 d")
+        ),
+        .init(
+            "no impression allowed",
+            yaml: minimal(appending: "frequency_caps: [ { ads: '^alpha$', max: 0, per: 1h } ]"),
+            line: 11,
+            column: "0, per",
+            field: "frequency_caps[0].max",
+            message: .exact("0 impressions: give 1 to 10000")
+        ),
+        .init(
+            "a cap's pattern that does not compile",
+            yaml: minimal(appending: "frequency_caps:\n  - { ads: '(alpha', max: 2, per: 1h }"),
+            line: 12,
+            column: nil,
+            field: "frequency_caps[0].ads",
+            message: .contains("parenthesis")
+        ),
+        .init(
+            "an unknown key in a cap",
+            yaml: minimal(appending: "frequency_caps: [ { ads: '^alpha$', max: 2, per: 1h, per_viewer: true } ]"),
+            line: 11,
+            column: "per_viewer",
+            field: "frequency_caps[0].per_viewer",
+            message: .prefix("unknown key; expected one of ads, max, per")
+        ),
+    ]
+
+    @Test("frequency caps load: windows in s, m, h, d or plain seconds; a campaign with caps trusts only a signed viewer")
+    func capsLoad() throws {
+        let yaml = minimal(
+            appending:
+                "frequency_caps:\n  - { ads: '^alpha$', max: 3, per: 24h }\n  - { ads: '.', max: 10, per: 90 }\n  - { ads: b, max: 1, per: 7d }"
+        )
+        let campaign = try CampaignLoader.load(yaml: yaml, file: Fixture.url("inline.yaml"))
+        #expect(campaign.frequencyCaps.map(\.per) == [86_400, 90, 604_800])
+        #expect(campaign.frequencyCaps.map(\.max) == [3, 10, 1] && campaign.frequencyCaps.map(\.perText) == ["24h", "90", "7d"])
+        #expect(campaign.trustedAttributes.contains("viewer") && campaign.trustedAttributes.contains("seen"))
+        #expect(!(try CampaignLoader.load(yaml: minimalCampaign, file: Fixture.url("inline.yaml"))).trustedAttributes.contains("viewer"))
+        #expect(FrequencyCap.seconds("30m") == 1800 && FrequencyCap.seconds("1s") == 1 && FrequencyCap.seconds("400d") == 34_560_000)
+        for bad in ["", "h", "-1h", "1.5h", "1 h", "401d", "99999999999999999999"] { #expect(FrequencyCap.seconds(bad) == nil, "\(bad)") }
+    }
 
     // MARK: - YAML and structure
 
@@ -553,7 +622,7 @@ struct CampaignValidationTests {
 
     @Test("the table holds every single-finding case, each named once and checking its message")
     func table() {
-        #expect(Self.cases.count == 54)
+        #expect(Self.cases.count == 60)
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "every case has its own name")
         #expect(Self.cases.allSatisfy { !$0.message.isEmpty }, "every case checks its message")
     }

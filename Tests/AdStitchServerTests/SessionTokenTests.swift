@@ -1,4 +1,5 @@
 import AdCampaign
+import AdDecision
 import AdStitchServer
 import Crypto
 import Foundation
@@ -155,6 +156,47 @@ struct SessionTokenTests {
         }
     }
 
+    @Test("the frequency caps a viewer reached are signed in (version 5), with any reporting and title; out of order or repeated is refused")
+    func cappedCaps() throws {
+        var token = SessionToken(
+            campaign: "news",
+            revision: "r1",
+            session: "s-1",
+            at: 1_795_800_000_000,
+            attributes: ["viewer": "v-1"],
+            expires: 1_795_886_400
+        )
+        for capped in [[0], [1, 5, 63], Array(0..<64)] {
+            for reporting in [nil, Campaign.Reporting.client] {
+                for title in [nil, "show/master.m3u8"] as [String?] {
+                    (token.capped, token.reporting, token.title) = (capped, reporting, title)
+                    let encoded = token.encoded(secret: Self.secret)
+                    #expect(SessionToken(decoding: encoded, secret: Self.secret) == token)
+                    #expect(SessionToken(decoding: encoded, secret: Self.secret)?.context.capped == capped)
+                    let payload = Array(try #require(Data(base64Encoded: Self.padded(String(encoded.prefix { $0 != "." })))))
+                    #expect(payload[0] == 5)
+                }
+            }
+        }
+        // The options as written for [1, 5]: a mode byte, the count, the indexes; then broken ways.
+        (token.capped, token.reporting, token.title) = ([1, 5], nil, nil)
+        let payload = Array(try #require(Data(base64Encoded: Self.padded(String(token.encoded(secret: Self.secret).prefix { $0 != "." })))))
+        #expect(Array(payload.suffix(4)) == [UInt8(ascii: "-"), 2, 1, 5])
+        let head = Array(payload.prefix(payload.count - 4))
+        let dash = UInt8(ascii: "-")
+        let tails: [[UInt8]] = [
+            [dash, 2, 5, 1],  // not ascending
+            [dash, 2, 5, 5],  // repeated
+            [dash, 1, 64],  // beyond the 64 a token holds
+            [dash, 65] + (0..<65).map { UInt8($0) },  // too many
+            [dash, 0],  // options that say nothing
+            [dash, 2, 1],  // cut short
+        ]
+        for broken in tails.map({ head + $0 }) {
+            #expect(SessionToken(decoding: Self.signed(broken), secret: Self.secret) == nil, "\(broken.suffix(5))")
+        }
+    }
+
     @Test("a session start's reporting choice is signed in (version 5), with and without a catalogue title; a token without one has none")
     func reportingChoice() throws {
         var token = SessionToken(
@@ -177,7 +219,9 @@ struct SessionTokenTests {
                 let payload = Array(try #require(Data(base64Encoded: Self.padded(String(encoded.prefix { $0 != "." })))))
                 #expect(payload[0] == 5)
                 // Relabelled version 3 or 4, an unknown mode byte, a byte after the title: refused even when signed.
-                let modeAt = payload.count - (title.map { $0.utf8.count + 1 } ?? 0) - 1
+                // The mode byte, then the count of reached caps (none), then the title.
+                let modeAt = payload.count - (title.map { $0.utf8.count + 1 } ?? 0) - 2
+                #expect(payload[modeAt] == UInt8(ascii: reporting == .client ? "c" : "s") && payload[modeAt + 1] == 0)
                 var unknown = payload
                 unknown[modeAt] = UInt8(ascii: "x")
                 let extra = title == nil ? [] : [payload + [0]]

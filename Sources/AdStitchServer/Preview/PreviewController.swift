@@ -124,19 +124,27 @@ struct PreviewController: Sendable {
         )
     }
 
-    /// The form's viewer planned as a session would be: with the answers of the ad decision
-    /// server the viewer's rules choose (asked now), else from the pools.
+    /// The form's viewer planned as a session would be: under the frequency caps their
+    /// impressions reached (read, never added to), with the answers of the ad decision server the
+    /// viewer's rules choose (asked now), else from the pools.
     func decided(
         _ served: ServedCampaign,
         viewer: PreviewContext,
         request: Request
-    ) async -> (plan: Plan, reports: [AdServerDecisions.BreakReport], renderer: SessionRenderer) {
-        guard let asked = await self.sessions.ask(served, for: viewer.viewer, deviceHeaders: SessionController.deviceHeaders(request)) else {
-            return (Planner().plan(served.campaign, for: viewer.viewer), [], served.renderer)
+    ) async -> (plan: Plan, reports: [AdServerDecisions.BreakReport], renderer: SessionRenderer, caps: JSONValue?) {
+        var context = viewer.viewer
+        var caps: JSONValue?
+        if let id = viewer.attributes["viewer"], !served.campaign.frequencyCaps.isEmpty {
+            let status = await self.sessions.capper.status(served.campaign, viewer: id, at: viewer.at)
+            context.capped = status.reached
+            caps = FrequencyCapper.json(status, caps: served.campaign.frequencyCaps, viewer: id)
         }
-        let plan = Planner().plan(served.campaign, for: viewer.viewer, decided: asked.decisions.decided)
+        guard let asked = await self.sessions.ask(served, for: context, deviceHeaders: SessionController.deviceHeaders(request)) else {
+            return (Planner().plan(served.campaign, for: context), [], served.renderer, caps)
+        }
+        let plan = Planner().plan(served.campaign, for: context, decided: asked.decisions.decided)
         let renderer = SessionRenderer(layout: served.renderer.layout.adding(asked.creatives.values.map(\.creative)))
-        return (plan, asked.decisions.reports, renderer)
+        return (plan, asked.decisions.reports, renderer, caps)
     }
 
     func compare(_ request: Request, _ context: BasicRequestContext) throws -> Response {
@@ -165,6 +173,10 @@ struct PreviewController: Sendable {
         if case .object(let fields) = json, !decided.reports.isEmpty {
             json = .object(fields + [("adServer", .array(decided.reports.map(\.json)))])
         }
+        // With frequency caps and a viewer: each cap, whether it is reached, and the impressions it counts.
+        if case .object(let fields) = json, let caps = decided.caps {
+            json = .object(fields + [("frequencyCaps", caps)])
+        }
         return .tagged(json.text(), contentType: "application/json", cache: "no-store", for: request)
     }
 
@@ -182,6 +194,10 @@ struct PreviewController: Sendable {
             }
             liveJoin = edge
         }
+        var capped: [Int] = []
+        if let id = viewer.attributes["viewer"], !served.campaign.frequencyCaps.isEmpty {
+            capped = await self.sessions.capper.status(served.campaign, viewer: id, at: viewer.at).reached
+        }
         let token = SessionToken(
             campaign: served.campaign.id,
             revision: served.campaign.revision,
@@ -197,7 +213,8 @@ struct PreviewController: Sendable {
                     userAgent: request.headers[.userAgent],
                     player: viewer.attributes["player"]
                 ),
-            liveJoin: liveJoin
+            liveJoin: liveJoin,
+            capped: capped
         )
         return try await self.sessions.masterResponse(served, token: token, prefix: "/preview/\(served.campaign.id)/", for: request)
     }

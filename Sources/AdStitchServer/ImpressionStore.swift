@@ -1,0 +1,253 @@
+import AdCampaign
+import AdDecision
+import AdOrigin
+import Foundation
+import HLSPlaylist
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// One impression of an ad for a viewer: a session that started with it in its plan.
+struct Impression: Sendable, Hashable {
+    let ad: String
+    /// Milliseconds since the epoch.
+    let at: Int64
+    let session: String
+}
+
+/// Viewers' impressions for frequency caps (docs/campaign-format.md "Frequency caps"): PostgreSQL
+/// when replicas share one (`serve --database`), else this replica's memory.
+protocol ImpressionStore: Sendable {
+    /// The viewer's impressions in the campaign at or after `since` (ms), oldest first.
+    func impressions(campaign: String, viewer: String, since: Int64) async throws -> [Impression]
+    /// Records a session's impressions (its plan's pieces by index, each ad's id) at `at` (ms);
+    /// the same session and piece recorded again (a player asking the master twice) count once.
+    func record(campaign: String, viewer: String, session: String, ads: [(piece: Int, ad: String)], at: Int64) async throws
+    /// What `serve` says at start about where impressions are counted.
+    var summary: String { get }
+}
+
+/// One replica's impressions, in memory: at most ``capacity`` (the viewers seen longest ago
+/// forgotten first), none older than the longest window a cap may have.
+final class MemoryImpressionStore: ImpressionStore {
+    private struct Entry {
+        let session: String
+        let piece: Int
+        let impression: Impression
+    }
+
+    private struct State {
+        var entries: [String: [Entry]] = [:]
+        var order: [String] = []
+        var count = 0
+    }
+
+    private let state = Mutex(State())
+    let capacity: Int
+
+    init(capacity: Int = 1_000_000) {
+        self.capacity = capacity
+    }
+
+    func impressions(campaign: String, viewer: String, since: Int64) async throws -> [Impression] {
+        self.state.withLock { state in
+            (state.entries[campaign + "\u{1f}" + viewer] ?? []).map(\.impression).filter { $0.at >= since }.sorted { $0.at < $1.at }
+        }
+    }
+
+    func record(campaign: String, viewer: String, session: String, ads: [(piece: Int, ad: String)], at: Int64) async throws {
+        let key = campaign + "\u{1f}" + viewer
+        let oldest = at - Int64(FrequencyCap.maxWindow) * 1000
+        self.state.withLock { state in
+            var entries = (state.entries[key] ?? []).filter { $0.impression.at >= oldest }
+            for (piece, ad) in ads where !entries.contains(where: { $0.session == session && $0.piece == piece }) {
+                entries.append(Entry(session: session, piece: piece, impression: Impression(ad: ad, at: at, session: session)))
+            }
+            if state.entries[key] == nil { state.order.append(key) }
+            state.count += entries.count - (state.entries[key]?.count ?? 0)
+            state.entries[key] = entries
+            while state.count > self.capacity, !state.order.isEmpty {
+                let forgotten = state.order.removeFirst()
+                state.count -= state.entries.removeValue(forKey: forgotten)?.count ?? 0
+            }
+        }
+    }
+
+    var summary: String {
+        "frequency caps count impressions in this replica's memory (no --database): behind a balancer, each replica counts only the sessions it started; share PostgreSQL"
+    }
+}
+
+/// Impressions in PostgreSQL, shared by every replica: a row per (campaign, viewer, session,
+/// piece); rows older than the longest window a cap may have are deleted as the viewer's next
+/// impressions are recorded.
+final class PostgresImpressionStore: ImpressionStore {
+    let client: PostgresClient
+    let logger: Logger
+    /// A database that does not answer within this long fails the call (the caller plays on
+    /// without the caps, and says so).
+    static let deadline = Duration.milliseconds(500)
+    private let prepared = PreparedOnce()
+
+    init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    func migrate() async throws {
+        try await self.prepared.run {
+            try await self.client.query(
+                """
+                CREATE TABLE IF NOT EXISTS adstitch_impressions (
+                    campaign text NOT NULL,
+                    viewer text NOT NULL,
+                    session text NOT NULL,
+                    piece integer NOT NULL,
+                    ad text NOT NULL,
+                    at_ms bigint NOT NULL,
+                    PRIMARY KEY (campaign, viewer, session, piece)
+                )
+                """,
+                logger: self.logger
+            )
+            try await self.client.query(
+                "CREATE INDEX IF NOT EXISTS adstitch_impressions_by_time ON adstitch_impressions (campaign, viewer, at_ms)",
+                logger: self.logger
+            )
+        }
+    }
+
+    func impressions(campaign: String, viewer: String, since: Int64) async throws -> [Impression] {
+        let (client, logger) = (self.client, self.logger)
+        try await Deadline.run(within: Self.deadline) { try await self.migrate() }
+        return try await Deadline.run(within: Self.deadline) { () async throws -> [Impression] in
+            let rows = try await client.query(
+                """
+                SELECT ad, at_ms, session FROM adstitch_impressions
+                WHERE campaign = \(campaign) AND viewer = \(viewer) AND at_ms >= \(since) ORDER BY at_ms, session, piece
+                """,
+                logger: logger
+            )
+            var found: [Impression] = []
+            for try await (ad, at, session) in rows.decode((String, Int64, String).self) {
+                found.append(Impression(ad: ad, at: at, session: session))
+            }
+            return found
+        }
+    }
+
+    func record(campaign: String, viewer: String, session: String, ads: [(piece: Int, ad: String)], at: Int64) async throws {
+        guard !ads.isEmpty else { return }
+        let (client, logger) = (self.client, self.logger)
+        let pieces = ads.map { Int32(clamping: $0.piece) }
+        let names = ads.map(\.ad)
+        let oldest = at - Int64(FrequencyCap.maxWindow) * 1000
+        try await Deadline.run(within: Self.deadline) { try await self.migrate() }
+        try await Deadline.run(within: Self.deadline) { () async throws in
+            try await client.query(
+                """
+                INSERT INTO adstitch_impressions (campaign, viewer, session, piece, ad, at_ms)
+                SELECT \(campaign), \(viewer), \(session), piece, ad, \(at) FROM unnest(\(pieces)::integer[], \(names)::text[]) AS u(piece, ad)
+                ON CONFLICT DO NOTHING
+                """,
+                logger: logger
+            )
+            try await client.query(
+                "DELETE FROM adstitch_impressions WHERE campaign = \(campaign) AND viewer = \(viewer) AND at_ms < \(oldest)",
+                logger: logger
+            )
+        }
+    }
+
+    var summary: String { "frequency caps count impressions through PostgreSQL (table adstitch_impressions)" }
+}
+
+/// Frequency caps at a session start (docs/campaign-format.md "Frequency caps"): which of the
+/// campaign's caps the viewer has reached, from their impressions in the ``ImpressionStore``, and
+/// the impressions of the session that starts. A store that fails or is slow never fails or
+/// delays a start past its deadline: the session starts without caps, and the log says so.
+struct FrequencyCapper: Sendable {
+    let store: any ImpressionStore
+    let logger: Logger
+
+    /// What the viewer's impressions say of each cap of `campaign` at `at` (ms).
+    struct Status: Sendable {
+        /// Per cap (the first ``SessionToken/maxCapped``), the impressions it counts.
+        var counted: [[Impression]] = []
+        /// The indexes of the caps reached.
+        var reached: [Int] = []
+    }
+
+    /// The caps of `campaign` the viewer has reached at `at` (ms), and the impressions each counts.
+    func status(_ campaign: Campaign, viewer: String, at: Int64) async -> Status {
+        let caps = campaign.frequencyCaps.prefix(SessionToken.maxCapped)
+        guard let longest = caps.map(\.per).max() else { return Status() }
+        let impressions: [Impression]
+        do {
+            impressions = try await self.store.impressions(campaign: campaign.id, viewer: viewer, since: at - Int64(longest) * 1000)
+        } catch {
+            self.logger.warning(
+                "cannot read a viewer's impressions; the session starts without frequency caps",
+                metadata: ["campaign": "\(campaign.id)", "error": "\(error)"]
+            )
+            return Status()
+        }
+        var status = Status()
+        for (index, cap) in caps.enumerated() {
+            let since = at - Int64(cap.per) * 1000
+            let counted = impressions.filter { $0.at >= since && $0.at <= at && cap.ads.matches($0.ad) }
+            status.counted.append(counted)
+            if counted.count >= cap.max { status.reached.append(index) }
+        }
+        return status
+    }
+
+    /// A cap status as the preview's report shows it (`frequencyCaps`).
+    static func json(_ status: Status, caps: [FrequencyCap], viewer: String) -> JSONValue {
+        .object([
+            ("viewer", .string(viewer)),
+            (
+                "caps",
+                .array(
+                    zip(caps, status.counted).enumerated().map { index, pair in
+                        let (cap, counted) = pair
+                        return .object([
+                            ("ads", .string(cap.ads.source)), ("max", .integer(cap.max)), ("per", .string(cap.perText)),
+                            ("reached", .bool(status.reached.contains(index))),
+                            (
+                                "impressions",
+                                .array(
+                                    counted.map {
+                                        .object([
+                                            ("ad", .string($0.ad)), ("at", .string(DateTime.iso8601(millisecondsSinceEpoch: $0.at))),
+                                            ("session", .string($0.session)),
+                                        ])
+                                    }
+                                )
+                            ),
+                        ])
+                    }
+                )
+            ),
+        ])
+    }
+
+    /// Records the impressions of `plan` (the ads any cap counts) for the viewer.
+    func record(_ plan: Plan, viewer: String, at: Int64) async {
+        let caps = plan.campaign.frequencyCaps
+        var ads: [(piece: Int, ad: String)] = []
+        for (index, piece) in plan.pieces.enumerated() {
+            guard case .ad(let ad, _) = piece.kind, caps.contains(where: { $0.ads.matches(ad.id) }) else { continue }
+            ads.append((index, ad.id))
+        }
+        guard !ads.isEmpty else { return }
+        do {
+            try await self.store.record(campaign: plan.campaign.id, viewer: viewer, session: plan.context.session, ads: ads, at: at)
+        } catch {
+            self.logger.warning(
+                "cannot record a session's impressions; frequency caps will not count them",
+                metadata: ["campaign": "\(plan.campaign.id)", "error": "\(error)"]
+            )
+        }
+    }
+}
