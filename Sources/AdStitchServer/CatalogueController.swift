@@ -39,8 +39,10 @@ struct CatalogueController: Sendable {
                 }
                 source = Routes.catalogueMasterPath(id, title: asked)
             }
+            // A title path may hold sub-delimiters (`&`, `+`, `=`) that a query value cannot: percent-encoded.
             let links = titles.recent.map {
-                "<li><a href=\"/play/\(PreviewPage.escape(id))?title=\(PreviewPage.escape($0))\">\(PreviewPage.escape($0))</a></li>"
+                let query = $0.addingPercentEncoding(withAllowedCharacters: Self.titleQueryAllowed) ?? $0
+                return "<li><a href=\"/play/\(PreviewPage.escape(id))?title=\(PreviewPage.escape(query))\">\(PreviewPage.escape($0))</a></li>"
             }
             recent = "<p>Titles started recently on this replica:</p><ul>\(links.joined())</ul>"
             if asked == nil {
@@ -72,6 +74,10 @@ struct CatalogueController: Sendable {
         response.headers[.contentSecurityPolicy] = (response.headers[.contentSecurityPolicy] ?? "") + "; style-src 'self' \(Self.playerStyleSource)"
         return response
     }
+
+    /// What a title path keeps unencoded as the `title=` query value: RFC 3986's unreserved
+    /// characters and `/`.
+    static let titleQueryAllowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
 
     /// The player page's style, inline, and its CSP source (CSP 3 hash-source: SHA-256, base64).
     static let playerStyle = "body{font:16px system-ui,sans-serif;margin:2rem;max-width:60rem}video{width:100%;background:#000}"

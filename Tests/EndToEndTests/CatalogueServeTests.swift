@@ -15,12 +15,12 @@ extension RealClients {
         typealias Server = HardeningEndToEndTests.Server
 
         /// The single-asset demo's programme as titles below `vod/` of a fresh origin folder:
-        /// `marked` as packaged (CUE and DATERANGE markers), `plain` and `plain-2` with the
-        /// markers taken out. Playlists are copies (tests edit them); segments are links.
+        /// `marked` as packaged (CUE and DATERANGE markers), `plain`, `plain-2` and `a&b+c` (a
+        /// path with sub-delimiters) with the markers taken out. Playlists are copies (tests edit them); segments are links.
         static func originFolder() throws -> URL {
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("catalogue-origin-\(UUID().uuidString.prefix(8))")
             let source = Repository.root.appendingPathComponent("Campaigns/single-asset/media/program")
-            for (title, markers) in [("marked", true), ("plain", false), ("plain-2", false)] {
+            for (title, markers) in [("marked", true), ("plain", false), ("plain-2", false), ("a&b+c", false)] {
                 let folder = root.appendingPathComponent("vod/\(title)")
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 try FileManager.default.copyItem(at: source.appendingPathComponent("master.m3u8"), to: folder.appendingPathComponent("master.m3u8"))
@@ -216,6 +216,12 @@ extension RealClients {
             let index = try server.get("/play/library")
             #expect(index.status == 200 && index.body.contains("href=\"/play/library?title=marked/master.m3u8\""), "\(index.body)")
             #expect(try server.get("/play/library?title=../marked/master.m3u8").status == 404)
+            // A title whose path holds '&' and '+' (fine in a path, not in a query value) is linked
+            // percent-encoded, and the link plays it.
+            #expect(try server.get("/v1/campaigns/library/assets/a&b+c/master.m3u8").status == 200)
+            #expect(try server.get("/play/library").body.contains("href=\"/play/library?title=a%26b%2Bc/master.m3u8\""))
+            let linked = try server.get("/play/library?title=a%26b%2Bc/master.m3u8")
+            #expect(linked.status == 200 && linked.body.contains("src=\"/v1/campaigns/library/assets/a&amp;b+c/master.m3u8\""), "\(linked.body)")
 
             // A second replica answers the first one's sessions with the same bytes, loading the title itself.
             let replica = try await Server(campaigns: folder)
