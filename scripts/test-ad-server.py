@@ -23,6 +23,8 @@ inline ad has a pause tracker and an Open Measurement verification in <AdVerific
   /vast/mp4?ad=ID&dur=S                     an inline ad whose only MediaFile is an MP4
   /vmap?pre=PATH&mid=SECONDS:PATH&post=PATH a VMAP: a pre-roll, a mid-roll at SECONDS, a post-roll,
                                             each an AdTagURI to PATH on this server
+  /track/EVENT?…                            a tracker: 204; [&fail=N|always] 500 to the first N requests
+                                            of this path and query (or all); [&ms=M] after M ms
   /requests                                 every request so far, as JSON (not recorded itself)
   /reset                                    forgets the requests
 
@@ -38,6 +40,7 @@ import time
 import urllib.parse
 
 REQUESTS = []
+FAILED = {}
 LOCK = threading.Lock()
 
 
@@ -159,6 +162,18 @@ class Answers:
             return 200, ('<?xml version="1.0" encoding="UTF-8"?>\n<vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" '
                          'version="1.0">%s</vmap:VMAP>\n' % body)
         if path.startswith("/track/"):
+            # A tracker that fails: ?fail=N answers 500 to its first N requests (by path and
+            # query less fail's own count), ?fail=always to every one; ?ms=M answers after M ms.
+            fail = one("fail")
+            if fail is not None:
+                key = path + "?" + urllib.parse.urlencode(sorted((k, v[0]) for k, v in query.items()))
+                with LOCK:
+                    FAILED[key] = FAILED.get(key, 0) + 1
+                    count = FAILED[key]
+                if fail == "always" or count <= int(fail):
+                    return 500, "tracker failure\n"
+            if one("ms"):
+                return 204, "", int(one("ms")) / 1000
             return 204, ""
         return 404, "no such answer: %s\n" % path
 
@@ -183,6 +198,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if url.path == "/reset":
             with LOCK:
                 REQUESTS.clear()
+                FAILED.clear()
             return self.send(204, "")
         with LOCK:
             REQUESTS.append({

@@ -8,7 +8,7 @@ import Logging
 /// ``timeout`` each, never holding up an answer. Counted in `adstitch_beacons_total`.
 ///
 /// It fires VAST `<Error>` URIs when a session's ad server creative is skipped (docs/design-decisions.md
-/// "Error beacons"); impressions and quartiles are not fired yet (docs/campaign-format.md "Ad decision servers").
+/// "Error beacons"), and each ad's events as the viewer's player reaches them (docs/http-api.md "Beacons").
 struct BeaconFirer: Sendable {
     let origin: OriginClient
     let metrics: ServerMetrics

@@ -142,6 +142,55 @@ extension RealClients {
         }
 
         @Test(
+            "a tracking URL that fails is tried three times (1 s, then 2 s apart) and counted failed; one that fails twice is sent on its third try; a tracker that answers after 3 s delays nothing: the 302 is at once"
+        )
+        func failingTrackers() async throws {
+            let tracker = try await AdServerEndToEndTests.Server()
+            let base = tracker.base
+            let root = try EveningNewsFolder.make { yaml in
+                yaml.replacingOccurrences(
+                    of: #"tracking: { impression: ["https://tracking.example/i?ad=alpha"] }"#,
+                    with: """
+                        tracking: { impression: ["\(base)/track/impression?ad=alpha&fail=2"], start: ["\(base)/track/start?ad=alpha&fail=always"],
+                                    firstQuartile: ["\(base)/track/firstQuartile?ad=alpha&ms=3000"] }
+                        """
+                )
+            }
+            defer { try? FileManager.default.removeItem(at: root) }
+            let server = try await HardeningEndToEndTests.Server(campaigns: root)
+            defer { kill(server.process.pid, SIGKILL) }
+            let prefix = "/v1/campaigns/evening-news/"
+            let master = try server.get(prefix + "master.m3u8?session=trackers")
+            let v0 = try #require(AdServerServeTests.sessionFiles(master.body).first { $0.hasSuffix("/v0.m3u8") })
+            let links = Self.links(try server.get(prefix + v0).body, base: prefix + v0.dropLast("v0.m3u8".count))
+            // alpha's first segment carries its impression, start and first quartile (at 1.44 s of 5.76 s).
+            let first = try #require(links.first { $0.split(separator: "/").drop { $0 != "beacons" }.dropFirst(2).first == "7" }, "\(links)")
+            let began = ContinuousClock.now
+            let answer = try LoopbackHTTP.exchange("GET", port: server.port, path: first)
+            let took = ContinuousClock.now - began
+            #expect(answer.status == 302 && took < .milliseconds(500), "\(answer.status) after \(took)")
+            // Three tries take 3 s (1 s, then 2 s between them); the slow tracker answers after 3 s.
+            let until = Date().addingTimeInterval(10)
+            var metrics = ""
+            while Date() < until {
+                metrics = try server.get("/metrics").body
+                if metrics.contains(#"adstitch_beacons_total{event="start",outcome="failed"} 1"#),
+                    metrics.contains(#"adstitch_beacons_total{event="firstQuartile",outcome="sent"} 1"#)
+                {
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(metrics.contains(#"adstitch_beacons_total{event="impression",outcome="sent"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"adstitch_beacons_total{event="start",outcome="failed"} 1"#))
+            #expect(metrics.contains(#"adstitch_beacons_total{event="firstQuartile",outcome="sent"} 1"#))
+            let requests = try await AdServerServeTests.requestLog(tracker).compactMap { $0["path"] as? String }
+            #expect(requests.filter { $0 == "/track/impression" }.count == 3, "two failures, then sent: \(requests)")
+            #expect(requests.filter { $0 == "/track/start" }.count == 3, "three tries, no more: \(requests)")
+            #expect(requests.filter { $0 == "/track/firstQuartile" }.count == 1, "\(requests)")
+        }
+
+        @Test(
             "client-side reporting, by the campaign or the session start: no beacon link, nothing fired; tracking.json lists each ad's events at exact stream times with the ad server's URLs and verifications (its wrapper's first), alike on a replica that reads the recorded decisions; the other mode has none"
         )
         func clientSide() async throws {

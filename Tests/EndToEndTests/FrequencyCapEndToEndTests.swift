@@ -42,7 +42,7 @@ extension RealClients {
         )
         func acrossReplicas() async throws {
             let database = try await PostgresServer()
-            let root = try FrequencyCapFolder.make(cap: "{ ads: '^alpha$', max: 2, per: 8s }")
+            let root = try EveningNewsFolder.make { $0 + "\nfrequency_caps:\n  - { ads: '^alpha$', max: 2, per: 8s }\n" }
             defer { try? FileManager.default.removeItem(at: root) }
             let extra = ["--database", database.url, "--start-key", Self.startKey]
             let a = try await HardeningEndToEndTests.Server(campaigns: root, extra: extra)
@@ -71,20 +71,20 @@ extension RealClients {
     }
 }
 
-/// A campaigns folder holding the demo's evening-news with a frequency cap, its mid-roll 20 s so
-/// that every ad of its pools (19.2 s) plays in it and alpha is certain until capped.
-enum FrequencyCapFolder {
-    static func make(cap: String) throws -> URL {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("adstitch-caps-\(UUID().uuidString)")
+/// A campaigns folder holding the demo's evening-news, its mid-roll 20 s so that every ad of its
+/// pools (19.2 s) plays in it — alpha is certain until something excludes it — and `edit` applied
+/// to its campaign file.
+enum EveningNewsFolder {
+    static func make(_ edit: (String) -> String) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("adstitch-news-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let folder = root.appendingPathComponent("evening-news")
         try FileManager.default.copyItem(at: Repository.campaign("evening-news").deletingLastPathComponent(), to: folder)
         let file = folder.appendingPathComponent("campaign.yaml")
-        var yaml = try String(contentsOf: file, encoding: .utf8)
+        let yaml = try String(contentsOf: file, encoding: .utf8)
         let mid = "{ id: mid-1,    after: act-1,  duration: 12,"
         guard yaml.contains(mid) else { throw CocoaError(.fileReadCorruptFile) }
-        yaml = yaml.replacingOccurrences(of: mid, with: "{ id: mid-1,    after: act-1,  duration: 20,") + "\nfrequency_caps:\n  - \(cap)\n"
-        try Data(yaml.utf8).write(to: file)
+        try Data(edit(yaml.replacingOccurrences(of: mid, with: "{ id: mid-1,    after: act-1,  duration: 20,")).utf8).write(to: file)
         return root
     }
 }
