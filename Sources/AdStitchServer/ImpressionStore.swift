@@ -202,34 +202,40 @@ struct FrequencyCapper: Sendable {
         return status
     }
 
-    /// A cap status as the preview's report shows it (`frequencyCaps`).
-    static func json(_ status: Status, caps: [FrequencyCap], viewer: String) -> JSONValue {
-        .object([
-            ("viewer", .string(viewer)),
-            (
-                "caps",
-                .array(
-                    zip(caps, status.counted).enumerated().map { index, pair in
-                        let (cap, counted) = pair
-                        return .object([
-                            ("ads", .string(cap.ads.source)), ("max", .integer(cap.max)), ("per", .string(cap.perText)),
-                            ("reached", .bool(status.reached.contains(index))),
-                            (
-                                "impressions",
-                                .array(
-                                    counted.map {
-                                        .object([
-                                            ("ad", .string($0.ad)), ("at", .string(DateTime.iso8601(millisecondsSinceEpoch: $0.at))),
-                                            ("session", .string($0.session)),
-                                        ])
-                                    }
-                                )
-                            ),
-                        ])
-                    }
-                )
-            ),
-        ])
+    /// A viewer's caps as the preview shows them.
+    struct Viewer: Sendable {
+        let id: String
+        let status: Status
+
+        /// As the preview's report writes it (`frequencyCaps`).
+        func json(_ caps: [FrequencyCap]) -> JSONValue {
+            .object([
+                ("viewer", .string(self.id)),
+                (
+                    "caps",
+                    .array(
+                        zip(caps, self.status.counted).enumerated().map { index, pair in
+                            let (cap, counted) = pair
+                            return .object([
+                                ("ads", .string(cap.ads.source)), ("max", .integer(cap.max)), ("per", .string(cap.perText)),
+                                ("reached", .bool(self.status.reached.contains(index))),
+                                (
+                                    "impressions",
+                                    .array(
+                                        counted.map {
+                                            .object([
+                                                ("ad", .string($0.ad)), ("at", .string(DateTime.iso8601(millisecondsSinceEpoch: $0.at))),
+                                                ("session", .string($0.session)),
+                                            ])
+                                        }
+                                    )
+                                ),
+                            ])
+                        }
+                    )
+                ),
+            ])
+        }
     }
 
     /// Records the impressions of `plan` (the ads any cap counts) for the viewer.

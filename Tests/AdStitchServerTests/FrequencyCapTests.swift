@@ -96,6 +96,12 @@ struct FrequencyCapTests {
                     let text = String(buffer: response.body)
                     #expect(text.contains("frequency_caps[0]"), "the candidates say which cap excluded alpha")
                 }
+                try await client.execute(uri: "/preview/evening-news?session=p&viewer=v-1&at=\(at)", method: .get) { response in
+                    let page = String(buffer: response.body)
+                    #expect(page.contains("<h2>Frequency caps <small>viewer <code>v-1</code>"), "the page has the caps")
+                    #expect(page.contains("2 of 2 within 1h</td><td><strong>reached</strong>"), "\(page)")
+                    #expect(page.contains("session one") && page.contains("session two") && !page.contains("session three"))
+                }
             }
             // An hour after the first impression, one of the two has left the window: alpha again.
             clock.advance(3_600 - 170)

@@ -119,7 +119,8 @@ struct PreviewController: Sendable {
                 plan: decided.plan,
                 hasPlayer: self.player != nil,
                 adServer: decided.reports,
-                renderer: decided.renderer
+                renderer: decided.renderer,
+                caps: decided.caps
             )
         )
     }
@@ -131,13 +132,13 @@ struct PreviewController: Sendable {
         _ served: ServedCampaign,
         viewer: PreviewContext,
         request: Request
-    ) async -> (plan: Plan, reports: [AdServerDecisions.BreakReport], renderer: SessionRenderer, caps: JSONValue?) {
+    ) async -> (plan: Plan, reports: [AdServerDecisions.BreakReport], renderer: SessionRenderer, caps: FrequencyCapper.Viewer?) {
         var context = viewer.viewer
-        var caps: JSONValue?
+        var caps: FrequencyCapper.Viewer?
         if let id = viewer.attributes["viewer"], !served.campaign.frequencyCaps.isEmpty {
             let status = await self.sessions.capper.status(served.campaign, viewer: id, at: viewer.at)
             context.capped = status.reached
-            caps = FrequencyCapper.json(status, caps: served.campaign.frequencyCaps, viewer: id)
+            caps = FrequencyCapper.Viewer(id: id, status: status)
         }
         guard let asked = await self.sessions.ask(served, for: context, deviceHeaders: SessionController.deviceHeaders(request)) else {
             return (Planner().plan(served.campaign, for: context), [], served.renderer, caps)
@@ -175,7 +176,7 @@ struct PreviewController: Sendable {
         }
         // With frequency caps and a viewer: each cap, whether it is reached, and the impressions it counts.
         if case .object(let fields) = json, let caps = decided.caps {
-            json = .object(fields + [("frequencyCaps", caps)])
+            json = .object(fields + [("frequencyCaps", caps.json(served.campaign.frequencyCaps))])
         }
         return .tagged(json.text(), contentType: "application/json", cache: "no-store", for: request)
     }

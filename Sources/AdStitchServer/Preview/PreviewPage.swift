@@ -54,7 +54,8 @@ enum PreviewPage {
         plan: Plan?,
         hasPlayer: Bool = false,
         adServer: [AdServerDecisions.BreakReport] = [],
-        renderer: SessionRenderer? = nil
+        renderer: SessionRenderer? = nil,
+        caps: FrequencyCapper.Viewer? = nil
     ) -> String {
         let campaign = served.campaign
         var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a></p>\n"
@@ -89,6 +90,7 @@ enum PreviewPage {
             \(plan.breaks.map(self.reasons).joined(separator: "\n"))
             </section>
             \(self.adServer(adServer))
+            \(self.frequencyCaps(caps, campaign: campaign))
             <section><h2>Startup and variant order</h2>
             \(self.startup(plan))
             </section>
@@ -237,6 +239,29 @@ enum PreviewPage {
             <section><h2>Ad server</h2>
             <p>Asked now for this context, every break at once; a player's session asks again when it starts, and an ad server may answer it otherwise.</p>
             <table class="ad-server"><tr><th>Break</th><th>Request</th><th>Outcome</th><th>Plays first</th><th>Skipped</th></tr>
+            \(rows.joined(separator: "\n"))
+            </table>
+            </section>
+            """
+    }
+
+    /// The viewer's frequency caps: each, whether it is reached, and the impressions it counts.
+    static func frequencyCaps(_ viewer: FrequencyCapper.Viewer?, campaign: Campaign) -> String {
+        guard let viewer else { return "" }
+        let rows = zip(campaign.frequencyCaps, viewer.status.counted).enumerated().map { index, pair in
+            let (cap, counted) = pair
+            let impressions = counted.map {
+                "<li><code>\(escape($0.ad))</code> \(escape(DateTime.iso8601(millisecondsSinceEpoch: $0.at))) <small>session \(escape($0.session))</small></li>"
+            }
+            let state = viewer.status.reached.contains(index) ? "<strong>reached</strong>: its ads are excluded" : "not reached"
+            return "<tr><td><code>frequency_caps[\(index)]</code></td><td><code>\(escape(cap.ads.source))</code></td>"
+                + "<td>\(counted.count) of \(cap.max) within \(escape(cap.perText))</td><td>\(state)</td>"
+                + "<td>\(impressions.isEmpty ? "none" : "<ul>\(impressions.joined())</ul>")</td></tr>"
+        }
+        return """
+            <section><h2>Frequency caps <small>viewer <code>\(escape(viewer.id))</code></small></h2>
+            <p>The viewer's impressions as the sessions that played them started; the preview reads them and adds none.</p>
+            <table class="ad-server"><tr><th>Cap</th><th>Ads</th><th>Counted</th><th>State</th><th>Impressions</th></tr>
             \(rows.joined(separator: "\n"))
             </table>
             </section>
