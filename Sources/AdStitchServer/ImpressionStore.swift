@@ -80,13 +80,10 @@ final class MemoryImpressionStore: ImpressionStore {
 
 /// Impressions in PostgreSQL, shared by every replica: a row per (campaign, viewer, session,
 /// piece); rows older than the longest window a cap may have are deleted as the viewer's next
-/// impressions are recorded.
+/// impressions are recorded. The caller bounds each call (``FrequencyCapper/deadline``).
 final class PostgresImpressionStore: ImpressionStore {
     let client: PostgresClient
     let logger: Logger
-    /// A database that does not answer within this long fails the call (the caller plays on
-    /// without the caps, and says so).
-    static let deadline = Duration.milliseconds(500)
     private let prepared = PreparedOnce()
 
     init(client: PostgresClient, logger: Logger) {
@@ -118,45 +115,39 @@ final class PostgresImpressionStore: ImpressionStore {
     }
 
     func impressions(campaign: String, viewer: String, since: Int64) async throws -> [Impression] {
-        let (client, logger) = (self.client, self.logger)
-        try await Deadline.run(within: Self.deadline) { try await self.migrate() }
-        return try await Deadline.run(within: Self.deadline) { () async throws -> [Impression] in
-            let rows = try await client.query(
-                """
-                SELECT ad, at_ms, session FROM adstitch_impressions
-                WHERE campaign = \(campaign) AND viewer = \(viewer) AND at_ms >= \(since) ORDER BY at_ms, session, piece
-                """,
-                logger: logger
-            )
-            var found: [Impression] = []
-            for try await (ad, at, session) in rows.decode((String, Int64, String).self) {
-                found.append(Impression(ad: ad, at: at, session: session))
-            }
-            return found
+        try await self.migrate()
+        let rows = try await self.client.query(
+            """
+            SELECT ad, at_ms, session FROM adstitch_impressions
+            WHERE campaign = \(campaign) AND viewer = \(viewer) AND at_ms >= \(since) ORDER BY at_ms, session, piece
+            """,
+            logger: self.logger
+        )
+        var found: [Impression] = []
+        for try await (ad, at, session) in rows.decode((String, Int64, String).self) {
+            found.append(Impression(ad: ad, at: at, session: session))
         }
+        return found
     }
 
     func record(campaign: String, viewer: String, session: String, ads: [(piece: Int, ad: String)], at: Int64) async throws {
         guard !ads.isEmpty else { return }
-        let (client, logger) = (self.client, self.logger)
         let pieces = ads.map { Int32(clamping: $0.piece) }
         let names = ads.map(\.ad)
         let oldest = at - Int64(FrequencyCap.maxWindow) * 1000
-        try await Deadline.run(within: Self.deadline) { try await self.migrate() }
-        try await Deadline.run(within: Self.deadline) { () async throws in
-            try await client.query(
-                """
-                INSERT INTO adstitch_impressions (campaign, viewer, session, piece, ad, at_ms)
-                SELECT \(campaign), \(viewer), \(session), piece, ad, \(at) FROM unnest(\(pieces)::integer[], \(names)::text[]) AS u(piece, ad)
-                ON CONFLICT DO NOTHING
-                """,
-                logger: logger
-            )
-            try await client.query(
-                "DELETE FROM adstitch_impressions WHERE campaign = \(campaign) AND viewer = \(viewer) AND at_ms < \(oldest)",
-                logger: logger
-            )
-        }
+        try await self.migrate()
+        try await self.client.query(
+            """
+            INSERT INTO adstitch_impressions (campaign, viewer, session, piece, ad, at_ms)
+            SELECT \(campaign), \(viewer), \(session), piece, ad, \(at) FROM unnest(\(pieces)::integer[], \(names)::text[]) AS u(piece, ad)
+            ON CONFLICT DO NOTHING
+            """,
+            logger: self.logger
+        )
+        try await self.client.query(
+            "DELETE FROM adstitch_impressions WHERE campaign = \(campaign) AND viewer = \(viewer) AND at_ms < \(oldest)",
+            logger: self.logger
+        )
     }
 
     var summary: String { "frequency caps count impressions through PostgreSQL (table adstitch_impressions)" }
@@ -169,6 +160,8 @@ final class PostgresImpressionStore: ImpressionStore {
 struct FrequencyCapper: Sendable {
     let store: any ImpressionStore
     let logger: Logger
+    /// How long a start waits for the store, reading and then writing.
+    static let deadline = Duration.milliseconds(500)
 
     /// What the viewer's impressions say of each cap of `campaign` at `at` (ms).
     struct Status: Sendable {
@@ -176,6 +169,8 @@ struct FrequencyCapper: Sendable {
         var counted: [[Impression]] = []
         /// The indexes of the caps reached.
         var reached: [Int] = []
+        /// The impressions could not be read: no cap is reached.
+        var unavailable = false
     }
 
     /// The caps of `campaign` the viewer has reached at `at` (ms), and the impressions each counts.
@@ -184,13 +179,14 @@ struct FrequencyCapper: Sendable {
         guard let longest = caps.map(\.per).max() else { return Status() }
         let impressions: [Impression]
         do {
-            impressions = try await self.store.impressions(campaign: campaign.id, viewer: viewer, since: at - Int64(longest) * 1000)
+            let (store, id, since) = (self.store, campaign.id, at - Int64(longest) * 1000)
+            impressions = try await Deadline.run(within: Self.deadline) { try await store.impressions(campaign: id, viewer: viewer, since: since) }
         } catch {
             self.logger.warning(
                 "cannot read a viewer's impressions; the session starts without frequency caps",
                 metadata: ["campaign": "\(campaign.id)", "error": "\(error)"]
             )
-            return Status()
+            return Status(unavailable: true)
         }
         var status = Status()
         for (index, cap) in caps.enumerated() {
@@ -248,7 +244,10 @@ struct FrequencyCapper: Sendable {
         }
         guard !ads.isEmpty else { return }
         do {
-            try await self.store.record(campaign: plan.campaign.id, viewer: viewer, session: plan.context.session, ads: ads, at: at)
+            let (store, id, session, recorded) = (self.store, plan.campaign.id, plan.context.session, ads)
+            try await Deadline.run(within: Self.deadline) {
+                try await store.record(campaign: id, viewer: viewer, session: session, ads: recorded, at: at)
+            }
         } catch {
             self.logger.warning(
                 "cannot record a session's impressions; frequency caps will not count them",

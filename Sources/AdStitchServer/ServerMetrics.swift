@@ -52,6 +52,7 @@ public struct ServerMetrics: Sendable {
     private let conditioningOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let beaconOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let catalogueOutcomes = MetricHandles<String, CoreMetrics.Counter>()
+    private let capOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let conditioningQueuedCounter: CoreMetrics.Counter
     private let conditioningRunningGauge: CoreMetrics.Gauge
     private let runningEncodes = SharedCounter()
@@ -179,6 +180,15 @@ public struct ServerMetrics: Sendable {
     func campaigns(loaded: Int, failing: Int) {
         Gauge(label: "adstitch_campaigns_loaded", factory: self.factory).record(loaded)
         Gauge(label: "adstitch_campaigns_failing", factory: self.factory).record(failing)
+    }
+
+    /// A session start of a campaign with frequency caps and a viewer: `capped` (a cap was
+    /// reached), `open` (none was), `unavailable` (the impressions could not be read: uncapped).
+    func frequencyCap(outcome: String) {
+        self.capOutcomes(outcome) {
+            Counter(label: "adstitch_frequency_cap_starts_total", dimensions: [("outcome", outcome)], factory: self.factory)
+        }
+        .increment()
     }
 
     /// A catalogue title asked for by a new session: `hit` (held), `load` (fetched now, or

@@ -206,7 +206,9 @@ struct SessionController: Sendable {
         // The caps the viewer reached (a viewer only a signed start or a trusting campaign gives).
         var capped: [Int] = []
         if let viewer = attributes["viewer"], !served.campaign.frequencyCaps.isEmpty {
-            capped = await self.capper.status(served.campaign, viewer: viewer, at: at).reached
+            let status = await self.capper.status(served.campaign, viewer: viewer, at: at)
+            capped = status.reached
+            self.store.metrics.frequencyCap(outcome: status.unavailable ? "unavailable" : capped.isEmpty ? "open" : "capped")
         }
         let token = SessionToken(
             campaign: served.campaign.id,

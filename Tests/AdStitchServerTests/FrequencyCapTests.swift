@@ -1,11 +1,12 @@
 import AdCampaign
-import AdStitchServer
 import Foundation
 import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+
+@testable import AdStitchServer
 
 /// Frequency caps through the public API (docs/campaign-format.md "Frequency caps"): a viewer
 /// named by a signed start who reached a cap's impressions within its window gets other ads until
@@ -110,6 +111,46 @@ struct FrequencyCapTests {
             // The capped session keeps its ads whatever has happened since: the cap is in its token.
             let again = try await client.execute(uri: third.prefix + "boundaries.json", method: .get) { String(buffer: $0.body) }
             #expect(!again.contains("\"alpha\""))
+        }
+    }
+
+    /// A store that never answers, or fails at once.
+    final class BrokenStore: ImpressionStore {
+        let hangs: Bool
+        init(hangs: Bool) { self.hangs = hangs }
+
+        func impressions(campaign: String, viewer: String, since: Int64) async throws -> [Impression] {
+            if self.hangs { try await Task.sleep(for: .seconds(30)) }
+            throw CancellationError()
+        }
+
+        func record(campaign: String, viewer: String, session: String, ads: [(piece: Int, ad: String)], at: Int64) async throws {
+            if self.hangs { try await Task.sleep(for: .seconds(30)) }
+            throw CancellationError()
+        }
+
+        var summary: String { "broken" }
+    }
+
+    @Test("a store that hangs or fails never fails a start or holds it past the deadlines (read, then write): the session starts uncapped")
+    func storeDown() async throws {
+        let root = try Self.campaigns(cap: "{ ads: '^alpha$', max: 1, per: 1h }")
+        defer { try? FileManager.default.removeItem(at: root) }
+        for hangs in [true, false] {
+            let clock = SessionSecurityTests.Clock()
+            var policy = SessionPolicy(secrets: [Data("caps".utf8)], startKey: Self.startKey)
+            policy.now = { clock.now }
+            let store = CampaignStore(folder: root, logger: Logger(label: "caps"))
+            let sessions = SessionController(store: store, policy: policy, impressions: BrokenStore(hangs: hangs))
+            try await Application(router: buildRouter(store: store, policy: policy, sessions: sessions)).test(.router) { client in
+                for index in 0..<3 {
+                    let began = ContinuousClock.now
+                    let found = try await Self.ads(client, query: Self.start("down-\(index)", viewer: "v-1", clock: clock)).ads
+                    let took = ContinuousClock.now - began
+                    #expect(found["mid-1"]?.contains("alpha") == true, "uncapped: \(found)")
+                    #expect(took < (hangs ? .milliseconds(1_500) : .milliseconds(300)), "\(hangs ? "hanging" : "failing") store: \(took)")
+                }
+            }
         }
     }
 

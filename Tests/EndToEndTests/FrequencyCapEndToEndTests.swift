@@ -67,6 +67,12 @@ extension RealClients {
             let wait = began.addingTimeInterval(8.5).timeIntervalSinceNow
             if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
             #expect(try Self.midroll(a, Self.start("e2e-6", viewer: "v-9")).ads.contains("alpha"))
+            // Each replica counted its starts: a took e2e-1, -3 (capped), -6; b e2e-2, -4 (capped), -5.
+            for server in [a, b] {
+                let metrics = try server.get("/metrics").body
+                #expect(metrics.contains(#"adstitch_frequency_cap_starts_total{outcome="capped"} 1"#), "\(metrics)")
+                #expect(metrics.contains(#"adstitch_frequency_cap_starts_total{outcome="open"} 2"#))
+            }
         }
     }
 }
