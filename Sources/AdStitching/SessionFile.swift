@@ -110,18 +110,12 @@ extension SessionRenderer {
         boundariesURI: String = SessionFile.boundaries.name,
         base: String? = nil
     ) throws(StitchError) -> String {
-        if file == .boundaries || file == .tracking {
-            var manifest = insertion == .interstitials ? BoundaryManifest(self.schedule(plan())) : BoundaryManifest(plan())
-            if file == .tracking { return TrackingDocument(manifest).json.text() }
-            if (reporting ?? self.layout.campaign.reporting) == .client { manifest.trackingURI = SessionFile.tracking.name }
-            return manifest.json.text()
-        }
         if insertion == .interstitials {
             let schedule = self.schedule(plan())
             switch file {
             case .multivariant: return try self.multivariant(schedule, playlistURI: playlistURI, boundariesURI: boundariesURI)
             case .playlist(let rendition): return try self.primaryPlaylistBytes(schedule, rendition: rendition).text
-            case .boundaries, .tracking: preconditionFailure("rendered above")
+            case .boundaries, .tracking: return self.manifestText(file, BoundaryManifest(schedule), reporting: reporting)
             case .assetList(let id):
                 guard let list = self.assetList(schedule, breakID: id, base: base) else {
                     throw .notInLayout(asset: nil, "break \(id) does not play in this session: nothing filled it")
@@ -134,7 +128,7 @@ extension SessionRenderer {
         switch file {
         case .multivariant: return try self.multivariant(plan(), playlistURI: playlistURI, boundariesURI: boundariesURI)
         case .playlist(let rendition): return try self.mediaPlaylist(plan(), rendition: rendition)
-        case .boundaries, .tracking: preconditionFailure("rendered above")
+        case .boundaries, .tracking: return self.manifestText(file, BoundaryManifest(plan()), reporting: reporting)
         case .emptySubtitles: return SessionFile.emptySubtitlesText
         case .emptyIMSC: throw Self.binary
         case .assetList(let id): throw .notInLayout(asset: nil, "a stitched session has no asset list (\(id)); its ads are in its playlists")
@@ -171,6 +165,15 @@ extension SessionRenderer {
                 base: base
             )
         )
+    }
+
+    /// The boundary manifest, naming the tracking document when the session reports client-side,
+    /// or the tracking document made from it.
+    private func manifestText(_ file: SessionFile, _ manifest: BoundaryManifest, reporting: Campaign.Reporting?) -> String {
+        if file == .tracking { return TrackingDocument(manifest).json.text() }
+        var manifest = manifest
+        if (reporting ?? self.layout.campaign.reporting) == .client { manifest.trackingURI = SessionFile.tracking.name }
+        return manifest.json.text()
     }
 
     /// A plan as interstitials, with the `X-SNAP`s this campaign's programme needs.
