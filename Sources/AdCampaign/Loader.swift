@@ -252,7 +252,7 @@ struct Loader {
             var ads: [Ad] = []
             for (index, item) in self.reader.sequence(value, "pools.\(poolID)").enumerated() {
                 let field = "pools.\(poolID)[\(index)]"
-                let fields = self.reader.mapping(item, field, allowed: ["id", "playlist", "weight", "tracking"])
+                let fields = self.reader.mapping(item, field, allowed: ["id", "playlist", "weight", "tracking", "verifications"])
                 guard let id = self.reader.identifier(fields["id"], "\(field).id", required: true, parent: item),
                     let playlist = self.reader.string(fields["playlist"], "\(field).playlist", required: true, parent: item)
                 else { continue }
@@ -278,14 +278,56 @@ struct Loader {
                     )
                 }
                 let tracking = self.tracking(fields["tracking"], "\(field).tracking")
+                let verifications = self.verifications(fields["verifications"], "\(field).verifications")
                 if self.adNodes[id] == nil { self.adNodes[id] = (item, field) }
                 if let asset = self.asset(fields["playlist"], "\(field).playlist", parent: item) {
-                    ads.append(Ad(id: id, asset: asset, weight: weight, tracking: tracking))
+                    ads.append(Ad(id: id, asset: asset, weight: weight, tracking: tracking, verifications: verifications))
                 }
             }
             pools.append(Pool(id: poolID, ads: ads))
         }
         return pools
+    }
+
+    /// An ad's `verifications:`: `{ vendor, javascript | executable: URL, api_framework, type,
+    /// browser_optional, parameters, tracking }` each (VAST 4.3 §3.16's `<Verification>`).
+    private mutating func verifications(_ node: Node?, _ field: String) -> [AdVerification] {
+        var verifications: [AdVerification] = []
+        for (index, item) in self.reader.sequence(node, field).enumerated() {
+            let path = "\(field)[\(index)]"
+            let fields = self.reader.mapping(
+                item,
+                path,
+                allowed: ["vendor", "javascript", "executable", "api_framework", "type", "browser_optional", "parameters", "tracking"]
+            )
+            let kinds = ["javascript", "executable"].filter { fields[$0] != nil }
+            guard kinds.count == 1, let kind = kinds.first else {
+                self.reader.issue(item, path, "give the script as javascript: URL or as executable: URL (one of them)")
+                continue
+            }
+            guard let uri = self.reader.string(fields[kind], "\(path).\(kind)") else { continue }
+            guard let url = URL(string: uri), url.scheme == "https" || url.scheme == "http", url.host != nil else {
+                self.reader.issue(fields[kind], "\(path).\(kind)", "\"\(uri)\" is not an http(s) URL: the player loads the script from it")
+                continue
+            }
+            verifications.append(
+                AdVerification(
+                    vendor: self.reader.string(fields["vendor"], "\(path).vendor"),
+                    resources: [
+                        .init(
+                            kind: kind,
+                            uri: uri,
+                            apiFramework: self.reader.string(fields["api_framework"], "\(path).api_framework"),
+                            type: self.reader.string(fields["type"], "\(path).type"),
+                            browserOptional: self.reader.bool(fields["browser_optional"], "\(path).browser_optional")
+                        )
+                    ],
+                    parameters: self.reader.string(fields["parameters"], "\(path).parameters"),
+                    tracking: self.tracking(fields["tracking"], "\(path).tracking")
+                )
+            )
+        }
+        return verifications
     }
 
     private mutating func tracking(_ node: Node?, _ field: String) -> [String: [String]] {

@@ -109,6 +109,36 @@ struct CampaignValidationTests {
             message: .contains("parenthesis")
         ),
         .init(
+            "a verification with two scripts",
+            yaml: minimal(
+                [
+                    (
+                        "{ id: alpha, playlist: media/ads/alpha/master.m3u8 }",
+                        "{ id: alpha, playlist: media/ads/alpha/master.m3u8, verifications: [ { javascript: 'https://v.example/a.js', executable: 'https://v.example/b' } ] }"
+                    )
+                ]
+            ),
+            line: 10,
+            column: "{ javascript",
+            field: "pools.prime[0].verifications[0]",
+            message: .exact("give the script as javascript: URL or as executable: URL (one of them)")
+        ),
+        .init(
+            "a verification script that is not an http(s) URL",
+            yaml: minimal(
+                [
+                    (
+                        "{ id: alpha, playlist: media/ads/alpha/master.m3u8 }",
+                        "{ id: alpha, playlist: media/ads/alpha/master.m3u8, verifications: [ { vendor: v, javascript: 'file:///etc/v.js' } ] }"
+                    )
+                ]
+            ),
+            line: 10,
+            column: "'file:",
+            field: "pools.prime[0].verifications[0].javascript",
+            message: .prefix("\"file:///etc/v.js\" is not an http(s) URL")
+        ),
+        .init(
             "an unknown key in a cap",
             yaml: minimal(appending: "frequency_caps: [ { ads: '^alpha$', max: 2, per: 1h, per_viewer: true } ]"),
             line: 11,
@@ -622,7 +652,7 @@ struct CampaignValidationTests {
 
     @Test("the table holds every single-finding case, each named once and checking its message")
     func table() {
-        #expect(Self.cases.count == 60)
+        #expect(Self.cases.count == 62)
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "every case has its own name")
         #expect(Self.cases.allSatisfy { !$0.message.isEmpty }, "every case checks its message")
     }

@@ -109,6 +109,45 @@ struct TrackingDocumentTests {
         #expect(verifiedAds == 24 && checkedAds > 24, "\(demo): \(verifiedAds) creatives, \(checkedAds) ads")
     }
 
+    @Test("a pool ad's verifications: in the campaign are its in every session's tracking document")
+    func poolVerifications() throws {
+        let file = Repository.campaign(Demo.eveningNews.rawValue)
+        let yaml = try String(contentsOf: file, encoding: .utf8)
+        let alpha = "tracking: { impression: [\"https://tracking.example/i?ad=alpha\"] } }"
+        #expect(yaml.contains(alpha))
+        let edited = yaml.replacingOccurrences(
+            of: alpha,
+            with: """
+                tracking: { impression: ["https://tracking.example/i?ad=alpha"] },
+                        verifications: [ { vendor: house.example-omid, javascript: "https://house.example/omid.js", api_framework: omid,
+                                           browser_optional: true, parameters: "k=1", tracking: { verificationNotExecuted: ["https://house.example/nx?r=[REASON]"] } } ] }
+                """
+        )
+        let campaign = try CampaignLoader.load(yaml: edited + "\nreporting: client\n", file: file)
+        let renderer = SessionRenderer(layout: try StitchLayout(campaign: campaign, uris: Demo.uris(for: campaign)))
+        var found = 0
+        for context in variedViewers(20) {
+            let document = try ExactJSON.parse(try renderer.render(.tracking, Planner().plan(campaign, for: context)))
+            #expect(try ManifestSchema.tracking.get().violations(of: document) == [])
+            for ad in (document["breaks"]?.items ?? []).flatMap({ $0["ads"]?.items ?? [] }) {
+                guard ad["id"]?.string == "alpha" else {
+                    #expect(ad["verifications"] == nil)
+                    continue
+                }
+                found += 1
+                let verification = try #require(ad["verifications"]?.items?.first)
+                #expect(verification["vendor"]?.string == "house.example-omid" && verification["parameters"]?.string == "k=1")
+                let resource = try #require(verification["resources"]?.items?.first)
+                #expect(resource["kind"]?.string == "javascript" && resource["uri"]?.string == "https://house.example/omid.js")
+                #expect(resource["apiFramework"]?.string == "omid" && resource["browserOptional"]?.bool == true)
+                #expect(verification["tracking"]?["verificationNotExecuted"]?.items?.first?.string == "https://house.example/nx?r=[REASON]")
+            }
+            // The campaign reports client-side: its sessions list the document and the manifest names it.
+            #expect(renderer.files(.stitched).contains(.tracking))
+        }
+        #expect(found > 5, "alpha played in \(found) of 20 sessions")
+    }
+
     @Test("a session file of its own: listed for sessions that report client-side, by the campaign or the session's choice, never otherwise")
     func listed() throws {
         let campaign = try Demo.eveningNews.campaign()
