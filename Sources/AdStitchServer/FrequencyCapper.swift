@@ -1,0 +1,109 @@
+import AdCampaign
+import AdDecision
+import AdOrigin
+import HLSPlaylist
+import Logging
+
+/// Frequency caps at a session start (docs/campaign-format.md "Frequency caps"): which of the
+/// campaign's caps the viewer has reached, from their impressions in the ``ImpressionStore``, and
+/// the impressions of the session that starts. A store that fails or is slow never fails or
+/// delays a start past its deadline: the session starts without caps, and the log says so.
+struct FrequencyCapper: Sendable {
+    let store: any ImpressionStore
+    let logger: Logger
+    /// How long a start waits for the store, reading and then writing.
+    static let deadline = Duration.milliseconds(500)
+
+    /// What the viewer's impressions say of each cap of `campaign` at `at` (ms).
+    struct Status: Sendable {
+        /// Per cap (the first ``SessionToken/maxCapped``), the impressions it counts.
+        var counted: [[Impression]] = []
+        /// The indexes of the caps reached.
+        var reached: [Int] = []
+        /// The impressions could not be read: no cap is reached.
+        var unavailable = false
+    }
+
+    /// The caps of `campaign` the viewer has reached at `at` (ms), and the impressions each counts.
+    func status(_ campaign: Campaign, viewer: String, at: Int64) async -> Status {
+        let caps = campaign.frequencyCaps.prefix(SessionToken.maxCapped)
+        guard let longest = caps.map(\.per).max() else { return Status() }
+        let impressions: [Impression]
+        do {
+            let (store, id, since) = (self.store, campaign.id, at - Int64(longest) * 1000)
+            impressions = try await Deadline.run(within: Self.deadline) { try await store.impressions(campaign: id, viewer: viewer, since: since) }
+        } catch {
+            self.logger.warning(
+                "cannot read a viewer's impressions; the session starts without frequency caps",
+                metadata: ["campaign": "\(campaign.id)", "error": "\(error)"]
+            )
+            return Status(unavailable: true)
+        }
+        var status = Status()
+        for (index, cap) in caps.enumerated() {
+            let since = at - Int64(cap.per) * 1000
+            let counted = impressions.filter { $0.at >= since && $0.at <= at && cap.ads.matches($0.ad) }
+            status.counted.append(counted)
+            if counted.count >= cap.max { status.reached.append(index) }
+        }
+        return status
+    }
+
+    /// A viewer's caps as the preview shows them.
+    struct Viewer: Sendable {
+        let id: String
+        let status: Status
+
+        /// As the preview's report writes it (`frequencyCaps`).
+        func json(_ caps: [FrequencyCap]) -> JSONValue {
+            .object([
+                ("viewer", .string(self.id)),
+                (
+                    "caps",
+                    .array(
+                        zip(caps, self.status.counted).enumerated().map { index, pair in
+                            let (cap, counted) = pair
+                            return .object([
+                                ("ads", .string(cap.ads.source)), ("max", .integer(cap.max)), ("per", .string(cap.perText)),
+                                ("reached", .bool(self.status.reached.contains(index))),
+                                (
+                                    "impressions",
+                                    .array(
+                                        counted.map {
+                                            .object([
+                                                ("ad", .string($0.ad)), ("at", .string(DateTime.iso8601(millisecondsSinceEpoch: $0.at))),
+                                                ("session", .string($0.session)),
+                                            ])
+                                        }
+                                    )
+                                ),
+                            ])
+                        }
+                    )
+                ),
+            ])
+        }
+    }
+
+    /// Records the impressions of `plan` (the ads any cap counts) for the viewer.
+    func record(_ plan: Plan, viewer: String, at: Int64) async {
+        let caps = plan.campaign.frequencyCaps
+        var ads: [(piece: Int, ad: String)] = []
+        for (index, piece) in plan.pieces.enumerated() {
+            guard case .ad(let ad, _) = piece.kind, caps.contains(where: { $0.ads.matches(ad.id) }) else { continue }
+            ads.append((index, ad.id))
+        }
+        guard !ads.isEmpty else { return }
+        do {
+            let (store, id, session, recorded) = (self.store, plan.campaign.id, plan.context.session, ads)
+            try await Deadline.run(within: Self.deadline) {
+                try await store.record(campaign: id, viewer: viewer, session: session, ads: recorded, at: at)
+            }
+        } catch {
+            self.logger.warning(
+                "cannot record a session's impressions; frequency caps will not count them",
+                metadata: ["campaign": "\(plan.campaign.id)", "error": "\(error)"]
+            )
+        }
+    }
+}
