@@ -132,7 +132,7 @@ struct FrequencyCapTests {
         var summary: String { "broken" }
     }
 
-    @Test("a store that hangs or fails never fails a start or holds it past the deadlines (read, then write): the session starts uncapped")
+    @Test("a store that hangs or fails never fails a start or holds it past its two deadlines (read, then write): the session starts uncapped")
     func storeDown() async throws {
         let root = try Self.campaigns(cap: "{ ads: '^alpha$', max: 1, per: 1h }")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -148,7 +148,8 @@ struct FrequencyCapTests {
                     let found = try await Self.ads(client, query: Self.start("down-\(index)", viewer: "v-1", clock: clock)).ads
                     let took = ContinuousClock.now - began
                     #expect(found["mid-1"]?.contains("alpha") == true, "uncapped: \(found)")
-                    #expect(took < (hangs ? .milliseconds(1_500) : .milliseconds(300)), "\(hangs ? "hanging" : "failing") store: \(took)")
+                    // Two deadlines of 0.5 s (read, then write) and the start itself: never the store's 30 s.
+                    #expect(took < .milliseconds(1_500), "\(hangs ? "hanging" : "failing") store: \(took)")
                 }
             }
         }
