@@ -133,16 +133,16 @@ final class PostgresImpressionStore: ImpressionStore {
         let names = ads.map(\.ad)
         let oldest = at - Int64(FrequencyCap.maxWindow) * 1000
         try await self.migrate()
+        // One statement, one round trip: the viewer's rows past the longest window go as the new ones come.
         try await self.client.query(
             """
+            WITH expired AS (
+                DELETE FROM adstitch_impressions WHERE campaign = \(campaign) AND viewer = \(viewer) AND at_ms < \(oldest)
+            )
             INSERT INTO adstitch_impressions (campaign, viewer, session, piece, ad, at_ms)
             SELECT \(campaign), \(viewer), \(session), piece, ad, \(at) FROM unnest(\(pieces)::integer[], \(names)::text[]) AS u(piece, ad)
             ON CONFLICT DO NOTHING
             """,
-            logger: self.logger
-        )
-        try await self.client.query(
-            "DELETE FROM adstitch_impressions WHERE campaign = \(campaign) AND viewer = \(viewer) AND at_ms < \(oldest)",
             logger: self.logger
         )
     }
