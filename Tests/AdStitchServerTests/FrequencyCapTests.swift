@@ -120,12 +120,12 @@ struct FrequencyCapTests {
         init(hangs: Bool) { self.hangs = hangs }
 
         func impressions(campaign: String, viewer: String, since: Int64) async throws -> [Impression] {
-            if self.hangs { try await Task.sleep(for: .seconds(30)) }
+            if self.hangs { try await Task.sleep(for: .seconds(120)) }
             throw CancellationError()
         }
 
         func record(campaign: String, viewer: String, session: String, ads: [(piece: Int, ad: String)], at: Int64) async throws {
-            if self.hangs { try await Task.sleep(for: .seconds(30)) }
+            if self.hangs { try await Task.sleep(for: .seconds(120)) }
             throw CancellationError()
         }
 
@@ -148,8 +148,11 @@ struct FrequencyCapTests {
                     let found = try await Self.ads(client, query: Self.start("down-\(index)", viewer: "v-1", clock: clock)).ads
                     let took = ContinuousClock.now - began
                     #expect(found["mid-1"]?.contains("alpha") == true, "uncapped: \(found)")
-                    // Two deadlines of 0.5 s (read, then write) and the start itself: never the store's 30 s.
-                    #expect(took < .milliseconds(1_500), "\(hangs ? "hanging" : "failing") store: \(took)")
+                    // Two deadlines of 0.5 s (read, then write) and the start itself, never the store's 120 s.
+                    // The bound is loose on purpose: the whole suite runs in parallel on two cores, where a
+                    // timer can fire seconds late (13.5 s was seen in CI); a start held by the store would
+                    // take at least 120 s.
+                    #expect(took < .seconds(60), "\(hangs ? "hanging" : "failing") store: \(took)")
                 }
             }
         }

@@ -168,7 +168,7 @@ extension RealClients {
             let began = ContinuousClock.now
             let answer = try LoopbackHTTP.exchange("GET", port: server.port, path: first)
             let took = ContinuousClock.now - began
-            #expect(answer.status == 302 && took < .milliseconds(500), "\(answer.status) after \(took)")
+            #expect(answer.status == 302 && took < .seconds(2), "\(answer.status) after \(took)")  // the slow tracker alone takes 3 s
             // Three tries take 3 s (1 s, then 2 s between them); the slow tracker answers after 3 s.
             let until = Date().addingTimeInterval(10)
             var metrics = ""
