@@ -17,19 +17,23 @@ extension SessionController {
             )
         }
         let path = context.parameters.getCatchAll().joined(separator: "/")
+        return try await self.start(self.title(path, of: titles), title: path, request)
+    }
+
+    /// The title at `path` of `titles`, held or loaded now (and noted as started); the problem a
+    /// request gets for a path that is not a title's, a missing title or a failing origin.
+    func title(_ path: String, of titles: CatalogueTitles) async throws -> ServedCampaign {
         guard titles.template.catalogue.url(of: path) != nil else {
             throw Problem.badRequest(
                 "\(path) is not a title path: give the path of the title's multivariant playlist below the catalogue's prefix, "
                     + "ending in .m3u8, of plain segments (no '.', '..', empty segment or percent-encoding)"
             )
         }
-        let served: ServedCampaign
         do {
-            served = try await titles.start(path)
+            return try await titles.start(path)
         } catch {
             throw error.problem
         }
-        return try await self.start(served, title: path, request)
     }
 
     /// The load a session's revision is on: kept by the store, or (a catalogue's title this

@@ -233,6 +233,67 @@ extension RealClients {
             #expect(server.healthy() && replica.healthy())
         }
 
+        @Test("the preview lists the titles started recently and previews any title path: page, compare, report and a player's session, on either replica")
+        func previewTitles() async throws {
+            let setup = try await Setup()
+            let (folder, server) = (setup.folder, setup.server)
+            defer { withExtendedLifetime(setup) {} }  // its deinit stops the servers
+            let plain = try Self.start(server, "plain/master.m3u8", query: "session=viewer-7")
+            _ = try Self.start(server, "a&b+c/master.m3u8", query: "session=viewer-8")
+
+            // The catalogue's page: a title field, and the titles started, newest first, linked.
+            #expect(try server.get("/preview").body.contains("href=\"/preview/library\""))
+            let index = try server.get("/preview/library?session=viewer-7")
+            #expect(index.status == 200 && index.body.contains("name=\"title\" required"), "\(index.body)")
+            let first = try #require(index.body.range(of: "?title=a%26b%2Bc/master.m3u8&amp;session=viewer-7"), "\(index.body)")
+            let second = try #require(index.body.range(of: "?title=plain/master.m3u8&amp;session=viewer-7"), "\(index.body)")
+            #expect(first.lowerBound < second.lowerBound)
+
+            // A title's page: its path, its breaks, the title carried by the form and the links.
+            let query = "title=plain/master.m3u8&session=viewer-7"
+            let page = try server.get("/preview/library?\(query)")
+            #expect(page.status == 200, "\(page.body)")
+            #expect(page.body.contains("<code>plain/master.m3u8</code>") && page.body.contains("type=\"hidden\" name=\"title\" value=\"plain/master.m3u8\""))
+            #expect(page.body.contains("/preview/library/master.m3u8?title=plain/master.m3u8&amp;session=viewer-7"), "\(page.body)")
+            #expect(try server.get("/preview/library/compare?\(query)&count=3").status == 200)
+
+            // The report plans what the viewer's session plays: the same breaks at the same times.
+            let report = try server.get("/preview/library/report.json?\(query)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(report.body.utf8)) as? [String: Any], "\(report.body)")
+            let planned = try #require(json["breaks"] as? [[String: Any]]).map {
+                (id: $0["id"] as? String ?? "", start: ($0["start"] as? NSNumber)?.stringValue ?? "")
+            }
+            let played = try Self.breaks(server, plain)
+            #expect(planned.map(\.id) == ["preroll", "mid-1", "mid-2", "postroll"] && planned.map(\.id) == played.map(\.id), "\(planned) \(played)")
+            #expect(planned.map(\.start) == played.map(\.start), "\(planned) \(played)")
+
+            // The player's master: a preview token carrying the title, its playlists under
+            // /preview/ only, answered by a replica that never loaded the title too.
+            let master = try server.get("/preview/library/master.m3u8?\(query)")
+            #expect(master.status == 200, "\(master.body)")
+            let playlists = master.body.split(separator: "\n").filter { $0.hasPrefix("/preview/library/sessions/") }.map(String.init)
+            #expect(playlists.count == 2, "\(master.body)")
+            let replica = try await Server(campaigns: folder)
+            defer { kill(replica.process.pid, SIGKILL) }
+            for path in playlists {
+                let (answer, again) = (try server.get(path), try replica.get(path))
+                #expect(answer.status == 200 && Self.errors(answer.body).isEmpty && answer.body.contains("#EXT-X-DISCONTINUITY"), "\(path): \(answer.body)")
+                #expect(again.status == 200 && again.body == answer.body, "\(path)")
+                #expect(try server.get(path.replacingOccurrences(of: "/preview/library/", with: "/v1/campaigns/library/")).status == 403)
+            }
+
+            // Without a title, the routes that need one say so; bad and missing paths as a start's.
+            for route in ["report.json", "master.m3u8", "compare"] {
+                let answer = try server.get("/preview/library/\(route)?session=s")
+                #expect(answer.status == 400 && answer.body.contains("add title=PATH"), "\(route): \(answer.body)")
+            }
+            #expect(try server.get("/preview/library?title=../plain/master.m3u8").status == 400)
+            #expect(try server.get("/preview/library/report.json?title=plain/master.txt").status == 400)
+            let missing = try server.get("/preview/library?title=nothing/master.m3u8")
+            #expect(missing.status == 404 && missing.body.contains("no title nothing\\/master.m3u8"), "\(missing.body)")
+            #expect(server.healthy() && replica.healthy())
+        }
+
         @Test("the cache holds at most its titles; an evicted title reloads on demand, with the same revision, for old and new sessions")
         func cacheBound() async throws {
             let setup = try await Setup(cache: "{ titles: 2, ttl: 300 }")

@@ -19,6 +19,9 @@ struct PreviewContext: Sendable {
     var attributes: [String: String]
     /// `insertion=`: the mode the player's session gets (not an attribute); nil: the campaign's.
     var insertion: Insertion?
+    /// `title=`: a catalogue's title, the path of its multivariant playlist below the catalogue's
+    /// prefix (not an attribute); nil for a campaign, or a catalogue's list of titles.
+    var title: String?
     /// What was wrong with the query, one message per problem; the page shows them.
     var errors: [String] = []
 
@@ -76,6 +79,8 @@ struct PreviewContext: Sendable {
                 }
             case "count":  // the compare view's, not an attribute
                 continue
+            case "title":
+                if !trimmed.isEmpty { self.title = trimmed }
             case "insertion":
                 guard !trimmed.isEmpty else { continue }
                 if let mode = Insertion(rawValue: trimmed) {
@@ -95,7 +100,8 @@ struct PreviewContext: Sendable {
     /// The context as a query string (sorted, percent-encoded): links to the page, the compare
     /// view and the preview master carry it.
     var query: String {
-        var items = [("session", self.session), ("at", self.atText)]
+        var items = self.title.map { [("title", $0)] } ?? []
+        items += [("session", self.session), ("at", self.atText)]
         items += self.attributes.keys.sorted().map { ($0, self.attributes[$0] ?? "") }
         return items.map { "\(Self.encode($0))=\(Self.encode($1))" }.joined(separator: "&")
     }

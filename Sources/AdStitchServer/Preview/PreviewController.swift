@@ -13,6 +13,9 @@ import Hummingbird
 /// - `GET /preview`: the campaigns and their load status;
 /// - `GET /preview/{id}?session=…&at=…&locale=…`: the form, the timeline, the reasons, startup
 ///   and variant order, the boundary manifest and the player;
+/// - `GET /preview/{id}` of a catalogue: the titles started recently and a form for any path;
+///   `title=PATH` on this and the routes below previews that title, loaded as a session start
+///   loads it;
 /// - `GET /preview/{id}/compare?count=N&…`: N sessions of the same context side by side;
 /// - `GET /preview/{id}/report.json?…`: the plan report (what `adstitch preview --format json` prints);
 /// - `GET /preview/{id}/media` and `media.json`: what `adstitch validate --media` finds in the
@@ -78,7 +81,7 @@ struct PreviewController: Sendable {
             return Self.html(PreviewPage.creatives(jobs, queue: self.sessions.conditioning?.jobs.summary ?? "no conditioning"))
         }
         route(Routes.previewCampaign) { request, context in try await self.page(request, context) }
-        route(Routes.previewCompare) { request, context in try self.compare(request, context) }
+        route(Routes.previewCompare) { request, context in try await self.compare(request, context) }
         route(Routes.previewReport) { request, context in try await self.report(request, context) }
         route(Routes.previewMaster) { request, context in try await self.master(request, context) }
         // Async: the first request of a revision waits for ffprobe (off the event loops).
@@ -101,9 +104,40 @@ struct PreviewController: Sendable {
         }
     }
 
+    /// What a preview route is about: a campaign's load, or a catalogue's title (the query's
+    /// `title=`), held or loaded as a session start would load it. Nil for a catalogue without
+    /// a title: its page lists titles to preview.
+    func subject(_ context: BasicRequestContext, viewer: PreviewContext) async throws -> ServedCampaign? {
+        let id = try context.parameters.require("id")
+        guard let titles = self.store.catalogue(id) else {
+            let served = try self.store.campaign(for: context, listedAt: "/preview")
+            if let title = viewer.title {
+                throw Problem.badRequest("title: \(title) names a catalogue's title, and campaign \"\(id)\" is not a catalogue; leave title out")
+            }
+            return served
+        }
+        guard let title = viewer.title else { return nil }
+        return try await self.sessions.title(title, of: titles)
+    }
+
+    /// ``subject(_:viewer:)`` where a title is needed (the compare view, the report, the master).
+    func requiredSubject(_ context: BasicRequestContext, viewer: PreviewContext) async throws -> ServedCampaign {
+        guard let served = try await self.subject(context, viewer: viewer) else {
+            let id = (try? context.parameters.require("id")) ?? ""
+            throw Problem.badRequest(
+                "campaign \"\(id)\" is a catalogue: add title=PATH, the path of a title's multivariant playlist below its prefix (/preview/\(id) lists recent ones)"
+            )
+        }
+        return served
+    }
+
     func page(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let served = try self.store.campaign(for: context, listedAt: "/preview")
         let viewer = Self.context(request)
+        guard let served = try await self.subject(context, viewer: viewer) else {
+            let id = try context.parameters.require("id")
+            guard let titles = self.store.catalogue(id) else { throw Problem.notFound("no catalogue \"\(id)\" is loaded; /preview lists them") }
+            return Self.html(PreviewPage.catalogue(titles.template.campaign, recent: titles.recent, held: titles.held, context: viewer))
+        }
         guard viewer.errors.isEmpty else {
             return Self.html(PreviewPage.campaign(served, context: viewer, plan: nil, hasPlayer: self.player != nil), status: .badRequest)
         }
@@ -148,9 +182,9 @@ struct PreviewController: Sendable {
         return (plan, asked.decisions.reports, renderer, caps)
     }
 
-    func compare(_ request: Request, _ context: BasicRequestContext) throws -> Response {
-        let served = try self.store.campaign(for: context, listedAt: "/preview")
+    func compare(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         var viewer = Self.context(request)
+        let served = try await self.requiredSubject(context, viewer: viewer)
         let countText = PreviewContext.pairs(request.uri.query).last { $0.key == "count" }?.value ?? "6"
         var count = 6
         if let value = Int(countText), (1...Self.maxCompared).contains(value) {
@@ -166,8 +200,8 @@ struct PreviewController: Sendable {
     }
 
     func report(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let served = try self.store.campaign(for: context, listedAt: "/preview")
         let viewer = try Self.validContext(request)
+        let served = try await self.requiredSubject(context, viewer: viewer)
         let decided = await self.decided(served, viewer: viewer, request: request)
         var json = served.report(decided.plan).json
         // With an ad server: under `adServer`, each break's request and answer (as `adstitch preview --format json`).
@@ -186,8 +220,8 @@ struct PreviewController: Sendable {
     /// `/preview/{id}/sessions/` and never on the public API, so an operator's choice of decision
     /// time cannot become a viewer's way around a flight or a time rule.
     func master(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let served = try self.store.campaign(for: context, listedAt: "/preview")
         let viewer = try Self.validContext(request)
+        let served = try await self.requiredSubject(context, viewer: viewer)
         var liveJoin: Int?
         if let channel = served.channel {
             guard let edge = channel.edge else {
@@ -215,6 +249,7 @@ struct PreviewController: Sendable {
                     player: viewer.attributes["player"]
                 ),
             liveJoin: liveJoin,
+            title: viewer.title,
             capped: capped
         )
         return try await self.sessions.masterResponse(served, token: token, prefix: "/preview/\(served.campaign.id)/", for: request)

@@ -41,6 +41,31 @@ enum PreviewPage {
         )
     }
 
+    // MARK: - A catalogue
+
+    /// A catalogue's page: the titles started recently (newest first), each a link to its
+    /// preview with the form's context, and the form, whose title field previews any path.
+    static func catalogue(_ campaign: Campaign, recent: [String], held: (titles: Int, bytes: Int), context: PreviewContext) -> String {
+        var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a></p>\n"
+        body +=
+            "<h1>\(escape(campaign.title)) <small><code>\(escape(campaign.id))</code> revision <code>\(escape(campaign.revision))</code> · catalogue</small></h1>\n"
+        if case .catalogue(let catalogue) = campaign.programme {
+            body += "<p>Every multivariant playlist below <code>\(escape(catalogue.prefix.absoluteString))</code> is a title. "
+            body += "This replica holds \(held.titles) (about \(held.bytes / 1_048_576) MiB). Preview any path, or one started recently.</p>\n"
+        }
+        body += self.form(campaign, context: context, action: "/preview/\(campaign.id)", asksTitle: true)
+        body += self.errors(context.errors)
+        body += "<h2>Started recently</h2>\n"
+        guard !recent.isEmpty else { return document(title: campaign.title, body: body + "<p>No title has started on this replica yet.</p>\n") }
+        var rows = ""
+        for path in recent {
+            var linked = context
+            linked.title = path
+            rows += "<li><a href=\"/preview/\(escape(campaign.id))?\(escape(linked.query))\"><code>\(escape(path))</code></a></li>\n"
+        }
+        return document(title: campaign.title, body: body + "<ul class=\"titles\">\n\(rows)</ul>\n")
+    }
+
     // MARK: - One viewer
 
     /// - Parameter hasPlayer: hls.js is served (`serve --hls-js`): fMP4 sessions play through it
@@ -58,9 +83,15 @@ enum PreviewPage {
         caps: FrequencyCapper.Viewer? = nil
     ) -> String {
         let campaign = served.campaign
-        var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a></p>\n"
-        body +=
-            "<h1>\(escape(campaign.title)) <small><code>\(escape(campaign.id))</code> revision <code>\(escape(campaign.revision))</code></small></h1>\n"
+        var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a>"
+        // A catalogue's title: back to the catalogue's list, the title's path beside its name.
+        var heading = escape(campaign.title)
+        if let title = context.title {
+            body += " › <a href=\"/preview/\(escape(campaign.id))\">\(escape(campaign.title))</a>"
+            heading += ": <code>\(escape(title))</code>"
+        }
+        body += "</p>\n"
+        body += "<h1>\(heading) <small><code>\(escape(campaign.id))</code> revision <code>\(escape(campaign.revision))</code></small></h1>\n"
         body += self.form(campaign, context: context, action: "/preview/\(campaign.id)")
         body += self.errors(context.errors)
         body += self.warnings(served)
@@ -195,8 +226,13 @@ enum PreviewPage {
     // MARK: - Parts
 
     /// The viewer-context form. GET, so every preview is a link that can be shared.
-    static func form(_ campaign: Campaign, context: PreviewContext, action: String, count: Int? = nil) -> String {
-        var fields = "<label>Session <input name=\"session\" value=\"\(escape(context.session))\"></label>\n"
+    static func form(_ campaign: Campaign, context: PreviewContext, action: String, count: Int? = nil, asksTitle: Bool = false) -> String {
+        // A catalogue's title: a field on the catalogue's page, carried along on a title's pages.
+        var fields =
+            asksTitle
+            ? "<label class=\"wide\">Title (path below the catalogue's prefix) <input name=\"title\" required placeholder=\"series/episode-1/master.m3u8\" value=\"\(escape(context.title ?? ""))\"></label>\n"
+            : context.title.map { "<input type=\"hidden\" name=\"title\" value=\"\(escape($0))\">\n" } ?? ""
+        fields += "<label>Session <input name=\"session\" value=\"\(escape(context.session))\"></label>\n"
         fields += "<label>At (ISO 8601) <input name=\"at\" value=\"\(escape(context.atText))\"></label>\n"
         for name in PreviewContext.fields {
             fields +=
