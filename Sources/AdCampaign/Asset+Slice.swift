@@ -82,7 +82,7 @@ struct AssetCutter {
         }
 
         init(_ playlist: MediaPlaylist) {
-            var times = playlist.segments.map(\.startTime)
+            var times = Array(playlist.segmentStartTimes)
             times.append(playlist.duration)
             self.times = times
         }

@@ -48,6 +48,17 @@ extension Campaign {
 }
 
 extension AssetLoader {
+    /// Whether `text` holds `file:` in any case: the only way a remote playlist can name a local file.
+    static func mentionsFileScheme(_ text: String) -> Bool {
+        let utf8 = Array(text.utf8)
+        let word = Array("file:".utf8)
+        guard utf8.count >= word.count else { return false }
+        for start in 0...(utf8.count - word.count) where utf8[start] | 0x20 == UInt8(ascii: "f") {
+            if (1..<word.count).allSatisfy({ utf8[start + $0] | 0x20 == word[$0] | 0x20 }) { return true }
+        }
+        return false
+    }
+
     /// Whether the local file `url` lies inside the campaign's folder once symlinks are resolved
     /// (a symlink inside pointing outside is outside) — or, named inside the folder, resolves into
     /// one of the source's media roots (`--media-root`). Each folder is resolved once.
@@ -144,6 +155,10 @@ extension AssetLoader {
         }
         var lastKeys: [Key] = []
         var lastMap: Map?
+        // Against a remote playlist only a `file:` URI resolves to a local file (RFC 3986 §5.2.2:
+        // any other reference takes the base's scheme or its own): the rest need no resolving.
+        let remote = !(playlist.url?.isFileURL ?? true)
+        if remote, !Self.mentionsFileScheme(playlist.text) { return self.issues.count == before }
         for segment in playlist.segments {
             var references: [(uri: String, line: Int)] = [(String(segment.uri), segment.uriLineNumber)]
             if segment.keys != lastKeys {
@@ -155,6 +170,7 @@ extension AssetLoader {
                 lastMap = map
             }
             for (uri, line) in references {
+                if remote, !uri.utf8.prefix(5).map({ $0 | 0x20 }).elementsEqual("file:".utf8) { continue }
                 guard let resolved = playlist.resolve(uri), resolved.isFileURL else { continue }
                 guard self.isInside(resolved) else {
                     self.issues.append(

@@ -18,6 +18,8 @@ public struct FrequencyCap: Sendable {
     /// The longest window a cap may have: 400 days.
     public static let maxWindow = 400 * 86400
     public static let maxImpressions = 10_000
+    /// Caps a campaign may hold: a session's token carries the indexes of those it reached, a byte each.
+    public static let maxCaps = 64
 
     /// `90s`, `30m`, `24h`, `7d`, or a whole number of seconds: the seconds, or nil.
     public static func seconds(_ text: String) -> Int? {

@@ -6,6 +6,14 @@ extension Loader {
         var caps: [FrequencyCap] = []
         for (index, item) in self.reader.sequence(node, "frequency_caps").enumerated() {
             let field = "frequency_caps[\(index)]"
+            guard index < FrequencyCap.maxCaps else {
+                self.reader.issue(
+                    item,
+                    field,
+                    "a campaign holds at most \(FrequencyCap.maxCaps) frequency caps (a session's token says which it reached); give one cap a pattern that matches several ads"
+                )
+                continue
+            }
             let fields = self.reader.mapping(item, field, allowed: ["ads", "max", "per"])
             for name in ["ads", "max", "per"] where fields[name] == nil {
                 self.reader.issue(item, "\(field).\(name)", "is required: a cap is { ads: PATTERN, max: N, per: 24h }")

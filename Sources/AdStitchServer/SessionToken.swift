@@ -125,7 +125,7 @@ public struct SessionToken: Sendable, Hashable {
     static let versionWithReporting: UInt8 = 5
     /// At most this many frequency caps are signed into a token (a campaign's caps beyond are
     /// not looked at).
-    static let maxCapped = 64
+    static let maxCapped = FrequencyCap.maxCaps
 
     /// Whether the token has session options (version 5).
     var hasOptions: Bool { self.reporting != nil || !self.capped.isEmpty }

@@ -157,7 +157,7 @@ public struct InterstitialSchedule: Sendable {
             last = (final.asset, time - final.asset.duration)
         }
         let playlists = last.asset.variants.map(\.playlist) + last.asset.audioRenditions.compactMap(\.playlist)
-        guard let finalSegment = playlists.compactMap({ $0.segments.last?.startTime }).min() else { return [] }
+        guard let finalSegment = playlists.compactMap({ $0.segmentStartTimes.last }).min() else { return [] }
         let end = last.start + last.asset.duration
         return resumes.filter { $0.time >= last.start + finalSegment && $0.time < end }.map(\.id)
     }
@@ -169,7 +169,7 @@ public struct InterstitialSchedule: Sendable {
     static func snaps(of campaign: Campaign) -> [String: Snap] {
         guard let programme = campaign.programAsset else { return [:] }
         let boundaries = programme.variants.map { variant in
-            Set(variant.playlist.segments.map(\.startTime)).union([variant.playlist.duration])
+            Set(variant.playlist.segmentStartTimes).union([variant.playlist.duration])
         }
         var snaps: [String: Snap] = [:]
         for adBreak in campaign.breaks {

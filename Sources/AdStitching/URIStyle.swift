@@ -48,8 +48,9 @@ public struct URIStyle: Sendable {
         let rootPath = root.standardizedFileURL.path.hasSuffix("/") ? root.standardizedFileURL.path : root.standardizedFileURL.path + "/"
         let baseText = base.absoluteString.hasSuffix("/") ? base.absoluteString : base.absoluteString + "/"
         return URIStyle { url in
+            guard url.isFileURL else { return url.absoluteString }
             let path = url.standardizedFileURL.path
-            guard url.isFileURL, path.hasPrefix(rootPath) else { return url.absoluteString }
+            guard path.hasPrefix(rootPath) else { return url.absoluteString }
             let relative = String(path.dropFirst(rootPath.count))
             return baseText + (relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? relative)
         }

@@ -101,6 +101,14 @@ struct CampaignValidationTests {
             message: .exact("0 impressions: give 1 to 10000")
         ),
         .init(
+            "more caps than a token can carry",
+            yaml: minimal(appending: "frequency_caps:\n" + String(repeating: "  - { ads: '^alpha$', max: 2, per: 1h }\n", count: 65)),
+            line: 76,
+            column: nil,
+            field: "frequency_caps[64]",
+            message: .prefix("a campaign holds at most 64 frequency caps")
+        ),
+        .init(
             "a cap's pattern that does not compile",
             yaml: minimal(appending: "frequency_caps:\n  - { ads: '(alpha', max: 2, per: 1h }"),
             line: 12,
@@ -652,7 +660,7 @@ struct CampaignValidationTests {
 
     @Test("the table holds every single-finding case, each named once and checking its message")
     func table() {
-        #expect(Self.cases.count == 62)
+        #expect(Self.cases.count == 63)
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "every case has its own name")
         #expect(Self.cases.allSatisfy { !$0.message.isEmpty }, "every case checks its message")
     }

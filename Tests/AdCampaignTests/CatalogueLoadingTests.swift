@@ -131,6 +131,32 @@ struct CatalogueLoadingTests {
         }
     }
 
+    @Test("a title on the origin that names local files (segment, key or map; file: in any case) is refused with the line; other URIs load")
+    func localFilesRefused() throws {
+        let named = [
+            ("#EXTINF:4.000,\nfile:///etc/passwd", 6), ("#EXTINF:4.000,\nFILE:///etc/passwd", 6),
+            // A key's or map's line is its segment's EXTINF, as for local files.
+            ("#EXT-X-KEY:METHOD=AES-128,URI=\"File:///etc/shadow\"\n#EXTINF:4.000,\ns0.ts", 6),
+            ("#EXT-X-MAP:URI=\"fIlE:/etc/init.mp4\"\n#EXTINF:4.000,\ns0.m4s", 6),
+        ]
+        for (lines, line) in named {
+            let media =
+                "#EXTM3U\n#EXT-X-VERSION:6\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n\(lines)\n"
+                + Self.programme(count: 40).split(separator: "\n").dropFirst(4).joined(separator: "\n") + "\n"
+            do {
+                _ = try Self.load(Self.campaign(), titles: ["t/master.m3u8": media], title: "t/master.m3u8")
+                Issue.record("\(lines): loaded")
+            } catch {
+                #expect(error.issues.contains { $0.field == "uri" && $0.line == line && $0.message.contains("/etc/") }, "\(lines): \(error)")
+            }
+        }
+        // Absolute http(s) URIs, absolute paths and ../ stay on the origin (a word ending in "file:" too).
+        let remote = Self.programme(count: 40).replacingOccurrences(of: "s1.ts", with: "https://cdn.test/s1.ts")
+            .replacingOccurrences(of: "s2.ts", with: "/abs/s2.ts").replacingOccurrences(of: "s3.ts", with: "../up/s3.ts?profile:x")
+        let campaign = try Self.load(Self.campaign(), titles: ["t/master.m3u8": remote], title: "t/master.m3u8")
+        #expect(campaign.programAsset?.variants.first?.playlist.segments.count == 40)
+    }
+
     @Test("a missing title is an issue naming its URL")
     func missingTitle() {
         #expect(throws: CampaignError.self) { try Self.load(Self.campaign(), title: "gone/master.m3u8") }

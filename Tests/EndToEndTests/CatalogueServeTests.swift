@@ -233,7 +233,9 @@ extension RealClients {
             #expect(server.healthy() && replica.healthy())
         }
 
-        @Test("the preview lists the titles started recently and previews any title path: page, compare, report and a player's session, on either replica")
+        @Test(
+            "the preview lists the titles started recently and previews any title path: page, compare, report and a player's session, on either replica"
+        )
         func previewTitles() async throws {
             let setup = try await Setup()
             let (folder, server) = (setup.folder, setup.server)
@@ -253,7 +255,10 @@ extension RealClients {
             let query = "title=plain/master.m3u8&session=viewer-7"
             let page = try server.get("/preview/library?\(query)")
             #expect(page.status == 200, "\(page.body)")
-            #expect(page.body.contains("<code>plain/master.m3u8</code>") && page.body.contains("type=\"hidden\" name=\"title\" value=\"plain/master.m3u8\""))
+            #expect(
+                page.body.contains("<code>plain/master.m3u8</code>")
+                    && page.body.contains("type=\"hidden\" name=\"title\" value=\"plain/master.m3u8\"")
+            )
             #expect(page.body.contains("/preview/library/master.m3u8?title=plain/master.m3u8&amp;session=viewer-7"), "\(page.body)")
             #expect(try server.get("/preview/library/compare?\(query)&count=3").status == 200)
 
@@ -277,7 +282,10 @@ extension RealClients {
             defer { kill(replica.process.pid, SIGKILL) }
             for path in playlists {
                 let (answer, again) = (try server.get(path), try replica.get(path))
-                #expect(answer.status == 200 && Self.errors(answer.body).isEmpty && answer.body.contains("#EXT-X-DISCONTINUITY"), "\(path): \(answer.body)")
+                #expect(
+                    answer.status == 200 && Self.errors(answer.body).isEmpty && answer.body.contains("#EXT-X-DISCONTINUITY"),
+                    "\(path): \(answer.body)"
+                )
                 #expect(again.status == 200 && again.body == answer.body, "\(path)")
                 #expect(try server.get(path.replacingOccurrences(of: "/preview/library/", with: "/v1/campaigns/library/")).status == 403)
             }

@@ -236,10 +236,21 @@ struct LintTests {
             "#EXTINF:6,",
             "b.mp4?t=1",
             "#EXTINF:6,",
-            "c.ts"
+            "c.ts",
+            "#EXTINF:6,",
+            "D.CMFV",
+            "#EXTINF:6,",
+            "x.mp4.ts",
+            "#EXTINF:6,",
+            "dir.m4s/seg.ts",
+            "#EXTINF:6,",
+            "seg.m4a?next=a.ts",
+            "#EXTINF:6,",
+            "seg.ts?next=a.m4s"
         )
-        #expect(found.map(\.severity) == [.error, .error])
-        #expect(found.map(\.line) == [5, 7])
+        // By the path's extension, in any case; a query's text does not count.
+        #expect(found.map(\.severity) == [.error, .error, .error, .error])
+        #expect(found.map(\.line) == [5, 7, 11, 17])
         let withMap = try self.findings(
             "fmp4-map",
             "#EXTM3U",

@@ -41,8 +41,11 @@ extension PlaylistLinter {
             )
         }
         let before6 = (playlist.version ?? 1) < 6
-        for segment in playlist.segments {
-            let rounded = segment.duration.roundedToInteger
+        // By the index's durations; a segment is made into a value only for a finding.
+        for (index, record) in playlist.segmentRecords.enumerated() {
+            let rounded = record.duration.roundedToInteger
+            guard rounded > target || (before6 && record.duration > ExactDecimal(target)) else { continue }
+            let segment = playlist.segments[index]
             if rounded > target {
                 findings.error(
                     "target-duration",
@@ -66,25 +69,25 @@ extension PlaylistLinter {
     private func checkSequenceTags(_ playlist: MediaPlaylist, into findings: inout Findings) {
         let firstURILine = playlist.segments.first?.uriLineNumber ?? Int.max
         var firstDiscontinuity: Int?
-        for line in playlist.lines {
-            switch line.tag {
-            case .mediaSequence?, .discontinuitySequence?:
-                if line.number > firstURILine {
+        for (tag, number) in playlist.lines.numberedTags {
+            switch tag {
+            case .mediaSequence, .discontinuitySequence:
+                if number > firstURILine {
                     findings.error(
                         "sequence-placement",
-                        line: line.number,
-                        "\(line.tag?.name ?? "") must appear before the first media segment (line \(firstURILine)); move it to the header"
+                        line: number,
+                        "\(tag.name) must appear before the first media segment (line \(firstURILine)); move it to the header"
                     )
                 }
-                if case .discontinuitySequence? = line.tag, let first = firstDiscontinuity {
+                if case .discontinuitySequence = tag, let first = firstDiscontinuity {
                     findings.error(
                         "sequence-placement",
-                        line: line.number,
+                        line: number,
                         "EXT-X-DISCONTINUITY-SEQUENCE must appear before any EXT-X-DISCONTINUITY (line \(first))"
                     )
                 }
-            case .discontinuity?:
-                firstDiscontinuity = firstDiscontinuity ?? line.number
+            case .discontinuity:
+                firstDiscontinuity = firstDiscontinuity ?? number
             default: continue
             }
         }
@@ -219,7 +222,7 @@ extension PlaylistLinter {
     private func checkLowLatency(_ playlist: MediaPlaylist, into findings: inout Findings) {
         let target = playlist.targetDuration.map { ExactDecimal($0) } ?? .zero
         let partTarget = playlist.partInf?.partTarget
-        let hasParts = !playlist.trailingParts.isEmpty || playlist.segments.contains { !$0.parts.isEmpty }
+        let hasParts = !playlist.trailingParts.isEmpty || playlist.segmentRecords.contains { $0.partsEnd > $0.partsStart }
         if hasParts, playlist.partInf == nil {
             findings.error("part-inf", line: nil, "the playlist has EXT-X-PART tags but no EXT-X-PART-INF, which they require (§4.4.3.7)")
         }
@@ -293,9 +296,16 @@ extension PlaylistLinter {
 
     /// Segment URIs whose path ends like an fMP4/CMAF file.
     static func looksLikeFragmentedMP4(_ uri: Substring) -> Bool {
-        let path = uri.split(separator: "?", maxSplits: 1).first?.lowercased() ?? ""
-        return [".mp4", ".m4s", ".m4v", ".m4a", ".cmfv", ".cmfa", ".cmft", ".cmfm"].contains { path.hasSuffix($0) }
+        // The path's extension, ASCII case folded, without copying the URI (once per segment).
+        let utf8 = uri.utf8
+        let path = utf8[..<(utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex)]
+        guard let dot = path.lastIndex(of: UInt8(ascii: ".")) else { return false }
+        let ending = path[dot...]
+        guard ending.count <= 5 else { return false }
+        return Self.fragmentedMP4Extensions.contains { $0.elementsEqual(ending.lazy.map { $0 | ($0 &- 65 < 26 ? 0x20 : 0) }) }
     }
+
+    private static let fragmentedMP4Extensions = [".mp4", ".m4s", ".m4v", ".m4a", ".cmfv", ".cmfa", ".cmft", ".cmfm"].map { Array($0.utf8) }
 
     /// The line number of the first tag named `name`.
     func firstLine(of name: String, in lines: PlaylistLines) -> Int? {

@@ -41,33 +41,33 @@ extension PlaylistLinter {
         func need(_ version: Int, _ feature: String, _ line: Int) {
             if version > (best?.version ?? 1) { best = VersionRequirement(version: version, feature: feature, line: line) }
         }
-        for line in playlist.lines {
-            switch line.content {
-            case .tag(.inf(let inf)) where inf.durationText.contains("."):
-                need(3, "a floating-point EXTINF duration", line.number)
+        for (content, number) in playlist.lines.numberedContents {
+            switch content {
+            case .tag(.inf(let inf)) where inf.durationText.utf8.contains(UInt8(ascii: ".")):
+                need(3, "a floating-point EXTINF duration", number)
             case .tag(.byteRange):
-                need(4, "EXT-X-BYTERANGE", line.number)
+                need(4, "EXT-X-BYTERANGE", number)
             case .tag(.iFramesOnly):
-                need(4, "EXT-X-I-FRAMES-ONLY", line.number)
+                need(4, "EXT-X-I-FRAMES-ONLY", number)
             case .tag(.key(let key)):
-                if key.attributes["IV"] != nil { need(2, "the IV attribute of EXT-X-KEY", line.number) }
-                if key.method == .sampleAES { need(5, "EXT-X-KEY METHOD=SAMPLE-AES", line.number) }
+                if key.attributes["IV"] != nil { need(2, "the IV attribute of EXT-X-KEY", number) }
+                if key.method == .sampleAES { need(5, "EXT-X-KEY METHOD=SAMPLE-AES", number) }
                 if key.attributes["KEYFORMAT"] != nil || key.attributes["KEYFORMATVERSIONS"] != nil {
-                    need(5, "the KEYFORMAT/KEYFORMATVERSIONS attributes of EXT-X-KEY", line.number)
+                    need(5, "the KEYFORMAT/KEYFORMATVERSIONS attributes of EXT-X-KEY", number)
                 }
             case .tag(.map):
                 if playlist.isIFramesOnly {
-                    need(5, "EXT-X-MAP in an I-frame playlist", line.number)
+                    need(5, "EXT-X-MAP in an I-frame playlist", number)
                 } else {
-                    need(6, "EXT-X-MAP", line.number)
+                    need(6, "EXT-X-MAP", number)
                 }
             case .tag(.skip(let skip)):
-                need(9, "EXT-X-SKIP", line.number)
+                need(9, "EXT-X-SKIP", number)
                 if skip.attributes["RECENTLY-REMOVED-DATERANGES"] != nil {
-                    need(10, "EXT-X-SKIP replacing EXT-X-DATERANGE tags", line.number)
+                    need(10, "EXT-X-SKIP replacing EXT-X-DATERANGE tags", number)
                 }
             default:
-                self.sharedRequirement(line, need: need)
+                self.sharedRequirement(content, number, need: need)
             }
         }
         return best
@@ -79,31 +79,31 @@ extension PlaylistLinter {
         func need(_ version: Int, _ feature: String, _ line: Int) {
             if version > (best?.version ?? 1) { best = VersionRequirement(version: version, feature: feature, line: line) }
         }
-        for line in playlist.lines {
-            if case .tag(.media(let media)) = line.content, let id = media.instreamID {
-                if id.hasPrefix("SERVICE") { need(7, "INSTREAM-ID=\"SERVICEn\"", line.number) }
-                if media.type != .closedCaptions { need(13, "INSTREAM-ID on a rendition other than CLOSED-CAPTIONS", line.number) }
+        for (content, number) in playlist.lines.numberedContents {
+            if case .tag(.media(let media)) = content, let id = media.instreamID {
+                if id.hasPrefix("SERVICE") { need(7, "INSTREAM-ID=\"SERVICEn\"", number) }
+                if media.type != .closedCaptions { need(13, "INSTREAM-ID on a rendition other than CLOSED-CAPTIONS", number) }
             }
-            self.sharedRequirement(line, need: need)
+            self.sharedRequirement(content, number, need: need)
         }
         return best
     }
 
     /// Requirements of both playlist kinds: variables (8), QUERYPARAM (11), REQ- attributes (12).
-    private func sharedRequirement(_ line: PlaylistLine, need: (Int, String, Int) -> Void) {
-        switch line.content {
+    private func sharedRequirement(_ content: PlaylistLine.Content, _ number: Int, need: (Int, String, Int) -> Void) {
+        switch content {
         case .tag(.define(let define)):
-            need(8, "variable substitution (EXT-X-DEFINE)", line.number)
-            if define.attributes["QUERYPARAM"] != nil { need(11, "EXT-X-DEFINE with QUERYPARAM", line.number) }
+            need(8, "variable substitution (EXT-X-DEFINE)", number)
+            if define.attributes["QUERYPARAM"] != nil { need(11, "EXT-X-DEFINE with QUERYPARAM", number) }
         case .uri(let uri) where uri.hasVariableReference:
-            need(8, "variable substitution", line.number)
+            need(8, "variable substitution", number)
         case .tag(let tag):
             guard let list = tag.attributes else { return }
             if list.attributes.contains(where: { $0.name.hasPrefix("REQ-") }) {
-                need(12, "an attribute whose name starts with REQ-", line.number)
+                need(12, "an attribute whose name starts with REQ-", number)
             }
             if list.attributes.contains(where: { $0.rawValue.hasVariableReference }) {
-                need(8, "variable substitution", line.number)
+                need(8, "variable substitution", number)
             }
         default:
             return

@@ -43,7 +43,12 @@ public struct PlaylistLinter: Sendable {
             findings.warning("bom", line: 1, "the file starts with a byte order mark, which RFC 8216bis §4.1 forbids; save it as UTF-8 without BOM")
         }
         var seen: [String: Int] = [:]
-        for line in lines {
+        // Without a control character or a C1 lead byte anywhere in the text, only the typed
+        // tags can have findings (EXTINF, URI and comment lines have none of the tag checks):
+        // those alone are made into lines.
+        let clean = !lines.parsed.text.utf8.contains { ($0 < 0x20 && $0 != 0x0A) || $0 == 0x7f || $0 == 0xC2 }
+        for index in lines.indices where !clean || lines.parsed.records[index].kind == .tag {
+            let line = lines[index]
             // U+0000–U+001F but CR and LF (which end lines), and U+007F; tabs are let through with
             // a warning: common, and harmless where they stand. (U+0080–U+009F are forbidden too:
             // a warning, as no playlist line means them.)
@@ -99,7 +104,7 @@ public struct PlaylistLinter: Sendable {
     /// Runs the variable resolver leniently (values of IMPORT and QUERYPARAM are unknown here)
     /// to report malformed, duplicate and undefined variables.
     private func checkVariables(_ lines: PlaylistLines, isMultivariant: Bool, into findings: inout Findings) {
-        guard lines.contains(where: { if case .tag(.define) = $0.content { true } else { $0.text.hasVariableReference } }) else { return }
+        guard lines.mayUseVariables else { return }
         var resolver = VariableResolver(imports: nil, url: nil, isMultivariant: isMultivariant, placeholdersForExternalValues: true)
         do {
             _ = try resolver.resolve(lines)

@@ -20,6 +20,9 @@ public struct MediaPlaylist: Sendable {
 
     /// Where the playlist was loaded from; URIs resolve against it.
     public let url: URL?
+    /// ``url`` up to its last `/`, for the plain relative URIs segment lines hold
+    /// (``URIResolution/directory(of:)``); nil when the general resolution is needed.
+    let baseDirectory: Substring?
 
     public let version: Int?
     public let targetDuration: Int?
@@ -51,6 +54,10 @@ public struct MediaPlaylist: Sendable {
     public var lines: PlaylistLines { PlaylistLines(parsed: self.parsed) }
     /// The media segments, in order.
     public var segments: MediaSegments { MediaSegments(playlist: self) }
+    /// Each segment's start time (``MediaSegment/startTime``), without making segments into values.
+    public var segmentStartTimes: some RandomAccessCollection<ExactDecimal> { self.segmentRecords.lazy.map(\.startTime) }
+    /// The text after normalisation (BOM stripped, LF line endings), as the lines index it.
+    public var text: String { self.parsed.text }
     /// What parsing changed in the text (BOM, line endings, blank lines).
     public var source: SourceNotes { self.parsed.source }
 
@@ -75,6 +82,7 @@ public struct MediaPlaylist: Sendable {
         try builder.build()
         self.parsed = parsed
         self.url = url
+        self.baseDirectory = url.flatMap(URIResolution.directory(of:))
         self.segmentRecords = builder.segments
         self.byteRanges = builder.byteRanges
         self.keySets = builder.keySets
@@ -111,6 +119,7 @@ public struct MediaPlaylist: Sendable {
     private init(slicing source: MediaPlaylist, _ range: Range<Int>) {
         self.parsed = source.parsed
         self.url = source.url
+        self.baseDirectory = source.baseDirectory
         self.segmentRecords = Array(source.segmentRecords[range])
         self.byteRanges = source.byteRanges
         self.keySets = source.keySets
@@ -141,7 +150,7 @@ public struct MediaPlaylist: Sendable {
 
     /// The absolute URL of a URI written in this playlist.
     public func resolve(_ uri: some StringProtocol) -> URL? {
-        URIResolution.resolve(String(uri), against: self.url)
+        URIResolution.resolve(String(uri), against: self.url, directory: self.baseDirectory)
     }
 }
 

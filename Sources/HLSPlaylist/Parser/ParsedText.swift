@@ -64,20 +64,25 @@ struct ParsedText: Sendable {
 
     /// The line as a ``PlaylistLine``.
     func line(at index: Int) -> PlaylistLine {
+        PlaylistLine(content: self.lineContent(at: index), original: self.original(at: index), number: Int(self.records[index].number))
+    }
+
+    /// What the line is, without its text as written (what most checks read of a line).
+    func lineContent(at index: Int) -> PlaylistLine.Content {
         let record = self.records[index]
-        let content: PlaylistLine.Content
         switch record.kind {
-        case .uri: content = .uri(self.content(at: index))
-        case .comment: content = .comment(self.content(at: index))
-        case .tag: content = .tag(self.tags[Int(record.payload)])
-        case .inf: content = .tag(.inf(self.inf(at: index)))
+        case .uri: return .uri(self.content(at: index))
+        case .comment: return .comment(self.content(at: index))
+        case .tag: return .tag(self.tags[Int(record.payload)])
+        case .inf: return .tag(.inf(self.inf(at: index)))
         }
-        return PlaylistLine(content: content, original: self.original(at: index), number: Int(record.number))
     }
 
     /// The `EXTINF` of an `.inf` line, its duration text and title read from the text again.
     func inf(at index: Int) -> Inf {
-        let value = self.content(at: index).dropFirst(LineParser.extinfPrefix.count)
+        // By UTF-8 offset: `dropFirst(8)` would count characters (grapheme breaking).
+        let content = self.content(at: index)
+        let value = content[content.utf8.index(content.startIndex, offsetBy: LineParser.extinfPrefix.count)...]
         let comma = value.utf8.firstIndex(of: UInt8(ascii: ","))
         return Inf(
             duration: self.durations[Int(self.records[index].payload)],

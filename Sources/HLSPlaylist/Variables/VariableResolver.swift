@@ -22,7 +22,7 @@ extension MediaPlaylist {
         return try MediaPlaylist(lines: lines, url: self.url)
     }
 
-    private var needsResolution: Bool { !self.defines.isEmpty || self.lines.contains { $0.text.hasVariableReference } }
+    private var needsResolution: Bool { !self.defines.isEmpty || self.lines.mayUseVariables }
 }
 
 extension MultivariantPlaylist {
