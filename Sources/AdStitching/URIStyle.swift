@@ -9,14 +9,23 @@ public struct URIStyle: Sendable {
     }
 
     private let write: @Sendable (URL, Role) -> String
+    /// Whether every http(s) URL is written as its `absoluteString` in every role (the styles
+    /// below): a segment line can then be written from text, without making a URL
+    /// (``HLSPlaylist/MediaPlaylist/resolvedText(_:)``).
+    let writesRemoteAsIs: Bool
 
     /// The same style for every role.
     public init(_ rewrite: @escaping @Sendable (URL) -> String) {
-        self.write = { url, _ in rewrite(url) }
+        self.init(writesRemoteAsIs: false) { url, _ in rewrite(url) }
     }
 
     public init(roles write: @escaping @Sendable (URL, Role) -> String) {
+        self.init(writesRemoteAsIs: false, write)
+    }
+
+    private init(writesRemoteAsIs: Bool, _ write: @escaping @Sendable (URL, Role) -> String) {
         self.write = write
+        self.writesRemoteAsIs = writesRemoteAsIs
     }
 
     /// How a segment or map URI is written.
@@ -26,13 +35,13 @@ public struct URIStyle: Sendable {
     public func write(_ url: URL, as role: Role) -> String { self.write(url, role) }
 
     /// Absolute URLs (`file:///…`, `https://…`).
-    public static let absolute = URIStyle { $0.absoluteString }
+    public static let absolute = URIStyle(writesRemoteAsIs: true) { url, _ in url.absoluteString }
 
     /// Local files as paths relative to `directory` (where the stitched playlists are written);
     /// remote URLs stay absolute.
     public static func relative(to directory: URL) -> URIStyle {
         let base = directory.standardizedFileURL.pathComponents
-        return URIStyle { url in
+        return URIStyle(writesRemoteAsIs: true) { url, _ in
             guard url.isFileURL else { return url.absoluteString }
             let target = url.standardizedFileURL.pathComponents
             var common = 0
@@ -47,7 +56,7 @@ public struct URIStyle: Sendable {
     public static func rebased(root: URL, onto base: URL) -> URIStyle {
         let rootPath = root.standardizedFileURL.path.hasSuffix("/") ? root.standardizedFileURL.path : root.standardizedFileURL.path + "/"
         let baseText = base.absoluteString.hasSuffix("/") ? base.absoluteString : base.absoluteString + "/"
-        return URIStyle { url in
+        return URIStyle(writesRemoteAsIs: true) { url, _ in
             guard url.isFileURL else { return url.absoluteString }
             let path = url.standardizedFileURL.path
             guard path.hasPrefix(rootPath) else { return url.absoluteString }

@@ -41,7 +41,18 @@ extension PlaylistLinter {
         func need(_ version: Int, _ feature: String, _ line: Int) {
             if version > (best?.version ?? 1) { best = VersionRequirement(version: version, feature: feature, line: line) }
         }
-        for (content, number) in playlist.lines.numberedContents {
+        // Only the lines that can raise the requirement are made into values: EXTINF lines until
+        // one needs version 3, URI lines only when the text holds a variable reference.
+        let parsed = playlist.parsed
+        let variables = playlist.lines.mayUseVariables
+        for (index, record) in parsed.records.enumerated() {
+            let content: PlaylistLine.Content
+            switch record.kind {
+            case .inf where (best?.version ?? 1) < 3, .uri where variables: content = parsed.lineContent(at: index)
+            case .tag: content = .tag(parsed.tags[Int(record.payload)])
+            case .inf, .uri, .comment: continue
+            }
+            let number = Int(record.number)
             switch content {
             case .tag(.inf(let inf)) where inf.durationText.utf8.contains(UInt8(ascii: ".")):
                 need(3, "a floating-point EXTINF duration", number)

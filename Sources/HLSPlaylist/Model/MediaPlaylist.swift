@@ -148,6 +148,13 @@ public struct MediaPlaylist: Sendable {
         self.duration = self.segmentRecords.reduce(.zero) { $0 + $1.duration }
     }
 
+    /// The absolute URI of a URI written in this playlist on an http(s) origin, as text, when it
+    /// is a plain relative one (`segment_12.ts`; ``URIResolution/plainText(_:directory:)``):
+    /// what ``resolve(_:)``'s `absoluteString` would be, without making a URL. Nil otherwise.
+    public func resolvedText(_ uri: some StringProtocol) -> String? {
+        self.baseDirectory.flatMap { URIResolution.plainText(String(uri), directory: $0) }
+    }
+
     /// The absolute URL of a URI written in this playlist.
     public func resolve(_ uri: some StringProtocol) -> URL? {
         URIResolution.resolve(String(uri), against: self.url, directory: self.baseDirectory)

@@ -41,6 +41,16 @@ public enum URIResolution {
         return URL(string: directory + uri)
     }
 
+    /// The absolute URI of `uri` against a remote playlist whose directory is `directory`, as
+    /// text: the plain shape (``plainResolution(_:against:)``) against a lowercase `http://` or
+    /// `https://` directory, which Foundation writes back as joined. Nil for anything else.
+    static func plainText(_ uri: String, directory: Substring) -> String? {
+        guard directory.utf8.starts(with: "https://".utf8) || directory.utf8.starts(with: "http://".utf8), Self.isPlainRelative(uri) else {
+            return nil
+        }
+        return directory + uri
+    }
+
     /// `base` up to and including the last `/` of its path (query and fragment dropped), when
     /// it is an http(s) or file URL with an authority and a path free of dot segments.
     static func directory(of base: URL) -> Substring? {
