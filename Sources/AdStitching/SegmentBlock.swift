@@ -111,8 +111,8 @@ struct SegmentBlock: Sendable {
             self.text += "#EXTINF:\(segment.durationText),\(segment.title ?? "")\n"
             if let fillURI {
                 self.text += fillURI + "\n"
-            } else if uris.writesRemoteAsIs, let resolved = playlist.resolvedText(segment.uri) {
-                self.text += resolved + "\n"
+            } else if uris.writesRemoteAsIs, playlist.appendResolvedText(segment.uri, to: &self.text) {
+                self.text += "\n"
             } else if let url = playlist.resolve(segment.uri) {
                 self.text += uris.rewrite(url) + "\n"
             } else {

@@ -216,10 +216,11 @@ public struct StitchLayout: Sendable {
         switch rendition.kind {
         case .video(let index):
             let target = program.variants[index]
-            var match = RenditionMatcher.variant(of: asset, for: target)
-            if isIsland, asset.variants.indices.contains(index), Self.isSameRung(asset.variants[index].streamInf, as: target.streamInf) {
-                match = .variant(asset.variants[index])
-            }
+            // An island's own rung when it has the programme's (its ladder is the programme's);
+            // else the closest of the asset's variants.
+            let match =
+                isIsland && asset.variants.indices.contains(index) && Self.isSameRung(asset.variants[index].streamInf, as: target.streamInf)
+                ? .variant(asset.variants[index]) : RenditionMatcher.variant(of: asset, for: target)
             guard let match else {
                 throw .noMatchingPlaylist(
                     asset.url,
@@ -235,10 +236,9 @@ public struct StitchLayout: Sendable {
             return block
         case .iFrame(let index):
             let target = program.iFrameVariants[index].streamInf
-            var match = RenditionMatcher.iFrameVariant(of: asset, for: target)
-            if isIsland, asset.iFrameVariants.indices.contains(index), Self.isSameRung(asset.iFrameVariants[index].streamInf, as: target) {
-                match = asset.iFrameVariants[index]
-            }
+            let match =
+                isIsland && asset.iFrameVariants.indices.contains(index) && Self.isSameRung(asset.iFrameVariants[index].streamInf, as: target)
+                ? asset.iFrameVariants[index] : RenditionMatcher.iFrameVariant(of: asset, for: target)
             if let variant = match {
                 var block = SegmentBlock(variant.playlist, uris: uris, iFramesOnly: true, version: version, passthrough: passthrough)
                 block.bandwidth = variant.streamInf.bandwidth

@@ -11,7 +11,7 @@ public struct URIStyle: Sendable {
     private let write: @Sendable (URL, Role) -> String
     /// Whether every http(s) URL is written as its `absoluteString` in every role (the styles
     /// below): a segment line can then be written from text, without making a URL
-    /// (``HLSPlaylist/MediaPlaylist/resolvedText(_:)``).
+    /// (``HLSPlaylist/MediaPlaylist/appendResolvedText(_:to:)``).
     let writesRemoteAsIs: Bool
 
     /// The same style for every role.

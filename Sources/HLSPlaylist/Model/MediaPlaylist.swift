@@ -148,11 +148,13 @@ public struct MediaPlaylist: Sendable {
         self.duration = self.segmentRecords.reduce(.zero) { $0 + $1.duration }
     }
 
-    /// The absolute URI of a URI written in this playlist on an http(s) origin, as text, when it
-    /// is a plain relative one (`segment_12.ts`; ``URIResolution/plainText(_:directory:)``):
-    /// what ``resolve(_:)``'s `absoluteString` would be, without making a URL. Nil otherwise.
-    public func resolvedText(_ uri: some StringProtocol) -> String? {
-        self.baseDirectory.flatMap { URIResolution.plainText(String(uri), directory: $0) }
+    /// The absolute URI of a URI written in this playlist on an http(s) origin, appended to
+    /// `text` (a rendered block) as text when it is a plain relative one (`segment_12.ts`;
+    /// ``URIResolution/plainText(_:directory:)``): what ``resolve(_:)``'s `absoluteString` would
+    /// be, without making a URL. False, `text` unchanged, otherwise.
+    public func appendResolvedText(_ uri: Substring, to text: inout String) -> Bool {
+        guard let directory = self.baseDirectory else { return false }
+        return URIResolution.appendPlainText(uri, directory: directory, to: &text)
     }
 
     /// The absolute URL of a URI written in this playlist.

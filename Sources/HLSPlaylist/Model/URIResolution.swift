@@ -44,11 +44,23 @@ public enum URIResolution {
     /// The absolute URI of `uri` against a remote playlist whose directory is `directory`, as
     /// text: the plain shape (``plainResolution(_:against:)``) against a lowercase `http://` or
     /// `https://` directory, which Foundation writes back as joined. Nil for anything else.
-    static func plainText(_ uri: String, directory: Substring) -> String? {
-        guard directory.utf8.starts(with: "https://".utf8) || directory.utf8.starts(with: "http://".utf8), Self.isPlainRelative(uri) else {
-            return nil
-        }
-        return directory + uri
+    static func plainText(_ uri: Substring, directory: Substring) -> String? {
+        var text = ""
+        return Self.appendPlainText(uri, directory: directory, to: &text) ? text : nil
+    }
+
+    /// ``plainText(_:directory:)`` appended to `text`; false (and `text` as it was) when `uri`
+    /// is not of the plain shape.
+    static func appendPlainText(_ uri: Substring, directory: Substring, to text: inout String) -> Bool {
+        guard Self.isTextDirectory(directory), Self.isPlainRelative(uri) else { return false }
+        text += directory
+        text += uri
+        return true
+    }
+
+    /// Whether plain references join `directory` as text: a lowercase `http://` or `https://` one.
+    static func isTextDirectory(_ directory: Substring) -> Bool {
+        directory.utf8.starts(with: "https://".utf8) || directory.utf8.starts(with: "http://".utf8)
     }
 
     /// `base` up to and including the last `/` of its path (query and fragment dropped), when
@@ -76,8 +88,14 @@ public enum URIResolution {
     /// A relative-path reference (RFC 3986 §4.2) of unreserved characters, sub-delimiters and
     /// `@` with no `.` or `..` segment, perhaps with a query of those and `/`, `?`, `:`; no
     /// percent-encoding or fragment.
-    static func isPlainRelative(_ uri: String) -> Bool {
-        var utf8 = uri.utf8.makeIterator()
+    static func isPlainRelative(_ uri: some StringProtocol) -> Bool {
+        // Over contiguous bytes (a segment line of a parsed playlist), else a copy of them.
+        uri.utf8.withContiguousStorageIfAvailable(Self.isPlainRelative(bytes:))
+            ?? Array(uri.utf8).withUnsafeBufferPointer(Self.isPlainRelative(bytes:))
+    }
+
+    private static func isPlainRelative(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var utf8 = bytes.makeIterator()
         var segmentLength = 0
         var dotsOnly = true
         var first = true

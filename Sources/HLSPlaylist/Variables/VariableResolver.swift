@@ -246,6 +246,15 @@ extension StringProtocol {
     /// byte by byte: every line of every playlist is asked at load, and `contains("{$")` compares
     /// characters.
     var hasVariableReference: Bool {
+        // Over the contiguous bytes when there are (native strings: a whole playlist's text is
+        // asked several times per load), else through the view.
+        if let found = self.utf8.withContiguousStorageIfAvailable({ bytes -> Bool in
+            guard bytes.count > 1 else { return false }
+            for index in 1..<bytes.count where bytes[index] == UInt8(ascii: "$") && bytes[index - 1] == UInt8(ascii: "{") { return true }
+            return false
+        }) {
+            return found
+        }
         var previous: UInt8 = 0
         for byte in self.utf8 {
             if byte == UInt8(ascii: "$"), previous == UInt8(ascii: "{") { return true }
