@@ -145,34 +145,34 @@ extension PlaylistLinter {
 
     private func checkKeysAndMaps(_ playlist: MediaPlaylist, into findings: inout Findings) {
         var activeAES128WithoutIV = false
-        for line in playlist.lines {
-            switch line.tag {
-            case .key(let key)?:
-                self.checkKey(key, isSessionKey: false, line: line.number, into: &findings)
+        for (tag, number) in playlist.lines.numberedTags {
+            switch tag {
+            case .key(let key):
+                self.checkKey(key, isSessionKey: false, line: number, into: &findings)
                 if key.method == .noEncryption {
                     activeAES128WithoutIV = false
                 } else if key.keyFormat == "identity" {
                     activeAES128WithoutIV = key.method == .aes128 && key.iv == nil
                 }
-            case .map(let map)?:
-                if map.uri == nil { findings.error("missing-attribute", line: line.number, "EXT-X-MAP needs a URI attribute (§4.4.4.5)") }
+            case .map(let map):
+                if map.uri == nil { findings.error("missing-attribute", line: number, "EXT-X-MAP needs a URI attribute (§4.4.4.5)") }
                 if let range = map.attributes.string("BYTERANGE") {
                     if let parsed = ByteRange(range) {
                         if parsed.offset == nil {
                             findings.error(
                                 "map-byterange",
-                                line: line.number,
+                                line: number,
                                 "EXT-X-MAP BYTERANGE=\"\(range)\" needs an offset (LENGTH@OFFSET): §4.4.4.5 makes it required"
                             )
                         }
                     } else {
-                        findings.error("map-byterange", line: line.number, "EXT-X-MAP BYTERANGE must be \"LENGTH@OFFSET\"")
+                        findings.error("map-byterange", line: number, "EXT-X-MAP BYTERANGE must be \"LENGTH@OFFSET\"")
                     }
                 }
                 if activeAES128WithoutIV {
                     findings.error(
                         "map-key-iv",
-                        line: line.number,
+                        line: number,
                         "this EXT-X-MAP is encrypted with AES-128 by a key without IV; §4.4.4.5 requires the key's IV attribute"
                     )
                 }
@@ -252,42 +252,42 @@ extension PlaylistLinter {
                 findings.error("server-control", line: line, "CAN-SKIP-DATERANGES requires CAN-SKIP-UNTIL")
             }
         }
-        for line in playlist.lines {
-            switch line.tag {
-            case .part(let part)?:
-                if part.uri == nil { findings.error("missing-attribute", line: line.number, "EXT-X-PART needs a URI attribute") }
+        for (tag, number) in playlist.lines.numberedTags {
+            switch tag {
+            case .part(let part):
+                if part.uri == nil { findings.error("missing-attribute", line: number, "EXT-X-PART needs a URI attribute") }
                 if let duration = part.duration {
                     if let partTarget, duration > partTarget {
                         findings.error(
                             "part-duration",
-                            line: line.number,
+                            line: number,
                             "EXT-X-PART DURATION \(duration) exceeds PART-TARGET \(partTarget) (§4.4.4.9)"
                         )
                     }
                 } else {
-                    findings.error("missing-attribute", line: line.number, "EXT-X-PART needs a DURATION attribute")
+                    findings.error("missing-attribute", line: number, "EXT-X-PART needs a DURATION attribute")
                 }
-            case .preloadHint(let hint)?:
+            case .preloadHint(let hint):
                 if playlist.hasEndList {
-                    findings.error("preload-hint", line: line.number, "a playlist with EXT-X-ENDLIST may not have EXT-X-PRELOAD-HINT (§4.4.5.3)")
+                    findings.error("preload-hint", line: number, "a playlist with EXT-X-ENDLIST may not have EXT-X-PRELOAD-HINT (§4.4.5.3)")
                 }
                 if hint.type == nil || hint.uri == nil {
-                    findings.error("missing-attribute", line: line.number, "EXT-X-PRELOAD-HINT needs TYPE and URI")
+                    findings.error("missing-attribute", line: number, "EXT-X-PRELOAD-HINT needs TYPE and URI")
                 }
-            case .renditionReport(let report)?:
+            case .renditionReport(let report):
                 if let uri = report.uri {
                     if uri.contains("://") {
-                        findings.error("rendition-report", line: line.number, "EXT-X-RENDITION-REPORT URI must be relative (§4.4.5.4)")
+                        findings.error("rendition-report", line: number, "EXT-X-RENDITION-REPORT URI must be relative (§4.4.5.4)")
                     }
                 } else {
-                    findings.error("missing-attribute", line: line.number, "EXT-X-RENDITION-REPORT needs a URI attribute")
+                    findings.error("missing-attribute", line: number, "EXT-X-RENDITION-REPORT needs a URI attribute")
                 }
-            case .skip(let skip)?:
+            case .skip(let skip):
                 if skip.skippedSegments == nil {
-                    findings.error("missing-attribute", line: line.number, "EXT-X-SKIP needs SKIPPED-SEGMENTS")
+                    findings.error("missing-attribute", line: number, "EXT-X-SKIP needs SKIPPED-SEGMENTS")
                 }
                 if playlist.hasEndList {
-                    findings.error("skip", line: line.number, "a playlist with EXT-X-ENDLIST cannot be a delta update with EXT-X-SKIP")
+                    findings.error("skip", line: number, "a playlist with EXT-X-ENDLIST cannot be a delta update with EXT-X-SKIP")
                 }
             default: continue
             }
