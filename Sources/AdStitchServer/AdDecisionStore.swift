@@ -87,23 +87,15 @@ final class MemoryAdDecisionStore: AdDecisionStore {
 
 /// Decisions in PostgreSQL, shared by every replica: a row per session, written once.
 final class PostgresAdDecisionStore: AdDecisionStore {
-    let client: PostgresClient
-    let logger: Logger
+    let table: PostgresTable
     /// A database that does not answer within this long fails the call (the caller falls back).
     static let deadline = Duration.seconds(2)
 
     init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
-
-    /// Whether the table is known to exist (made by the first call that needs it).
-    private let prepared = PreparedOnce()
-
-    /// Creates the table when missing, once per process (the first call needing it does).
-    func migrate() async throws {
-        try await self.prepared.run {
-            try await self.client.query(
+        self.table = PostgresTable(
+            client: client,
+            logger: logger,
+            schema: [
                 """
                 CREATE TABLE IF NOT EXISTS adstitch_ad_decisions (
                     session text PRIMARY KEY,
@@ -111,24 +103,22 @@ final class PostgresAdDecisionStore: AdDecisionStore {
                     expires_at bigint NOT NULL,
                     recorded_at timestamptz NOT NULL DEFAULT now()
                 )
-                """,
-                logger: self.logger
-            )
-        }
+                """
+            ]
+        )
     }
 
     func record(_ decisions: StoredDecisions, session: String, expires: Int64) async throws -> StoredDecisions {
         let text = String(decoding: try JSONEncoder().encode(decisions), as: UTF8.self)
-        let (client, logger) = (self.client, self.logger)
-        try await Deadline.run(within: Self.deadline) { try await self.migrate() }
+        let table = self.table
+        try await Deadline.run(within: Self.deadline) { try await table.ready() }
         // The row that stands: a conflicting insert touches nothing and returns the first.
         let stored = try await Deadline.run(within: Self.deadline) { () async throws -> String? in
-            let rows = try await client.query(
+            let rows = try await table.query(
                 """
                 INSERT INTO adstitch_ad_decisions (session, decisions, expires_at) VALUES (\(session), \(text), \(expires))
                 ON CONFLICT (session) DO UPDATE SET session = EXCLUDED.session RETURNING decisions
-                """,
-                logger: logger
+                """
             )
             for try await decisions in rows.decode(String.self) { return decisions }
             return nil
@@ -138,10 +128,10 @@ final class PostgresAdDecisionStore: AdDecisionStore {
     }
 
     func decisions(session: String) async throws -> StoredDecisions? {
-        let (client, logger) = (self.client, self.logger)
-        try await Deadline.run(within: Self.deadline) { try await self.migrate() }
+        let table = self.table
+        try await Deadline.run(within: Self.deadline) { try await table.ready() }
         let stored = try await Deadline.run(within: Self.deadline) { () async throws -> String? in
-            let rows = try await client.query("SELECT decisions FROM adstitch_ad_decisions WHERE session = \(session)", logger: logger)
+            let rows = try await table.query("SELECT decisions FROM adstitch_ad_decisions WHERE session = \(session)")
             for try await decisions in rows.decode(String.self) { return decisions }
             return nil
         }
@@ -150,8 +140,7 @@ final class PostgresAdDecisionStore: AdDecisionStore {
 
     /// Forgets decisions whose sessions have expired (`now` in Unix seconds).
     func prune(now: Int64) async throws {
-        try await self.migrate()
-        try await self.client.query("DELETE FROM adstitch_ad_decisions WHERE expires_at < \(now)", logger: self.logger)
+        try await self.table.query("DELETE FROM adstitch_ad_decisions WHERE expires_at < \(now)")
     }
 
     var summary: String { "ad decisions are shared through PostgreSQL (table adstitch_ad_decisions)" }

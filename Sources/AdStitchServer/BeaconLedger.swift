@@ -70,20 +70,15 @@ final class MemoryBeaconLedger: BeaconLedger {
 /// first insert claiming it. A database that does not answer within ``deadline`` leaves the
 /// claim to this replica's memory (at most once per replica), said in the log.
 final class PostgresBeaconLedger: BeaconLedger {
-    let client: PostgresClient
-    let logger: Logger
+    let table: PostgresTable
     let fallback = MemoryBeaconLedger()
     static let deadline = Duration.milliseconds(500)
-    private let prepared = PreparedOnce()
 
     init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
-
-    func migrate() async throws {
-        try await self.prepared.run {
-            try await self.client.query(
+        self.table = PostgresTable(
+            client: client,
+            logger: logger,
+            schema: [
                 """
                 CREATE TABLE IF NOT EXISTS adstitch_beacon_ledger (
                     session text NOT NULL,
@@ -92,29 +87,27 @@ final class PostgresBeaconLedger: BeaconLedger {
                     claimed_at timestamptz NOT NULL DEFAULT now(),
                     PRIMARY KEY (session, piece, event)
                 )
-                """,
-                logger: self.logger
-            )
-        }
+                """
+            ]
+        )
     }
 
     func claim(session: String, piece: Int, event: String) async -> Bool {
-        let (client, logger) = (self.client, self.logger)
+        let table = self.table
         do {
-            try await Deadline.run(within: Self.deadline) { try await self.migrate() }
+            try await Deadline.run(within: Self.deadline) { try await table.ready() }
             return try await Deadline.run(within: Self.deadline) { () async throws -> Bool in
-                let rows = try await client.query(
+                let rows = try await table.query(
                     """
                     INSERT INTO adstitch_beacon_ledger (session, piece, event) VALUES (\(session), \(Int32(clamping: piece)), \(event))
                     ON CONFLICT DO NOTHING RETURNING piece
-                    """,
-                    logger: logger
+                    """
                 )
                 for try await _ in rows.decode(Int32.self) { return true }
                 return false
             }
         } catch {
-            logger.warning(
+            table.logger.warning(
                 "the beacon ledger did not answer; this replica decides alone whether to fire the event",
                 metadata: ["event": "\(event)", "error": "\(error)"]
             )
@@ -123,15 +116,14 @@ final class PostgresBeaconLedger: BeaconLedger {
     }
 
     func events(session: String) async throws -> [BeaconLedgerEntry] {
-        let (client, logger) = (self.client, self.logger)
-        try await Deadline.run(within: Self.deadline) { try await self.migrate() }
+        let table = self.table
+        try await Deadline.run(within: Self.deadline) { try await table.ready() }
         return try await Deadline.run(within: Self.deadline) { () async throws -> [BeaconLedgerEntry] in
-            let rows = try await client.query(
+            let rows = try await table.query(
                 """
                 SELECT piece, event, (extract(epoch FROM claimed_at) * 1000)::bigint FROM adstitch_beacon_ledger
                 WHERE session = \(session) ORDER BY claimed_at, piece
-                """,
-                logger: logger
+                """
             )
             var entries: [BeaconLedgerEntry] = []
             for try await (piece, event, at) in rows.decode((Int32, String, Int64).self) {

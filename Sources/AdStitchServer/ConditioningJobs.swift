@@ -117,41 +117,33 @@ final class MemoryConditioningJobs: ConditioningJobStore {
 /// Jobs in PostgreSQL (table `adstitch_conditioning_jobs`), taken with `FOR UPDATE SKIP LOCKED`:
 /// however many replicas ask at once, one takes each job.
 final class PostgresConditioningJobs: ConditioningJobStore {
-    let client: PostgresClient
-    let logger: Logger
+    let table: PostgresTable
     static let deadline = Duration.seconds(2)
-    private let prepared = PreparedOnce()
 
     init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
-
-    func migrate() async throws {
-        try await self.prepared.run {
-            _ = try await Deadline.run(within: Self.deadline) {
-                try await self.client.query(
-                    """
-                    CREATE TABLE IF NOT EXISTS adstitch_conditioning_jobs (
-                        campaign text NOT NULL,
-                        creative text NOT NULL,
-                        version text NOT NULL,
-                        source text NOT NULL,
-                        state text NOT NULL,
-                        attempts bigint NOT NULL DEFAULT 0,
-                        error text,
-                        report text,
-                        queued_at bigint NOT NULL,
-                        started_at bigint,
-                        finished_at bigint,
-                        next_try_at bigint NOT NULL,
-                        PRIMARY KEY (campaign, creative, version)
-                    )
-                    """,
-                    logger: self.logger
+        self.table = PostgresTable(
+            client: client,
+            logger: logger,
+            schema: [
+                """
+                CREATE TABLE IF NOT EXISTS adstitch_conditioning_jobs (
+                    campaign text NOT NULL,
+                    creative text NOT NULL,
+                    version text NOT NULL,
+                    source text NOT NULL,
+                    state text NOT NULL,
+                    attempts bigint NOT NULL DEFAULT 0,
+                    error text,
+                    report text,
+                    queued_at bigint NOT NULL,
+                    started_at bigint,
+                    finished_at bigint,
+                    next_try_at bigint NOT NULL,
+                    PRIMARY KEY (campaign, creative, version)
                 )
-            }
-        }
+                """
+            ]
+        )
     }
 
     private typealias Row = (String, String, String, String, String, Int, String?, String?, Int, Int?, Int?, Int)
@@ -174,10 +166,10 @@ final class PostgresConditioningJobs: ConditioningJobStore {
     }
 
     private func first(_ query: PostgresQuery) async throws -> ConditioningJob? {
-        try await self.migrate()
-        let (client, logger) = (self.client, self.logger)
+        let table = self.table
+        try await Deadline.run(within: Self.deadline) { try await table.ready() }
         return try await Deadline.run(within: Self.deadline) { () async throws -> ConditioningJob? in
-            let rows = try await client.query(query, logger: logger)
+            let rows = try await table.query(query)
             for try await row in rows.decode(Row.self) { return Self.job(row) }
             return nil
         }
@@ -224,12 +216,11 @@ final class PostgresConditioningJobs: ConditioningJobStore {
     }
 
     func jobs() async throws -> [ConditioningJob] {
-        try await self.migrate()
-        let (client, logger) = (self.client, self.logger)
+        let table = self.table
+        try await Deadline.run(within: Self.deadline) { try await table.ready() }
         return try await Deadline.run(within: Self.deadline) { () async throws -> [ConditioningJob] in
-            let rows = try await client.query(
-                "SELECT campaign, creative, version, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at FROM adstitch_conditioning_jobs ORDER BY queued_at DESC, creative DESC LIMIT 1000",
-                logger: logger
+            let rows = try await table.query(
+                "SELECT campaign, creative, version, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at FROM adstitch_conditioning_jobs ORDER BY queued_at DESC, creative DESC LIMIT 1000"
             )
             var jobs: [ConditioningJob] = []
             for try await row in rows.decode(Row.self) { jobs.append(Self.job(row)) }

@@ -79,18 +79,13 @@ final class MemoryImpressionStore: ImpressionStore {
 /// piece); rows older than the longest window a cap may have are deleted as the viewer's next
 /// impressions are recorded. The caller bounds each call (``FrequencyCapper/deadline``).
 final class PostgresImpressionStore: ImpressionStore {
-    let client: PostgresClient
-    let logger: Logger
-    private let prepared = PreparedOnce()
+    let table: PostgresTable
 
     init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
-
-    func migrate() async throws {
-        try await self.prepared.run {
-            try await self.client.query(
+        self.table = PostgresTable(
+            client: client,
+            logger: logger,
+            schema: [
                 """
                 CREATE TABLE IF NOT EXISTS adstitch_impressions (
                     campaign text NOT NULL,
@@ -102,23 +97,17 @@ final class PostgresImpressionStore: ImpressionStore {
                     PRIMARY KEY (campaign, viewer, session, piece)
                 )
                 """,
-                logger: self.logger
-            )
-            try await self.client.query(
                 "CREATE INDEX IF NOT EXISTS adstitch_impressions_by_time ON adstitch_impressions (campaign, viewer, at_ms)",
-                logger: self.logger
-            )
-        }
+            ]
+        )
     }
 
     func impressions(campaign: String, viewer: String, since: Int64) async throws -> [Impression] {
-        try await self.migrate()
-        let rows = try await self.client.query(
+        let rows = try await self.table.query(
             """
             SELECT ad, at_ms, session FROM adstitch_impressions
             WHERE campaign = \(campaign) AND viewer = \(viewer) AND at_ms >= \(since) ORDER BY at_ms, session, piece
-            """,
-            logger: self.logger
+            """
         )
         var found: [Impression] = []
         for try await (ad, at, session) in rows.decode((String, Int64, String).self) {
@@ -132,9 +121,8 @@ final class PostgresImpressionStore: ImpressionStore {
         let pieces = ads.map { Int32(clamping: $0.piece) }
         let names = ads.map(\.ad)
         let oldest = at - Int64(FrequencyCap.maxWindow) * 1000
-        try await self.migrate()
         // One statement, one round trip: the viewer's rows past the longest window go as the new ones come.
-        try await self.client.query(
+        try await self.table.query(
             """
             WITH expired AS (
                 DELETE FROM adstitch_impressions WHERE campaign = \(campaign) AND viewer = \(viewer) AND at_ms < \(oldest)
@@ -142,8 +130,7 @@ final class PostgresImpressionStore: ImpressionStore {
             INSERT INTO adstitch_impressions (campaign, viewer, session, piece, ad, at_ms)
             SELECT \(campaign), \(viewer), \(session), piece, ad, \(at) FROM unnest(\(pieces)::integer[], \(names)::text[]) AS u(piece, ad)
             ON CONFLICT DO NOTHING
-            """,
-            logger: self.logger
+            """
         )
     }
 
