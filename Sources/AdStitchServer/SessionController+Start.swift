@@ -1,0 +1,165 @@
+import AdCampaign
+import AdDecision
+import AdLive
+import AdLiveRuntime
+import AdStitching
+import Crypto
+import Foundation
+import HLSPlaylist
+import HTTPTypes
+import Hummingbird
+
+/// Session starts (docs/http-api.md "Sessions"): the query and headers read, the token signed,
+/// the plan made and the multivariant playlist answered.
+extension SessionController {
+    /// `GET /v1/campaigns/{id}/master.m3u8?session=…&attr=…`: plans the session now and returns
+    /// its multivariant playlist, whose URIs carry the session token. With a start key the query
+    /// must be signed (``SessionPolicy/checkStart(_:startKey:)``); without one, the campaign's
+    /// trusted attributes (`seen`) are ignored, and the `AdStitch-Ignored-Attributes` header
+    /// names those dropped.
+    func master(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        try await self.start(self.store.campaign(for: context), title: nil, request)
+    }
+
+    /// Starts a session of `served` (a catalogue's title at `title`) for the viewer the request's
+    /// query and headers describe.
+    func start(_ served: ServedCampaign, title: String?, _ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
+        guard query.count <= ViewerAttributes.maxParameters else {
+            throw Problem.badRequest("a session start takes at most \(ViewerAttributes.maxParameters) query parameters")
+        }
+        for (name, value) in query where !ViewerAttributes.fits(name: name, value: value) {
+            throw Problem.badRequest(ViewerAttributes.limitsText)
+        }
+        if let startKey = self.policy.startKey { try self.policy.checkStart(query, startKey: startKey) }
+        var session: String?
+        var asked: Insertion?
+        var reporting: Campaign.Reporting?
+        var attributes: [String: String] = [:]
+        var ignored: [String] = []
+        for (name, value) in query {
+            if name == "session" {
+                session = value
+            } else if name == "insertion" {
+                guard let mode = Insertion(rawValue: value) else {
+                    throw Problem.badRequest("insertion=\(value) is not a mode; use stitched, interstitials or auto")
+                }
+                asked = mode
+            } else if name == "reporting" {
+                guard let mode = Campaign.Reporting(rawValue: value) else {
+                    throw Problem.badRequest(
+                        "reporting=\(value) is not a mode; use server (AdStitch fires the ads' events) or client (the player does)"
+                    )
+                }
+                reporting = mode
+            } else if SessionPolicy.signatureParameters.contains(name) {
+                continue
+            } else if self.policy.startKey == nil, served.campaign.trustedAttributes.contains(name) {
+                ignored.append(name)
+            } else {
+                attributes[name] = value
+            }
+        }
+        // What the headers say where the query does not — never a trusted attribute: headers are
+        // not signed, so a start key cannot vouch for them (and without one the query's are dropped
+        // too). The language is one tag of at most ViewerAttributes.maxLanguageLength characters.
+        for (name, value) in [
+            ("locale", request.headers[.acceptLanguage].flatMap(ViewerAttributes.preferredLanguage)),
+            ("device", request.headers[.userAgent].map(ViewerAttributes.device)),
+        ] {
+            guard attributes[name] == nil, let value else { continue }
+            if served.campaign.trustedAttributes.contains(name) {
+                ignored.append(name)
+            } else {
+                attributes[name] = value
+            }
+        }
+        guard SessionToken.fits(session: session ?? "", attributes: attributes) else {
+            throw Problem.badRequest(
+                "the session id and attributes add up to more than \(SessionToken.maxContextBytes) bytes; send only what the campaign's rules use"
+            )
+        }
+        if let bandwidth = attributes["bandwidth"], Int(bandwidth).map({ (1...CampaignLimits.maxBandwidth).contains($0) }) != true {
+            throw Problem.badRequest(
+                "bandwidth=\(bandwidth) must be the bits per second the player measured, a whole number from 1 to \(CampaignLimits.maxBandwidth)"
+            )
+        }
+        // A live session joins at the channel's live edge: the breaks that open from there are its.
+        var liveJoin: Int?
+        if let channel = served.channel {
+            guard let edge = channel.edge else {
+                throw Problem(
+                    status: .serviceUnavailable,
+                    title: "Channel not ready",
+                    detail: "this replica has not read the live channel \(channel.renditions[0].absoluteString) yet; try again in a few seconds"
+                )
+            }
+            if let asked, asked != .stitched {
+                throw Problem.badRequest("insertion=\(asked.rawValue): live sessions are stitched; leave insertion out")
+            }
+            liveJoin = edge
+        }
+        let at = Int64((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down))
+        // The caps the viewer reached (a viewer only a signed start or a trusting campaign gives).
+        var capped: [Int] = []
+        if let viewer = attributes["viewer"], !served.campaign.frequencyCaps.isEmpty {
+            let status = await self.capper.status(served.campaign, viewer: viewer, at: at)
+            capped = status.reached
+            self.store.metrics.frequencyCap(outcome: status.unavailable ? "unavailable" : capped.isEmpty ? "open" : "capped")
+        }
+        let token = SessionToken(
+            campaign: served.campaign.id,
+            revision: served.campaign.revision,
+            session: session ?? "s-" + UUID().uuidString.lowercased(),
+            at: at,
+            attributes: attributes,
+            expires: self.policy.expiryOfNewToken,
+            insertion: liveJoin != nil
+                ? .stitched
+                : InsertionChoice.resolve(
+                    asked ?? served.campaign.insertion,
+                    userAgent: request.headers[.userAgent],
+                    player: attributes["player"],
+                    campaign: served.campaign
+                ),
+            liveJoin: liveJoin,
+            title: title,
+            reporting: reporting,
+            capped: capped
+        )
+        var response = try await self.masterResponse(served, token: token, prefix: "", for: request)
+        if !ignored.isEmpty {
+            response.headers[.ignoredAttributes] = Set(ignored).sorted().joined(separator: ", ")
+        }
+        return response
+    }
+
+    /// The multivariant playlist of the session `token` describes; its URIs are
+    /// `{prefix}sessions/{token}/…` (`prefix` empty: relative to `/v1/campaigns/{id}/`). A
+    /// campaign with an ad decision server asks it first (``decide(_:token:for:)``); the plan and
+    /// render are timed, not the ad server (`adstitch_ad_server_duration_seconds`).
+    func masterResponse(_ served: ServedCampaign, token: SessionToken, prefix: String, for request: Request) async throws -> Response {
+        let decided = await self.decide(served, token: token, for: request)
+        var planned: Plan?
+        let text = try self.render("multivariant") {
+            let session = decided ?? VerifiedSession(served, token: token)
+            planned = session.plan
+            let tokenText = session.token.encoded(secret: self.policy.signingKey)
+            let base = prefix + "sessions/\(tokenText)/"
+            // The session's other files are fetched next, under this token: planned already.
+            self.sessions.put(tokenText, session)
+            return try session.renderer.render(
+                .multivariant,
+                session.plan,
+                insertion: session.token.insertion,
+                playlistURI: { base + SessionFile.playlist($0).name },
+                boundariesURI: base + SessionFile.boundaries.name
+            )
+        }
+        // A viewer's session counts towards their frequency caps (a preview's never does).
+        if token.scope == .viewer, let viewer = token.attributes["viewer"], let plan = planned, !plan.campaign.frequencyCaps.isEmpty {
+            await self.capper.record(plan, viewer: viewer, at: token.at)
+        }
+        return Self.playlist(text, cache: "private, no-store", for: request)
+    }
+}
