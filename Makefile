@@ -47,11 +47,12 @@ bench: deps
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark
 
 # wrk against a token-scoped playlist of a two-hour campaign, beside nginx serving the same
-# bytes (release build; BENCH_SECONDS per run, default 15), then the catalogue load below.
-# Figures go in docs/performance.md.
+# bytes (release build; BENCH_SECONDS per run, default 15), then beacon redirects beside the
+# stitched load, then the catalogue load below. Figures go in docs/performance.md.
 BENCH_SECONDS ?= 15
 bench-http: deps
 	scripts/bench-http.sh $(BENCH_SECONDS)
+	scripts/bench-beacons.sh $(BENCH_SECONDS)
 	scripts/bench-catalogue.sh
 
 # A catalogue of TITLES two-hour titles (default 10,000) on an nginx origin: cold and warm session
