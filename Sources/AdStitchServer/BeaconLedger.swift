@@ -72,7 +72,10 @@ final class MemoryBeaconLedger: BeaconLedger {
 final class PostgresBeaconLedger: BeaconLedger {
     let table: PostgresTable
     let fallback = MemoryBeaconLedger()
-    static let deadline = Duration.milliseconds(500)
+    /// Generous: a claim runs after the `302` has gone, so waiting delays no answer, while a
+    /// short deadline let a replica's first claim (a new connection, the table created) on a
+    /// loaded machine miss it, decide alone, and fire an event the other replica fired too.
+    static let deadline = Duration.seconds(5)
 
     init(client: PostgresClient, logger: Logger) {
         self.table = PostgresTable(
