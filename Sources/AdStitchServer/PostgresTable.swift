@@ -22,7 +22,16 @@ final class PostgresTable: Sendable {
     /// Creates the table (and its indexes) unless this process already has.
     func ready() async throws {
         guard !self.created.withLock({ $0 }) else { return }
-        for statement in self.schema { try await self.client.query(statement, logger: self.logger) }
+        for statement in self.schema {
+            do {
+                try await self.client.query(statement, logger: self.logger)
+            } catch {
+                // Two replicas creating one table at once: PostgreSQL may refuse the second
+                // `CREATE … IF NOT EXISTS` with a unique violation in its catalogue (pg_type) while
+                // the first commits. The table is there then; one more run settles it.
+                try await self.client.query(statement, logger: self.logger)
+            }
+        }
         self.created.withLock { $0 = true }
     }
 
