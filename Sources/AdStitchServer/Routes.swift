@@ -37,4 +37,6 @@ enum Routes {
     static func catalogueMasterPath(_ id: String, title: String) -> String { "/v1/campaigns/\(id)/assets/\(title)" }
     /// The folder of campaign `id`'s local media (`/v1/campaigns/{id}/media/`).
     static func mediaPrefix(_ id: String) -> String { "/v1/campaigns/\(id)/media/" }
+    /// The path of a viewer session's file.
+    static func sessionFilePath(_ id: String, token: String, file: String) -> String { "/v1/campaigns/\(id)/sessions/\(token)/\(file)" }
 }

@@ -243,9 +243,18 @@ struct SessionController: Sendable {
         let etag = Response.digest((tokenText + "/" + file).utf8)
         let rendered = try self.render(Self.metricKind(sessionFile)) {
             let session = self.session(served, token, tokenText: tokenText, verified: verified)
-            // Server-side reporting: the ads' event segments by their beacon links (scope viewer only).
-            let beacons =
-                scope == .viewer && token.insertion == .stitched && reporting == .server ? self.beaconLinks(served.campaign, token: tokenText) : nil
+            // Server-side reporting: the ads' event segments by their beacon links (scope viewer
+            // only), in a stitched session's playlists or an interstitial session's ad playlists.
+            let beacons = scope == .viewer && reporting == .server ? self.beaconLinks(served.campaign, token: tokenText) : nil
+            if case .adPlaylist(let piece, let variant) = sessionFile {
+                guard beacons != nil, let (ad, _) = session.renderer.trackedAd(session.plan, piece: piece),
+                    variant.map(ad.asset.variants.indices.contains) ?? true
+                else {
+                    throw Problem.notFound(
+                        "no \(file) in this session: an interstitial session has a playlist of its own for an ad whose events AdStitch fires, as its asset lists name"
+                    )
+                }
+            }
             return try session.renderer.renderBytes(sessionFile, session.plan, insertion: token.insertion, reporting: reporting, beacons: beacons)
         }
         let cache = sessionFile.isFiller ? "public, max-age=86400" : "public, max-age=86400, immutable"
@@ -271,6 +280,7 @@ struct SessionController: Sendable {
         case .tracking: "tracking"
         case .emptySubtitles, .emptyIMSC: "subtitles"
         case .assetList: "asset-list"
+        case .adPlaylist: "ad-playlist"
         }
     }
 
@@ -290,9 +300,23 @@ struct SessionController: Sendable {
         // The public base (serve --public-url), else the request's own host: then the list is
         // the requester's alone, never kept by a shared cache (PublicAddress).
         let address = self.publicAddress.base(for: request)
+        // Server-side reporting: an ad whose events AdStitch fires plays from the session's own
+        // copy of its playlists, whose event segments are beacon links.
+        let reporting = token.reporting ?? served.campaign.reporting
+        let adPlaylistURI: ((Int) -> String)? =
+            token.scope == .viewer && reporting == .server && self.beaconLinks(served.campaign, token: tokenText) != nil
+            ? { piece in
+                (address?.base ?? "")
+                    + Routes.sessionFilePath(token.campaign, token: tokenText, file: SessionFile.adPlaylist(piece: piece, variant: nil).name)
+            } : nil
         let text = try self.render(Self.metricKind(file)) { () throws -> String? in
             let session = verified.flatMap { $0.load == served.load ? $0 : nil } ?? VerifiedSession(served, token: token)
-            return session.renderer.assetList(session.renderer.schedule(session.plan), breakID: breakID, base: address?.base)
+            return session.renderer.assetList(
+                session.renderer.schedule(session.plan),
+                breakID: breakID,
+                base: address?.base,
+                adPlaylistURI: adPlaylistURI
+            )
         }
         guard let text else {
             throw Problem.notFound("break \(breakID) does not play in this session (nothing filled it), so it has no asset list")

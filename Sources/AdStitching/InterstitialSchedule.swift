@@ -34,6 +34,9 @@ public struct InterstitialSchedule: Sendable {
         public let snap: Snap
         /// Its ads and slate, in play order, as the stitched plan has them (stream times).
         public let pieces: [Piece]
+        /// The place of its first piece in the plan's pieces (the others follow it): how beacon
+        /// links and an ad's own session playlist name a piece.
+        public let firstPiece: Int
 
         public var id: String { self.planned.adBreak.id }
         /// What plays: the sum of its pieces.
@@ -78,6 +81,7 @@ public struct InterstitialSchedule: Sendable {
                 continue
             }
             var pieces: [Piece] = []
+            let firstPiece = index
             while index < plan.pieces.count, plan.pieces[index].breakID == breakID {
                 pieces.append(plan.pieces[index])
                 index += 1
@@ -103,7 +107,8 @@ public struct InterstitialSchedule: Sendable {
                     isPreRoll: start == .zero && !isPostRoll,
                     isPostRoll: isPostRoll,
                     snap: snaps[breakID] ?? .none,
-                    pieces: pieces
+                    pieces: pieces,
+                    firstPiece: firstPiece
                 )
             )
         }

@@ -20,6 +20,11 @@ public enum SessionFile: Sendable, Hashable {
     /// `assets-{break id}.json`: an interstitial session's asset list of a break (RFC 8216bis
     /// Appendix D.3).
     case assetList(String)
+    /// `ad-{piece}.m3u8` and `ad-{piece}-v{variant}.m3u8`: an interstitial session's own copy of
+    /// a tracked ad's multivariant playlist and of its variants' media playlists, whose segments
+    /// where the ad's events fall are beacon links (server-side reporting; ``BeaconLinks``). The
+    /// piece is the ad's place in the plan, as beacon links name it.
+    case adPlaylist(piece: Int, variant: Int?)
 
     /// The text of ``emptySubtitles``.
     public static let emptySubtitlesText = "WEBVTT\n"
@@ -33,12 +38,34 @@ public enum SessionFile: Sendable, Hashable {
         case .emptySubtitles: "empty.vtt"
         case .emptyIMSC: "empty-imsc.mp4"
         case .assetList(let breakID): SessionRenderer.assetListPrefix + breakID + ".json"
+        case .adPlaylist(let piece, nil): "ad-\(piece).m3u8"
+        case .adPlaylist(let piece, let variant?): "ad-\(piece)-v\(variant).m3u8"
+        }
+    }
+
+    /// The ad playlist `name` names (``adPlaylist(piece:variant:)``), or nil: `ad-{piece}.m3u8` or
+    /// `ad-{piece}-v{variant}.m3u8`, each number in decimal without leading zeros, below 100,000.
+    static func adPlaylist(named name: String) -> SessionFile? {
+        guard name.hasPrefix("ad-"), name.hasSuffix(".m3u8") else { return nil }
+        let parts = name.dropFirst(3).dropLast(5).split(separator: "-", omittingEmptySubsequences: false)
+        func number(_ text: Substring) -> Int? {
+            guard (1...5).contains(text.count), text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber), text == "0" || text.first != "0" else {
+                return nil
+            }
+            return Int(text)
+        }
+        switch parts.count {
+        case 1: return number(parts[0]).map { .adPlaylist(piece: $0, variant: nil) }
+        case 2 where parts[1].hasPrefix("v"):
+            guard let piece = number(parts[0]), let variant = number(parts[1].dropFirst()) else { return nil }
+            return .adPlaylist(piece: piece, variant: variant)
+        default: return nil
         }
     }
 
     public var contentType: String {
         switch self {
-        case .multivariant, .playlist: "application/vnd.apple.mpegurl"
+        case .multivariant, .playlist, .adPlaylist: "application/vnd.apple.mpegurl"
         case .boundaries, .tracking, .assetList: "application/json"
         case .emptySubtitles: "text/vtt"
         case .emptyIMSC: "application/mp4"
@@ -92,6 +119,9 @@ extension SessionRenderer {
             let id = String(name.dropFirst(SessionRenderer.assetListPrefix.count).dropLast(".json".count))
             return self.layout.campaign.breaks.contains { $0.id == id } ? .assetList(id) : nil
         }
+        if insertion == .interstitials, (reporting ?? self.layout.campaign.reporting) == .server, let file = SessionFile.adPlaylist(named: name) {
+            return file
+        }
         return self.files(insertion, reporting: reporting).first { $0.name == name }
     }
 
@@ -123,6 +153,7 @@ extension SessionRenderer {
                 return list
             case .emptySubtitles: return SessionFile.emptySubtitlesText
             case .emptyIMSC: throw Self.binary
+            case .adPlaylist: throw Self.beaconsOnly
             }
         }
         switch file {
@@ -132,6 +163,7 @@ extension SessionRenderer {
         case .emptySubtitles: return SessionFile.emptySubtitlesText
         case .emptyIMSC: throw Self.binary
         case .assetList(let id): throw .notInLayout(asset: nil, "a stitched session has no asset list (\(id)); its ads are in its playlists")
+        case .adPlaylist: throw .notInLayout(asset: nil, "a stitched session's ads are in its playlists; it has no playlists of their own")
         }
     }
 
@@ -149,6 +181,10 @@ extension SessionRenderer {
         beacons: BeaconLinks? = nil
     ) throws(StitchError) -> RenderedBytes {
         if file == .emptyIMSC { return RenderedBytes(bytes: IMSCFiller.bytes) }
+        if case .adPlaylist(let piece, let variant) = file, insertion == .interstitials {
+            guard let beacons else { throw Self.beaconsOnly }
+            return RenderedBytes(text: try self.adPlaylist(plan(), piece: piece, variant: variant, beacons: beacons))
+        }
         if case .playlist(let rendition) = file {
             return insertion == .interstitials
                 ? try self.primaryPlaylistBytes(self.schedule(plan()), rendition: rendition)
@@ -193,6 +229,15 @@ extension SessionRenderer {
         }
         return rendered
     }
+
+    /// What rendering says of an ad's session playlist without beacon links: only a server that
+    /// fires beacons lists them (``SessionRenderer/adPlaylist(_:piece:variant:beacons:)``).
+    static let beaconsOnly = StitchError(
+        .notInLayout,
+        asset: nil,
+        rendition: nil,
+        "an ad's own session playlist exists only where AdStitch fires its beacons (adstitch serve, server-side reporting)"
+    )
 
     /// What ``render(_:_:insertion:reporting:playlistURI:boundariesURI:base:)`` says of a binary file.
     static let binary = StitchError(.notInLayout, asset: nil, rendition: nil, "the IMSC filler is binary: render it with renderBytes")

@@ -105,14 +105,28 @@ extension SessionRenderer {
     /// break's ads and slate repeats in play order with their exact durations, each with its
     /// SVTA 2053-2 creative signalling (ads; the slate has none). `base` makes the URIs of local
     /// media absolute (`http://host`): hls.js 1.6 resolves a relative asset URI against the page,
-    /// not the list. Nil when the break does not play in this session.
-    public func assetList(_ schedule: InterstitialSchedule, breakID: String, base: String? = nil) -> String? {
+    /// not the list. With `adPlaylistURI` (server-side reporting), an ad whose events AdStitch
+    /// fires is the URI it gives for the ad's place in the plan: the session's own copy of the
+    /// ad's playlists, with beacon links (``adPlaylist(_:piece:variant:beacons:)``). Nil when the
+    /// break does not play in this session.
+    public func assetList(
+        _ schedule: InterstitialSchedule,
+        breakID: String,
+        base: String? = nil,
+        adPlaylistURI: ((Int) -> String)? = nil
+    ) -> String? {
         guard let interstitial = schedule.interstitial(breakID) else { return nil }
         let plan = schedule.plan
         let values = plan.rewrites.isEmpty ? [] : self.layout.rewriting?.rewriter.values(for: plan.context) ?? []
         var assets: [JSONValue] = []
-        for piece in interstitial.pieces {
-            var uri = self.assetURI(piece, rewrites: plan.rewrites, values: values)
+        for (offset, piece) in interstitial.pieces.enumerated() {
+            let position = interstitial.firstPiece + offset
+            var uri =
+                if let adPlaylistURI, self.trackedAd(plan, piece: position) != nil {
+                    adPlaylistURI(position)
+                } else {
+                    self.assetURI(piece, rewrites: plan.rewrites, values: values)
+                }
             if let base, uri.hasPrefix("/"), !uri.hasPrefix("//") { uri = base + uri }
             var members: [(String, JSONValue)] = [("URI", .string(uri)), ("DURATION", .decimal(piece.duration))]
             if case .ad(let ad, _) = piece.kind {

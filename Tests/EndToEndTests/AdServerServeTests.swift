@@ -28,6 +28,24 @@ extension RealClients {
             }
         }
 
+        /// Runs `body` with the evening-news campaign whose ad server answers a pod of bravo (3.84 s)
+        /// and delta (1.92 s) per break, the house pool filling the rest, served by two replicas
+        /// sharing one PostgreSQL; everything is stopped and removed after.
+        static func withPodReplicas(
+            _ body: (Setup, HardeningEndToEndTests.Server, HardeningEndToEndTests.Server) async throws -> Void
+        ) async throws {
+            let database = try await PostgresServer()
+            let setup = try await Setup {
+                "{ vast: \"\($0)/vast/pod?ads=bravo,delta&dur=3.84,1.92&sid={session}&pos={break.position}\", timeout: 2, fallback: [house] }"
+            }
+            defer { try? FileManager.default.removeItem(at: setup.folder) }
+            let a = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
+            defer { kill(a.process.pid, SIGKILL) }
+            let b = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
+            defer { kill(b.process.pid, SIGKILL) }
+            try await body(setup, a, b)
+        }
+
         /// The ad ids of each break of a boundary manifest (slate left out).
         static func ads(_ manifest: String) -> [String: [String]] {
             let json = try? JSONSerialization.jsonObject(with: Data(manifest.utf8)) as? [String: Any]
@@ -57,15 +75,10 @@ extension RealClients {
             "two replicas sharing PostgreSQL: one master asks once per break with the viewer's device headers; the other replica serves every file of the session byte for byte alike, the pod first; hls.js plays it (stitched and interstitials), GStreamer decodes it"
         )
         func replicasServeTheDecidedAds() async throws {
-            let database = try await PostgresServer()
-            let setup = try await Setup {
-                "{ vast: \"\($0)/vast/pod?ads=bravo,delta&dur=3.84,1.92&sid={session}&pos={break.position}\", timeout: 2, fallback: [house] }"
-            }
-            defer { try? FileManager.default.removeItem(at: setup.folder) }
-            let a = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
-            defer { kill(a.process.pid, SIGKILL) }
-            let b = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
-            defer { kill(b.process.pid, SIGKILL) }
+            try await Self.withPodReplicas { setup, a, b in try await Self.replicasServeTheDecidedAds(setup, a, b) }
+        }
+
+        static func replicasServeTheDecidedAds(_ setup: Setup, _ a: HardeningEndToEndTests.Server, _ b: HardeningEndToEndTests.Server) async throws {
 
             let started = ContinuousClock.now
             let answer = try LoopbackHTTP.exchange(
@@ -116,7 +129,17 @@ extension RealClients {
             let list = try #require(primary.components(separatedBy: "X-ASSET-LIST=\"").dropFirst().first?.prefix { $0 != "\"" })
             // Relative to the primary playlist.
             let assets = try b.get(prefix + primaryPath.replacingOccurrences(of: "v0.m3u8", with: String(list))).body
-            #expect(assets.contains(setup.origin.base.absoluteString + "media/ads/"), "\(list): \(assets)")
+            // The ad server's creatives have tracking: each is the session's own copy of its
+            // playlists (docs/http-api.md "Beacons"), whose segments are the creative's on the origin.
+            let listed = (try JSONSerialization.jsonObject(with: Data(assets.utf8)) as? [String: Any])?["ASSETS"] as? [[String: Any]] ?? []
+            let adPath = try #require(
+                listed.compactMap { ($0["URI"] as? String).flatMap(URL.init(string:))?.path }.first { $0.contains("/sessions/") },
+                "\(list): \(assets)"
+            )
+            let adVariant = try #require(try b.get(adPath).body.split(separator: "\n").first { !$0.hasPrefix("#") })
+            let adMedia = try b.get(URL(fileURLWithPath: adPath).deletingLastPathComponent().path + "/" + adVariant).body
+            let adSegments = adMedia.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(BeaconTests.target)
+            #expect(!adSegments.isEmpty && adSegments.allSatisfy { $0.hasPrefix(setup.origin.base.absoluteString + "media/ads/") }, "\(adMedia)")
             let metrics = try a.get("/metrics").body
             #expect(
                 metrics.contains("adstitch_ad_server_requests_total{outcome=\"filled\"} 6"),

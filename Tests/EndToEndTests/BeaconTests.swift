@@ -35,25 +35,36 @@ extension RealClients {
             }
         }
 
+        static let prefix = "/v1/campaigns/evening-news/"
+
+        /// A session of evening-news started on `server`: its multivariant playlist, its `v0`
+        /// playlist (relative to the campaign) and the path its files lie under.
+        static func start(_ server: HardeningEndToEndTests.Server, query: String) throws -> (master: String, v0: String, base: String) {
+            let master = try server.get(Self.prefix + "master.m3u8?" + query)
+            #expect(master.status == 200)
+            let v0 = try #require(AdServerServeTests.sessionFiles(master.body).first { $0.hasSuffix("/v0.m3u8") })
+            return (master.body, v0, Self.prefix + v0.dropLast("v0.m3u8".count))
+        }
+
+        /// What the test ad server recorded once `count` events came (or 15 s passed), and 0.5 s more
+        /// for any that should not come.
+        static func tracked(_ setup: Setup, expecting count: Int) async throws -> [(event: String, ad: String, headers: [String: String])] {
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline, try await Self.tracked(setup).count < count { try await Task.sleep(for: .milliseconds(100)) }
+            try await Task.sleep(for: .milliseconds(500))  // nothing more comes
+            return try await Self.tracked(setup)
+        }
+
         @Test(
             "each ad's impression, start, quartiles and complete fire once per session, with the viewer's headers, however often and wherever its segments are fetched; GStreamer plays through the redirects"
         )
         func serverSide() async throws {
-            let database = try await PostgresServer()
-            let setup = try await Setup {
-                "{ vast: \"\($0)/vast/pod?ads=bravo,delta&dur=3.84,1.92&sid={session}&pos={break.position}\", timeout: 2, fallback: [house] }"
-            }
-            defer { try? FileManager.default.removeItem(at: setup.folder) }
-            let a = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
-            defer { kill(a.process.pid, SIGKILL) }
-            let b = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
-            defer { kill(b.process.pid, SIGKILL) }
-            let prefix = "/v1/campaigns/evening-news/"
+            try await AdServerServeTests.withPodReplicas { setup, a, b in try await Self.serverSide(setup, a, b) }
+        }
 
-            let master = try a.get(prefix + "master.m3u8?session=beacons-1")
-            #expect(master.status == 200)
-            let v0 = try #require(AdServerServeTests.sessionFiles(master.body).first { $0.hasSuffix("/v0.m3u8") })
-            let base = prefix + v0.dropLast("v0.m3u8".count)
+        static func serverSide(_ setup: Setup, _ a: HardeningEndToEndTests.Server, _ b: HardeningEndToEndTests.Server) async throws {
+            let prefix = Self.prefix
+            let (_, v0, base) = try Self.start(a, query: "session=beacons-1")
             let playlist = try a.get(prefix + v0).body
             #expect(try b.get(prefix + v0).body == playlist, "both replicas list the same links")
             let links = Self.links(playlist, base: String(base))
@@ -93,15 +104,7 @@ extension RealClients {
             }
             // Fired in the background: wait for all of them.
             let expected = occurrences.count * 6
-            var fired: [(event: String, ad: String, headers: [String: String])] = []
-            let deadline = Date().addingTimeInterval(15)
-            while Date() < deadline {
-                fired = try await Self.tracked(setup)
-                if fired.count >= expected { break }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            try await Task.sleep(for: .milliseconds(500))  // nothing more comes
-            fired = try await Self.tracked(setup)
+            let fired = try await Self.tracked(setup, expecting: expected)
             #expect(fired.count == expected, "\(fired.map { "\($0.ad) \($0.event)" })")
             for ad in ["bravo", "delta"] {
                 let times = occurrences.filter { $0 == "UAID-\(ad)" }.count
@@ -139,6 +142,80 @@ extension RealClients {
             let until = Date().addingTimeInterval(10)
             while Date() < until, try await Self.tracked(setup).count < before + expected { try await Task.sleep(for: .milliseconds(100)) }
             #expect(try await Self.tracked(setup).count == before + expected, "GStreamer's session fired every event once")
+        }
+
+        @Test(
+            "an interstitial session's tracked ads play from its own ad playlists, alike on both replicas, whose event segments are beacon links; hls.js playing it fires each ad's impression, start, quartiles and complete once, as a stitched session does"
+        )
+        func interstitials() async throws {
+            try await AdServerServeTests.withPodReplicas { setup, a, b in try await Self.interstitials(setup, a, b) }
+        }
+
+        static func interstitials(_ setup: Setup, _ a: HardeningEndToEndTests.Server, _ b: HardeningEndToEndTests.Server) async throws {
+            let (master, v0, base) = try Self.start(a, query: "session=beacons-i&insertion=interstitials&player=hls.js")
+            let ads = AdServerServeTests.ads(try a.get(base + "boundaries.json").body)
+            let occurrences = ads.values.flatMap { $0 }.filter { $0.hasPrefix("UAID-") }
+            #expect(occurrences.count == 5, "\(ads)")
+
+            // The asset lists: each ad server creative (tracked) is the session's own playlist on
+            // the host asked; the house ads (untracked) their media as before.
+            var own: [String] = []
+            for breakID in ads.keys.sorted() {
+                let list = try JSONSerialization.jsonObject(with: Data(try a.get(base + "assets-\(breakID).json").body.utf8)) as? [String: Any]
+                for asset in list?["ASSETS"] as? [[String: Any]] ?? [] {
+                    let uri = try #require(asset["URI"] as? String)
+                    if uri.contains("/sessions/") {
+                        let url = try #require(URL(string: uri))
+                        #expect(url.port == a.port && url.path.hasPrefix(base) && url.lastPathComponent.hasPrefix("ad-"), "\(uri)")
+                        own.append(url.path)
+                    } else {
+                        #expect(uri.contains("/media/"), "\(uri)")
+                    }
+                }
+            }
+            #expect(own.count == occurrences.count, "\(own)")
+            var links: [String] = []
+            for path in own {
+                let multivariant = try a.get(path)
+                #expect(multivariant.status == 200 && multivariant.body.hasPrefix("#EXTM3U\n"), "\(path): \(multivariant.body)")
+                #expect(try b.get(path).body == multivariant.body, "both replicas write the ad's playlists alike")
+                let variants = multivariant.body.split(separator: "\n").filter { !$0.hasPrefix("#") }
+                #expect(!variants.isEmpty && variants.allSatisfy { $0.hasPrefix("ad-") })
+                for variant in variants {
+                    let media = try a.get(base + variant).body
+                    #expect(try b.get(base + variant).body == media)
+                    #expect(media.hasSuffix("#EXT-X-ENDLIST\n"))
+                    let segments = media.split(separator: "\n").filter { !$0.hasPrefix("#") }
+                    #expect(segments.allSatisfy { Self.target($0).hasPrefix(setup.origin.base.absoluteString + "media/ads/") }, "\(media)")
+                    links += Self.links(media, base: String(base))
+                }
+            }
+            #expect(!links.isEmpty)
+            // A piece no asset list names (an island, a house ad): 404.
+            let named = Set(own.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
+            let other = try #require((0..<100).map { "ad-\($0)" }.first { !named.contains($0) })
+            #expect(try a.get(base + other + ".m3u8").status == 404)
+            #expect(try a.get(base + "ad-\(own.count + 1000).m3u8").status == 404)
+
+            // hls.js plays the session from replica a: its events fire as it reaches them.
+            let log = try await InterstitialEndToEndTests.playWithHlsJs(port: a.port, campaign: "evening-news", master: master)
+            #expect(log.contains { $0.hasPrefix("asset:") }, "\(log)")
+            let expected = occurrences.count * 6
+            let fired = try await Self.tracked(setup, expecting: expected)
+            #expect(fired.count == expected, "\(fired.map { "\($0.ad) \($0.event)" }); hls.js: \(log)")
+            for ad in ["bravo", "delta"] {
+                let times = occurrences.filter { $0 == "UAID-\(ad)" }.count
+                for event in ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"] {
+                    #expect(fired.filter { $0.ad == ad && $0.event == event }.count == times, "\(ad) \(event)")
+                }
+            }
+            #expect(fired.allSatisfy { $0.headers["X-Device-User-Agent"]?.contains("Chrome") == true }, "the player's own headers")
+            // The ledger, from the other replica: every event once, with its break and ad.
+            let token = String(v0.split(separator: "/")[1])
+            let ledger = try JSONSerialization.jsonObject(with: Data(try b.get("/v1/sessions/\(token)/events").body.utf8)) as? [String: Any]
+            let entries = ledger?["events"] as? [[String: Any]] ?? []
+            #expect(entries.count == expected, "\(ledger ?? [:])")
+            #expect(Set(entries.compactMap { $0["break"] as? String }) == Set(ads.keys))
         }
 
         @Test(

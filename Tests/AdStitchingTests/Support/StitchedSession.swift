@@ -34,7 +34,7 @@ struct StitchedSession: Sendable {
             case .playlist(let rendition):
                 texts[rendition.id] = text
                 playlists[rendition.id] = try PlaylistParser().parseMediaPlaylist(text)
-            case .boundaries, .tracking, .emptySubtitles, .emptyIMSC, .assetList:
+            case .boundaries, .tracking, .emptySubtitles, .emptyIMSC, .assetList, .adPlaylist:
                 continue
             }
         }
