@@ -7,24 +7,30 @@
 #   alone     wrk cycles through 2,000 sessions' v3.m3u8 (every request plans and renders);
 #   together  the same, while a second wrk cycles through every beacon link of those sessions
 #             (a 302 each, the events fired in the background once per session and event);
-#   firing    the tracking server's hits over the run, beside the events the redirects claimed.
+#   firing    the tracking server's hits over the run, beside the events the redirects claimed,
+#             and how long after the run the last event was sent (the firing backlog).
 #
 # Usage: scripts/bench-beacons.sh [SECONDS per run, default 10]
-# Environment: CONNECTIONS (playlists' wrk connections, default 32), BEACON_CONNECTIONS (16).
+# Environment: CONNECTIONS (playlists' wrk connections, default 32), BEACON_CONNECTIONS (16),
+# TRACKER_MS (default 0: nginx answers at once; N: scripts/slow-tracker.py answers each event
+# after N ms instead, as a remote tracking server would).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
 connections=${CONNECTIONS:-32}
 beacon_connections=${BEACON_CONNECTIONS:-16}
+tracker_ms=${TRACKER_MS:-0}
 scripts/install-deps.sh wrk nginx curl
 
 work=$(mktemp -d /tmp/adstitch-bench-beacons.XXXXXX)
 server_pid=""
 nginx_pid=""
+tracker_pid=""
 cleanup() {
     [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
     [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
+    [ -n "$tracker_pid" ] && kill "$tracker_pid" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -47,8 +53,17 @@ http {
     server { listen 127.0.0.1:$tracker_port; location / { return 204; } }
 }
 NGINX
-nginx -c "$work/nginx.conf" -p "$work" &
-nginx_pid=$!
+if [ "$tracker_ms" -gt 0 ]; then
+    scripts/slow-tracker.py "$tracker_port" "$tracker_ms" &
+    tracker_pid=$!
+    tracker_name="scripts/slow-tracker.py answering after $tracker_ms ms"
+    tracker_hits() { curl -sf "http://127.0.0.1:$tracker_port/__hits"; }
+else
+    nginx -c "$work/nginx.conf" -p "$work" &
+    nginx_pid=$!
+    tracker_name="$(nginx -v 2>&1 | sed 's/.*: //') answering at once"
+    tracker_hits() { wc -l <"$work/tracker.log"; }
+fi
 
 # Every ad of the pool reports each event to the tracker (one URL per event).
 python3 - "$work/campaigns/two-hours/campaign.yaml" "$tracker_port" <<'PY'
@@ -68,7 +83,7 @@ PY
 "$binary" serve --campaigns "$work/campaigns" --port "$app_port" --secret bench >"$work/server.log" 2>&1 &
 server_pid=$!
 wait_ready "$app_port" "$work/server.log"
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$tracker_port/" && break; sleep 0.1; done
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$tracker_port/__hits" && break; sleep 0.1; done
 
 # 2,000 sessions: their v3.m3u8 (the playlists' load) and every beacon link in it (the beacons' load).
 write_sessions "$app_port" "$work/sessions.lua" bench
@@ -105,19 +120,42 @@ figures() { # file → requests/s p50 p99 non-2xx/3xx
         "$(awk '$1 == "99%" {print $2}' "$1")" "$(awk '/Non-2xx/ {print $5}' "$1")"
 }
 
+# Events sent or given up so far (adstitch_beacons_total).
+settled() {
+    curl -sf "http://127.0.0.1:$app_port/metrics" | awk '/^adstitch_beacons_total\{.*outcome="(sent|failed)"/ {s += $2} END {printf "%d", s}'
+}
+# Waits until no event has been sent or given up for 2 s; prints how long after the call the last one was.
+drain() {
+    local began last count previous
+    began=$(date +%s.%N)
+    last=$began
+    previous=$(settled)
+    while :; do
+        sleep 0.5
+        count=$(settled)
+        if [ "$count" != "$previous" ]; then
+            previous=$count
+            last=$(date +%s.%N)
+        elif python3 -c "import sys; sys.exit(0 if $(date +%s.%N) - $last >= 2 else 1)"; then
+            break
+        fi
+    done
+    python3 -c "print(round($last - $began, 1))"
+}
+
 wrk -t2 -c"$connections" -d3s -s "$work/sessions.lua" "http://127.0.0.1:$app_port" >/dev/null
 playlists alone
 beacons beacons-alone "$work/beacons-alone.lua"
-sleep 5 # firing is in the background: let it drain
-hits_before=$(wc -l <"$work/tracker.log")
+alone_drain=$(drain)
+hits_before=$(tracker_hits)
 started=$(date +%s.%N)
 beacons beacons "$work/beacons.lua" &
 beacon_job=$!
 playlists together
 wait "$beacon_job"
-sleep 5 # firing is in the background: let it drain
+together_drain=$(drain)
 drained=$(date +%s.%N)
-hits=$(( $(wc -l <"$work/tracker.log") - hits_before ))
+hits=$(( $(tracker_hits) - hits_before ))
 read -r alone_rate alone_p50 alone_p99 _ <<<"$(figures "$work/wrk-alone.txt")"
 read -r together_rate together_p50 together_p99 _ <<<"$(figures "$work/wrk-together.txt")"
 read -r beacon_rate beacon_p50 beacon_p99 beacon_other <<<"$(figures "$work/wrk-beacons.txt")"
@@ -130,7 +168,7 @@ deduped=$(printf '%s\n' "$metrics" | awk '/^adstitch_beacons_total\{.*outcome="d
 
 cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
-    echo "Machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(swift --version 2>&1 | head -1 | sed 's/ (.*//'); $(nginx -v 2>&1 | sed 's/.*: //') as the tracking server; wrk ${seconds} s per run; server, tracker and clients share the machine."
+    echo "Machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(swift --version 2>&1 | head -1 | sed 's/ (.*//'); $tracker_name as the tracking server; wrk ${seconds} s per run; server, tracker and clients share the machine."
     echo
     echo "Sessions: 2,000 of the two-hour campaign, $links beacon links among their v3.m3u8 playlists; playlists' wrk -t2 -c$connections, beacons' wrk -t1 -c$beacon_connections."
     echo
@@ -141,5 +179,5 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo "| beacon redirects (302) alone | $alone_beacon_rate | $alone_beacon_p50 | $alone_beacon_p99 |"
     echo "| beacon redirects (302) beside the playlists | $beacon_rate | $beacon_p50 | $beacon_p99 |"
     echo
-    echo "Beacon requests beside the playlists: $beacon_requests (answers other than 2xx/3xx: ${beacon_other:-0}), tracking server hits from them: $hits over $(python3 -c "print(round($drained - $started, 1))") s; over both beacon runs, events sent / failed / deduped (adstitch_beacons_total): $fired / $failed / $deduped."
+    echo "Beacon requests beside the playlists: $beacon_requests (answers other than 2xx/3xx: ${beacon_other:-0}), tracking server hits from them: $hits over $(python3 -c "print(round($drained - $started, 1))") s; over both beacon runs, events sent / failed / deduped (adstitch_beacons_total): $fired / $failed / $deduped. The last event was sent $alone_drain s after the redirects alone ended, $together_drain s after the run beside the playlists."
 } | tee "$work/report.md"
