@@ -59,20 +59,30 @@ struct SegmentBlock: Sendable {
         var currentMap: String?
         var previousSourceKeys: [Key] = []
         let lines = playlist.lines
-        for segment in playlist.segments {
+        for position in playlist.segments.indices {
+            // Most segments have no key or map in force: their few lines come from the playlist's
+            // index (making each a MediaSegment cost a fifth of a catalogue title's load).
+            let full: MediaSegment?
+            let segment: PlainSegment
+            if !passthrough, let plain = playlist.plainSegment(at: position) {
+                (full, segment) = (nil, plain)
+            } else {
+                let made = playlist.segments[position]
+                (full, segment) = (made, PlainSegment(made))
+            }
             var bodyStart = self.text.utf8.count
-            if passthrough, fillURI == nil, !gap {
-                for index in segment.lineIndices where Self.isPassedMarker(lines[index]) { self.text += lines[index].text + "\n" }
+            if passthrough, fillURI == nil, !gap, let full {
+                for index in full.lineIndices where Self.isPassedMarker(lines[index]) { self.text += lines[index].text + "\n" }
             }
             var keys: [String] = []
-            if fillURI == nil {
-                for key in segment.keys {
-                    keys.append(self.keyLine(key, segment: segment, playlist: playlist, uris: uris))
+            if fillURI == nil, let full {
+                for key in full.keys {
+                    keys.append(self.keyLine(key, segment: full, playlist: playlist, uris: uris))
                     if let declared = Self.sessionKey(key, playlist: playlist, uris: uris), !self.sessionKeys.contains(declared) {
                         self.sessionKeys.append(declared)
                     }
                 }
-                if let map = segment.map {
+                if let map = full.map {
                     var attributes = map.attributes
                     if let uri = map.uri, let url = playlist.resolve(uri) { attributes.setQuoted("URI", uris.rewrite(url)) }
                     let line = "#EXT-X-MAP:\(attributes.serialized)"
@@ -83,16 +93,18 @@ struct SegmentBlock: Sendable {
                         // the map keeps the source's key state: a clear init section before the key
                         // line stays clear rather than being read as encrypted, and vice versa.
                         var mapKeys = keys
-                        if let sourceKeys = Self.keysAtMap(of: segment, in: playlist, after: previousSourceKeys) {
-                            mapKeys = sourceKeys.map { self.keyLine($0, segment: segment, playlist: playlist, uris: uris) }
+                        if let sourceKeys = Self.keysAtMap(of: full, in: playlist, after: previousSourceKeys) {
+                            mapKeys = sourceKeys.map { self.keyLine($0, segment: full, playlist: playlist, uris: uris) }
                         }
                         self.enter(mapKeys, from: &currentKeys)
                         self.text += line + "\n"
                         currentMap = line
                     }
                 }
+            }
+            if fillURI == nil {
                 self.enter(keys, from: &currentKeys)
-                previousSourceKeys = segment.keys
+                previousSourceKeys = full?.keys ?? []
                 bodyStart = self.text.utf8.count
                 if let range = segment.byteRange, let offset = range.offset {
                     // docs/architecture.md invariant 7: segments no longer follow their original neighbours.

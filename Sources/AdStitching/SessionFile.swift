@@ -214,7 +214,7 @@ extension SessionRenderer {
 
     /// A plan as interstitials, with the `X-SNAP`s this campaign's programme needs.
     public func schedule(_ plan: Plan) -> InterstitialSchedule {
-        InterstitialSchedule(plan, snaps: self.layout.interstitialSnaps)
+        InterstitialSchedule(plan, snaps: self.layout.interstitialSnaps.value)
     }
 
     /// Every file of the session `plan` describes in `insertion` mode, rendered, in ``files(_:)``

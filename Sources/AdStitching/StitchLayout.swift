@@ -14,6 +14,13 @@ public struct StitchLayout: Sendable {
     public let renditions: [StitchRendition]
     /// Blocks by asset (one instance per playlist URL), one per rendition (same order as `renditions`).
     private(set) var blocks: [ObjectIdentifier: [SegmentBlock]]
+    /// The one programme asset's blocks, written on first use: only interstitial sessions play
+    /// it whole, and writing it at load doubled the layout of a catalogue title (docs/performance.md
+    /// "Catalogue cold starts, third round"). Which playlist plays in each rendition, its
+    /// alignment and its longest segments are settled at load (``BlockSource``), so writing
+    /// cannot fail. Its blocks have no ``ByteBlock/id``: a server writes them as it writes a
+    /// rewritten row's. Nil when every asset's blocks are in ``blocks``.
+    let whole: (asset: Asset, row: Deferred<[SegmentBlock]>)?
     /// Every block's bytes, by ``ByteBlock/id``: what a server prepares other forms of at load.
     public let byteBlocks: [ByteBlock]
     /// Target duration per rendition: one value for all video and audio playlists (invariant 3).
@@ -26,8 +33,9 @@ public struct StitchLayout: Sendable {
     let uris: URIStyle
     /// Where the empty WebVTT of an ad without subtitles points.
     let emptySubtitleURI: String
-    /// Breaks of one programme asset whose interstitial needs `X-SNAP`.
-    let interstitialSnaps: [String: InterstitialSchedule.Snap]
+    /// Breaks of one programme asset whose interstitial needs `X-SNAP` (worked out for the first
+    /// interstitial session).
+    let interstitialSnaps: Deferred<[String: InterstitialSchedule.Snap]>
 
     /// - Parameter emptySubtitleURI: the URI of an empty WebVTT file, played for the length of
     ///   an ad that has no subtitle rendition (invariant 10).
@@ -43,12 +51,16 @@ public struct StitchLayout: Sendable {
         }
         var assets: [(name: String, asset: Asset)]
         let isLive: Bool
+        // Interstitial sessions play the one programme asset whole; stitched ones, its cuts.
+        var whole: Asset?
         switch campaign.programme {
         case .islands(let islands):
             (assets, isLive) = (islands.map { ("island \"\($0.id)\"", $0.asset) }, false)
         case .asset(let programme, let cuts):
-            // Interstitial sessions play the one programme asset whole.
-            (assets, isLive) = (cuts.map { ("island \"\($0.id)\"", $0.asset) } + [("the programme", programme)], false)
+            (assets, isLive) = (cuts.map { ("island \"\($0.id)\"", $0.asset) }, false)
+            // Rewrite rules find the rules that reach an asset from the URIs its blocks wrote at
+            // load: with rules, the whole programme is written at load too.
+            if campaign.rewrites.isEmpty { whole = programme } else { assets.append(("the programme", programme)) }
         case .live:
             (assets, isLive) = ([], true)
         case .catalogue:
@@ -89,7 +101,15 @@ public struct StitchLayout: Sendable {
                     passthrough: campaign.markersPassthrough && islands.contains(asset.url),
                     perSegment: isLive
                 )
-                try Self.checkAlignment(block, rendition: rendition, of: asset, named: name, program: program, frame: frame)
+                try Self.checkAlignment(
+                    duration: block.duration,
+                    source: block.source,
+                    rendition: rendition,
+                    of: asset,
+                    named: name,
+                    program: program,
+                    frame: frame
+                )
                 block.seal(id: byteBlocks.count)
                 byteBlocks.append(block.bytes)
                 row.append(block)
@@ -103,14 +123,48 @@ public struct StitchLayout: Sendable {
                 }
             }
         }
+        // The whole programme: which playlist plays in each rendition, and its alignment, now;
+        // its blocks on first use. Its longest segments count in the target durations as if
+        // written (a block's longest segment is its playlist's).
+        var longest = blocks.values.map { $0.map(\.maxRoundedDuration) }
+        if let whole, blocks[ObjectIdentifier(whole)] == nil {
+            let sources = try renditions.map { (rendition) throws(StitchError) in
+                try Self.source(for: rendition, of: whole, isIsland: islands.contains(whole.url), program: program)
+            }
+            for (rendition, source) in zip(renditions, sources) {
+                try Self.checkAlignment(
+                    duration: source.playlist.duration,
+                    source: source.playlist.url,
+                    rendition: rendition,
+                    of: whole,
+                    named: "the programme",
+                    program: program,
+                    frame: frame
+                )
+            }
+            longest.append(sources.map { $0.playlist.segmentDurations.reduce(0) { max($0, $1.roundedToInteger) } })
+            let passthrough = campaign.markersPassthrough && islands.contains(whole.url)
+            self.whole = (
+                whole,
+                Deferred {
+                    sources.map { source in
+                        var block = source.block(uris: uris, emptySubtitleURI: emptySubtitleURI, passthrough: passthrough)
+                        block.seal(id: -1)
+                        return block
+                    }
+                }
+            )
+        } else {
+            self.whole = nil
+        }
         var shared = 1
-        for row in blocks.values {
+        for row in longest {
             for (index, rendition) in renditions.enumerated() where rendition.sharesTargetDuration {
-                shared = max(shared, row[index].maxRoundedDuration)
+                shared = max(shared, row[index])
             }
         }
         self.targetDurations = renditions.indices.map { index in
-            renditions[index].sharesTargetDuration ? shared : max(1, blocks.values.map { $0[index].maxRoundedDuration }.max() ?? 1)
+            renditions[index].sharesTargetDuration ? shared : max(1, longest.map { $0[index] }.max() ?? 1)
         }
         self.campaign = campaign
         self.program = program
@@ -119,7 +173,7 @@ public struct StitchLayout: Sendable {
         self.byteBlocks = byteBlocks
         self.uris = uris
         self.emptySubtitleURI = emptySubtitleURI
-        self.interstitialSnaps = InterstitialSchedule.snaps(of: campaign)
+        self.interstitialSnaps = Deferred { InterstitialSchedule.snaps(of: campaign) }
         self.rewriting =
             campaign.rewrites.isEmpty
             ? nil
@@ -158,7 +212,8 @@ public struct StitchLayout: Sendable {
                 perSegment: self.campaign.live != nil
             )
             try Self.checkAlignment(
-                block,
+                duration: block.duration,
+                source: block.source,
                 rendition: rendition,
                 of: asset,
                 named: name,
@@ -195,13 +250,6 @@ public struct StitchLayout: Sendable {
     }
 
     /// The playlist of `asset` that plays in `rendition`, rendered.
-    ///
-    /// Islands are one programme encoded per island on one ladder (CampaignValidator checks their
-    /// codec families line up), so programme variant i plays variant i of every island when it is
-    /// the same rung (codec family, range, resolution): matching an island by BANDWIDTH like an ad
-    /// drops it a rung wherever its encode runs a little above the first island's (docs/architecture.md
-    /// invariant 10: each programme variant gets the variant that fits it best). Otherwise the
-    /// matcher picks as for an ad.
     static func block(
         for rendition: StitchRendition,
         of asset: Asset,
@@ -213,6 +261,77 @@ public struct StitchLayout: Sendable {
         passthrough: Bool = false,
         perSegment: Bool = false
     ) throws(StitchError) -> SegmentBlock {
+        let source = try Self.source(for: rendition, of: asset, isIsland: isIsland, program: program)
+        return source.block(uris: uris, emptySubtitleURI: emptySubtitleURI, version: version, passthrough: passthrough, perSegment: perSegment)
+    }
+
+    /// Which playlist of an asset plays in a rendition, and how its lines are written: what a
+    /// block is made from. Its ``playlist`` times the block (a filler's is the video's), so its
+    /// duration and longest segment are known before the block is written.
+    struct BlockSource: Sendable {
+        enum Kind: Sendable {
+            /// A video variant, with its figures for the multivariant playlist.
+            case variant(bandwidth: Int?, averageBandwidth: Int?, codecs: [String])
+            /// An I-frame variant.
+            case iFrame(IFrameStreamInf)
+            /// The asset's first video variant marked `EXT-X-GAP`: it has no I-frame playlist.
+            case iFrameGap
+            /// An audio or subtitle rendition.
+            case rendition
+            /// The first video variant's timing with an empty WebVTT (or IMSC) per segment: the
+            /// asset has no subtitles for the rendition.
+            case subtitleFiller(imsc: Bool)
+        }
+
+        let playlist: MediaPlaylist
+        let kind: Kind
+
+        /// The block: `playlist`'s segments written by `uris`.
+        func block(uris: URIStyle, emptySubtitleURI: String, version: Int? = nil, passthrough: Bool = false, perSegment: Bool = false) -> SegmentBlock
+        {
+            switch self.kind {
+            case .variant(let bandwidth, let averageBandwidth, let codecs):
+                var block = SegmentBlock(self.playlist, uris: uris, version: version, passthrough: passthrough, perSegment: perSegment)
+                block.bandwidth = bandwidth
+                block.averageBandwidth = averageBandwidth
+                block.codecs = codecs
+                return block
+            case .iFrame(let streamInf):
+                var block = SegmentBlock(self.playlist, uris: uris, iFramesOnly: true, version: version, passthrough: passthrough)
+                block.bandwidth = streamInf.bandwidth
+                // Invariant 9: the multivariant playlist recomputes AVERAGE-BANDWIDTH from it.
+                block.averageBandwidth = streamInf.averageBandwidth
+                block.codecs = streamInf.codecs
+                return block
+            case .iFrameGap:
+                return SegmentBlock(self.playlist, uris: uris, iFramesOnly: true, gap: true, version: version)
+            case .rendition:
+                return SegmentBlock(self.playlist, uris: uris, version: version, passthrough: passthrough, perSegment: perSegment)
+            case .subtitleFiller(imsc: true):
+                let uri = SessionFile.emptyIMSC.name
+                return SegmentBlock(
+                    self.playlist,
+                    uris: uris,
+                    fillURI: uri,
+                    fillMap: IMSCFiller.mapLine(uri),
+                    fillRange: IMSCFiller.fragmentRange,
+                    perSegment: perSegment
+                )
+            case .subtitleFiller(imsc: false):
+                return SegmentBlock(self.playlist, uris: uris, fillURI: emptySubtitleURI, version: version, perSegment: perSegment)
+            }
+        }
+    }
+
+    /// The playlist of `asset` that plays in `rendition`.
+    ///
+    /// Islands are one programme encoded per island on one ladder (CampaignValidator checks their
+    /// codec families line up), so programme variant i plays variant i of every island when it is
+    /// the same rung (codec family, range, resolution): matching an island by BANDWIDTH like an ad
+    /// drops it a rung wherever its encode runs a little above the first island's (docs/architecture.md
+    /// invariant 10: each programme variant gets the variant that fits it best). Otherwise the
+    /// matcher picks as for an ad.
+    static func source(for rendition: StitchRendition, of asset: Asset, isIsland: Bool, program: Asset) throws(StitchError) -> BlockSource {
         switch rendition.kind {
         case .video(let index):
             let target = program.variants[index]
@@ -229,33 +348,25 @@ public struct StitchLayout: Sendable {
                         + (target.streamInf.isAudioOnly ? " (audio-only): add an audio-only variant or an audio rendition" : "")
                 )
             }
-            var block = SegmentBlock(match.playlist, uris: uris, version: version, passthrough: passthrough, perSegment: perSegment)
-            block.bandwidth = match.bandwidth
-            block.averageBandwidth = match.averageBandwidth
-            block.codecs = match.codecs
-            return block
+            return BlockSource(
+                playlist: match.playlist,
+                kind: .variant(bandwidth: match.bandwidth, averageBandwidth: match.averageBandwidth, codecs: match.codecs)
+            )
         case .iFrame(let index):
             let target = program.iFrameVariants[index].streamInf
             let match =
                 isIsland && asset.iFrameVariants.indices.contains(index) && Self.isSameRung(asset.iFrameVariants[index].streamInf, as: target)
                 ? asset.iFrameVariants[index] : RenditionMatcher.iFrameVariant(of: asset, for: target)
-            if let variant = match {
-                var block = SegmentBlock(variant.playlist, uris: uris, iFramesOnly: true, version: version, passthrough: passthrough)
-                block.bandwidth = variant.streamInf.bandwidth
-                // Invariant 9: the multivariant playlist recomputes AVERAGE-BANDWIDTH from it.
-                block.averageBandwidth = variant.streamInf.averageBandwidth
-                block.codecs = variant.streamInf.codecs
-                return block
-            }
+            if let variant = match { return BlockSource(playlist: variant.playlist, kind: .iFrame(variant.streamInf)) }
             // No I-frame playlist: the asset's video segments marked GAP keep the timeline aligned.
             guard let video = asset.variants.first else {
                 throw .noMatchingPlaylist(asset.url, rendition: rendition, "\(asset.url.path) has no variants")
             }
-            return SegmentBlock(video.playlist, uris: uris, iFramesOnly: true, gap: true, version: version)
+            return BlockSource(playlist: video.playlist, kind: .iFrameGap)
         case .audio(let index), .subtitles(let index):
             let target = program.renditions[index].media
             if let match = RenditionMatcher.rendition(of: asset, for: program.renditions[index], in: program), let playlist = match.playlist {
-                return SegmentBlock(playlist, uris: uris, version: version, passthrough: passthrough, perSegment: perSegment)
+                return BlockSource(playlist: playlist, kind: .rendition)
             }
             // The filler of the group's format: empty WebVTT, or empty IMSC in fMP4 (a WebVTT file
             // in an IMSC group breaks the player).
@@ -269,18 +380,7 @@ public struct StitchLayout: Sendable {
                 )
             }
             // No subtitles in this asset: an empty file for each of its video segments.
-            if format.codec == .imsc {
-                let uri = SessionFile.emptyIMSC.name
-                return SegmentBlock(
-                    video.playlist,
-                    uris: uris,
-                    fillURI: uri,
-                    fillMap: IMSCFiller.mapLine(uri),
-                    fillRange: IMSCFiller.fragmentRange,
-                    perSegment: perSegment
-                )
-            }
-            return SegmentBlock(video.playlist, uris: uris, fillURI: emptySubtitleURI, version: version, perSegment: perSegment)
+            return BlockSource(playlist: video.playlist, kind: .subtitleFiller(imsc: format.codec == .imsc))
         }
     }
 
@@ -295,7 +395,8 @@ public struct StitchLayout: Sendable {
     /// video's — checked per piece, so differences never accumulate. Audio may run one AAC frame
     /// longer from encoder priming.
     private static func checkAlignment(
-        _ block: SegmentBlock,
+        duration: ExactDecimal,
+        source: URL?,
         rendition: StitchRendition,
         of asset: Asset,
         named name: String,
@@ -304,14 +405,14 @@ public struct StitchLayout: Sendable {
     ) throws(StitchError) {
         var tolerance = frame
         if case .audio = rendition.kind { tolerance += ExactDecimal(significand: 2_134, exponent: 5) }  // ≥ 1024/48000 s
-        let difference = (block.duration - asset.duration).magnitude
+        let difference = (duration - asset.duration).magnitude
         guard difference <= tolerance else {
-            let source = block.source.map { " (\($0.path))" } ?? ""
+            let source = source.map { " (\($0.path))" } ?? ""
             throw StitchError(
                 .misaligned,
                 asset: asset.url,
                 rendition: rendition.id,
-                "\(name) is \(asset.duration) s long in its first variant but \(block.duration) s in the "
+                "\(name) is \(asset.duration) s long in its first variant but \(duration) s in the "
                     + "\(Self.describe(rendition, program: program)) it plays in rendition \(rendition.id)\(source), "
                     + "\(difference) s apart — more than a frame (\(tolerance) s). Its renditions must start and end together: "
                     + "encode audio and video of \(asset.url.path) to the same length"
@@ -391,6 +492,7 @@ public struct StitchLayout: Sendable {
 
     /// The blocks of `asset`, one per rendition.
     func row(_ asset: Asset) throws(StitchError) -> [SegmentBlock] {
+        if let whole = self.whole, whole.asset === asset { return whole.row.value }
         guard let row = self.blocks[ObjectIdentifier(asset)] else {
             throw .notInLayout(
                 asset: asset.url,
@@ -398,5 +500,24 @@ public struct StitchLayout: Sendable {
             )
         }
         return row
+    }
+}
+
+/// A value worked out on first use, once: the first caller makes it while the others wait.
+final class Deferred<Value: Sendable>: Sendable {
+    private let make: @Sendable () -> Value
+    private let made = Mutex<Value?>(nil)
+
+    init(_ make: @escaping @Sendable () -> Value) {
+        self.make = make
+    }
+
+    var value: Value {
+        self.made.withLock { made in
+            if let made { return made }
+            let value = self.make()
+            made = value
+            return value
+        }
     }
 }

@@ -95,7 +95,22 @@ extension PlaylistLinter {
 
     private func checkSegments(_ playlist: MediaPlaylist, into findings: inout Findings) {
         var previousDate: (date: DateTime, segment: MediaSegment)?
-        for (index, segment) in playlist.segments.enumerated() {
+        for (index, record) in playlist.segmentRecords.enumerated() {
+            // Most segments have no date and no discontinuity: only the fMP4 check applies, read
+            // from the index (a MediaSegment per segment was most of a long playlist's lint).
+            if record.programDateTimeLine < 0, !record.isDiscontinuity {
+                guard record.map < 0 else { continue }
+                let uri = playlist.parsed.content(at: Int(record.uriLine))
+                if Self.looksLikeFragmentedMP4(uri) {
+                    findings.error(
+                        "fmp4-map",
+                        line: Int(playlist.parsed.records[Int(record.uriLine)].number),
+                        Self.fragmentWithoutMap(uri)
+                    )
+                }
+                continue
+            }
+            let segment = playlist.segments[index]
             if let text = segment.programDateTime {
                 let line = self.tagLine(in: segment, of: playlist, matching: { if case .programDateTime = $0 { true } else { false } })
                 if let date = DateTime(text) {
@@ -123,12 +138,7 @@ extension PlaylistLinter {
                 }
             }
             if segment.map == nil, Self.looksLikeFragmentedMP4(segment.uri) {
-                findings.error(
-                    "fmp4-map",
-                    line: segment.uriLineNumber,
-                    "\(segment.uri) looks like an fMP4 segment but no EXT-X-MAP applies to it; fMP4 segments need their "
-                        + "initialization section (§3.1.2)"
-                )
+                findings.error("fmp4-map", line: segment.uriLineNumber, Self.fragmentWithoutMap(segment.uri))
             }
             if segment.isDiscontinuity, index > 0, segment.map != nil,
                 !playlist.lines[segment.lineIndices].contains(where: { if case .tag(.map) = $0.content { true } else { false } })
@@ -141,6 +151,10 @@ extension PlaylistLinter {
                 )
             }
         }
+    }
+
+    private static func fragmentWithoutMap(_ uri: Substring) -> String {
+        "\(uri) looks like an fMP4 segment but no EXT-X-MAP applies to it; fMP4 segments need their initialization section (§3.1.2)"
     }
 
     private func checkKeysAndMaps(_ playlist: MediaPlaylist, into findings: inout Findings) {
