@@ -11,7 +11,8 @@
 #          time the same seven playlists take to fetch from the origin alone;
 #   flight 32 viewers starting one unseen title at once: the origin's fetches of it (nginx's log);
 #   warm   wrk (Zipf(1.0) over the loaded titles, a new session each request) beside new sessions
-#          of the two-hour campaign (islands, loaded at start) — the same work per start;
+#          of the two-hour campaign (three islands, three breaks) and of `one-title`, one title as
+#          a campaign of its own with the schedule's 13 breaks written out — the same work per start;
 #   memory RSS while every title is touched with `cache.memory_mib` = MEMORY_MIB, beside the
 #          catalogue's own estimate of what it holds.
 #
@@ -98,6 +99,21 @@ pools: { all: [ { id: alpha, playlist: ads/alpha/master.m3u8, weight: 2 }, { id:
   { id: charlie, playlist: ads/charlie/master.m3u8 }, { id: delta, playlist: ads/delta/master.m3u8 }, { id: echo, playlist: ads/echo/master.m3u8 } ] }
 markers: [daterange]
 EOF
+# The same title as a campaign of its own: the schedule's breaks written out (pre-roll, a
+# mid-roll every 600 s up to 7,080 s, post-roll), the same pools — what a warm title start is
+# compared with.
+mkdir -p "$work/campaigns/one-title"
+cp -r "$work/campaigns/two-hours/ads" "$work/campaigns/two-hours/slate" "$work/campaigns/one-title/"
+{
+    echo "version: 1"
+    echo "id: one-title"
+    echo "program: { playlist: \"http://127.0.0.1:$origin_port/vod/t0/master.m3u8\" }"
+    echo "breaks:"
+    echo "  - { id: preroll, at: 0, duration: 30, pools: [all] }"
+    for index in $(seq 1 11); do echo "  - { id: mid-$index, at: $((600 * index)), duration: 60, pools: [all] }"; done
+    echo "  - { id: postroll, at: 7200, duration: 30, pools: [all] }"
+    sed -n '/^slate:/,$p' "$work/campaigns/cat/campaign.yaml"
+} >"$work/campaigns/one-title/campaign.yaml"
 
 "$binary" serve --campaigns "$work/campaigns" --port "$app_port" --secret bench >"$work/server.log" 2>&1 &
 server_pid=$!
@@ -161,14 +177,16 @@ request = function()
   return wrk.format("GET", "/v1/campaigns/cat/assets/t" .. (200000 + lo - 1) .. "/master.m3u8?session=w-" .. prefix .. "-" .. counter)
 end
 LUA
-cat >"$work/campaign.lua" <<'LUA'
+for campaign in two-hours one-title; do
+    cat >"$work/$campaign.lua" <<LUA
 counter = 0
 setup = function(thread) thread:set("prefix", tostring(math.random(1, 1000000000))) end
 request = function()
   counter = counter + 1
-  return wrk.format("GET", "/v1/campaigns/two-hours/master.m3u8?session=c-" .. prefix .. "-" .. counter)
+  return wrk.format("GET", "/v1/campaigns/$campaign/master.m3u8?session=c-" .. prefix .. "-" .. counter)
 end
 LUA
+done
 warm() { # name script
     wrk -t2 -c32 -d"${seconds}s" --latency -s "$2" "http://127.0.0.1:$app_port" >"$work/wrk-$1.txt"
     printf '%s %s %s %s\n' "$1" "$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk-$1.txt")" \
@@ -176,7 +194,8 @@ warm() { # name script
     if grep -q 'Non-2xx' "$work/wrk-$1.txt"; then grep 'Non-2xx' "$work/wrk-$1.txt" >&2; fi
 }
 wrk -t2 -c32 -d3s -s "$work/zipf.lua" "http://127.0.0.1:$app_port" >/dev/null
-warm campaign-starts "$work/campaign.lua"
+warm campaign-starts "$work/two-hours.lua"
+warm title-as-campaign-starts "$work/one-title.lua"
 warm catalogue-starts-zipf "$work/zipf.lua"
 
 # Memory: every title touched (two clients), RSS sampled as it goes.
@@ -211,7 +230,7 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
     echo "Machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(swift --version 2>&1 | head -1 | sed 's/ (.*//'); $(nginx -v 2>&1 | sed 's/.*: //') as the origin; server, origin and clients share the machine."
     echo
-    echo "Titles: $titles two-hour titles of six variants (1,200 segments each; $title_bytes bytes of playlists per title), a schedule of 14 breaks each; cache: { titles: $titles, memory_mib: $memory_mib }."
+    echo "Titles: $titles two-hour titles of six variants (1,200 segments each; $title_bytes bytes of playlists per title), a schedule of 13 breaks each; cache: { titles: $titles, memory_mib: $memory_mib }."
     echo
     echo "| Measure | Figure |"
     echo "| --- | --- |"
