@@ -101,15 +101,7 @@ public struct StitchLayout: Sendable {
                     passthrough: campaign.markersPassthrough && islands.contains(asset.url),
                     perSegment: isLive
                 )
-                try Self.checkAlignment(
-                    duration: block.duration,
-                    source: block.source,
-                    rendition: rendition,
-                    of: asset,
-                    named: name,
-                    program: program,
-                    frame: frame
-                )
+                try Self.checkAlignment(block, rendition: rendition, of: asset, named: name, program: program, frame: frame)
                 block.seal(id: byteBlocks.count)
                 byteBlocks.append(block.bytes)
                 row.append(block)
@@ -212,8 +204,7 @@ public struct StitchLayout: Sendable {
                 perSegment: self.campaign.live != nil
             )
             try Self.checkAlignment(
-                duration: block.duration,
-                source: block.source,
+                block,
                 rendition: rendition,
                 of: asset,
                 named: name,
@@ -394,6 +385,27 @@ public struct StitchLayout: Sendable {
     /// docs/architecture.md invariant 2: each piece's duration in every rendition within a frame of the main
     /// video's — checked per piece, so differences never accumulate. Audio may run one AAC frame
     /// longer from encoder priming.
+    private static func checkAlignment(
+        _ block: SegmentBlock,
+        rendition: StitchRendition,
+        of asset: Asset,
+        named name: String,
+        program: Asset,
+        frame: ExactDecimal
+    ) throws(StitchError) {
+        try Self.checkAlignment(
+            duration: block.duration,
+            source: block.source,
+            rendition: rendition,
+            of: asset,
+            named: name,
+            program: program,
+            frame: frame
+        )
+    }
+
+    /// ``checkAlignment(_:rendition:of:named:program:frame:)`` of a block yet to be written: its
+    /// duration and playlist.
     private static func checkAlignment(
         duration: ExactDecimal,
         source: URL?,
