@@ -82,3 +82,52 @@ public struct DateRangeEntry: Sendable, Hashable {
     /// The index of the first segment after the tag (`segments.count` when it follows the last one).
     public var segmentIndex: Int
 }
+
+/// The lines of a segment in force without a key or map, read from a playlist's index without
+/// making a ``MediaSegment`` (``MediaPlaylist/plainSegment(at:)``): what writing its lines again
+/// needs.
+public struct PlainSegment: Sendable {
+    public let uri: Substring
+    public let duration: ExactDecimal
+    public let durationText: Substring
+    public let title: Substring?
+    public let byteRange: SegmentByteRange?
+    public let isGap: Bool
+
+    /// The lines `segment` writes.
+    public init(_ segment: MediaSegment) {
+        self.uri = segment.uri
+        self.duration = segment.duration
+        self.durationText = segment.durationText
+        self.title = segment.title
+        self.byteRange = segment.byteRange
+        self.isGap = segment.isGap
+    }
+
+    init(uri: Substring, duration: ExactDecimal, durationText: Substring, title: Substring?, byteRange: SegmentByteRange?, isGap: Bool) {
+        self.uri = uri
+        self.duration = duration
+        self.durationText = durationText
+        self.title = title
+        self.byteRange = byteRange
+        self.isGap = isGap
+    }
+}
+
+extension MediaPlaylist {
+    /// Segment `position`'s lines when no `EXT-X-KEY` and no `EXT-X-MAP` is in force at it; nil
+    /// otherwise (read ``segments`` for those).
+    public func plainSegment(at position: Int) -> PlainSegment? {
+        let record = self.segmentRecords[position]
+        guard record.map < 0, self.keySets[Int(record.keySet)].isEmpty else { return nil }
+        let inf = self.parsed.inf(at: Int(record.infLine))
+        return PlainSegment(
+            uri: self.parsed.content(at: Int(record.uriLine)),
+            duration: record.duration,
+            durationText: inf.durationText,
+            title: inf.title,
+            byteRange: record.byteRange >= 0 ? self.byteRanges[Int(record.byteRange)] : nil,
+            isGap: record.isGap
+        )
+    }
+}
