@@ -1,5 +1,6 @@
 import AdCampaign
 import AdDecision
+import AdFrontDoor
 import AdLiveRuntime
 import AdOrigin
 import Foundation
@@ -43,10 +44,6 @@ public struct ServerConfiguration: Sendable {
     /// `postgres://user@host:port/db`), shared by the replicas; nil: each replica knows only the
     /// breaks it saw (docs/design-decisions.md "Live").
     public var database: String?
-    /// Whether viewers' session files are answered in the connection's pipeline, past the
-    /// router (``SessionFileResponder``; byte for byte the router's answer, faster, logged and
-    /// counted alike). Off only to compare the two (`serve --no-direct-answers`, hidden).
-    public var directAnswers = true
     /// Folders campaigns' local media may lie in through a symbolic link inside their folder
     /// (`serve --media-root`): one ad library, many campaigns. The media route still serves only
     /// files a loaded campaign references.
@@ -148,37 +145,13 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         ledger: ledger,
         impressions: impressions
     )
-    let router = buildRouter(store: store, policy: configuration.policy, sessions: sessions)
-    let headerTimeout = TimeAmount(configuration.headerTimeout)
-    let serverName = "AdStitch"
-    let dates = HTTPDateCache()
-    let sessionFiles: (@Sendable () -> SessionFileResponder)?
-    if configuration.directAnswers {
-        sessionFiles = { @Sendable in SessionFileResponder(sessions: sessions, serverName: serverName, dates: dates, logger: logger) }
-    } else {
-        sessionFiles = nil
-    }
-    var app = Application(
-        router: router,
-        server: HTTPServerBuilder { responder in
-            KeepAliveRespectingHTTP1Channel(
-                base: HTTP1Channel(
-                    responder: responder,
-                    configuration: .init(
-                        additionalChannelHandlers: [
-                            ConnectionDeadlinesHandler(requestTimeout: headerTimeout, readTimeout: TimeAmount(configuration.idleTimeout))
-                        ],
-                        idleTimeout: TimeAmount(configuration.idleTimeout)
-                    )
-                ),
-                sessionFiles: sessionFiles
-            )
-        },
-        configuration: .init(
-            address: .hostname(configuration.host, port: configuration.port),
-            serverName: serverName,
-            availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)
-        ),
+    var app = buildApplication(
+        router: buildRouter(store: store, policy: configuration.policy, sessions: sessions),
+        sessions: sessions,
+        address: .hostname(configuration.host, port: configuration.port),
+        idleTimeout: configuration.idleTimeout,
+        headerTimeout: configuration.headerTimeout,
+        maxConnections: configuration.maxConnections,
         logger: logger
     )
     app.addServices(
@@ -251,7 +224,74 @@ struct CampaignReloader: Service {
     }
 }
 
+/// The application over a campaign store, as `serve` answers requests (its router and the
+/// session file door, ``SessionFileDoor``) but without its services, on an ephemeral loopback
+/// port: tests build it directly, and serve it with HummingbirdTesting's `.live` framework.
+public func buildApplication(
+    store: CampaignStore,
+    policy: SessionPolicy,
+    responseCacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes,
+    publicAddress: PublicAddress = PublicAddress()
+) -> some ApplicationProtocol {
+    let sessions = SessionController(store: store, policy: policy, cacheBytes: responseCacheBytes, publicAddress: publicAddress)
+    return buildApplication(store: store, policy: policy, sessions: sessions)
+}
+
+/// ``buildApplication(store:policy:responseCacheBytes:publicAddress:)`` with a session controller of the caller's.
+func buildApplication(store: CampaignStore, policy: SessionPolicy, sessions: SessionController) -> some ApplicationProtocol {
+    buildApplication(
+        router: buildRouter(store: store, policy: policy, sessions: sessions),
+        sessions: sessions,
+        address: .hostname("127.0.0.1", port: 0),
+        idleTimeout: .seconds(60),
+        headerTimeout: .seconds(10),
+        maxConnections: 1_000,
+        logger: Logger(label: "adstitch-test")
+    )
+}
+
+/// The HTTP application: `router`, and in each connection's pipeline the door of `sessions`'
+/// files (``SessionFileDoor``), with the deadlines and the HTTP/1.0 rule of
+/// ``KeepAliveRespectingHTTP1Channel``.
+func buildApplication(
+    router: Router<BasicRequestContext>,
+    sessions: SessionController,
+    address: BindAddress,
+    idleTimeout: Duration,
+    headerTimeout: Duration,
+    maxConnections: Int,
+    logger: Logger
+) -> Application<RouterResponder<BasicRequestContext>> {
+    let serverName = "AdStitch"
+    let dates = HTTPDateCache()
+    let door = SessionFileDoor(sessions: sessions, logger: logger)
+    return Application(
+        router: router,
+        server: HTTPServerBuilder { responder in
+            KeepAliveRespectingHTTP1Channel(
+                base: HTTP1Channel(
+                    responder: responder,
+                    configuration: .init(
+                        additionalChannelHandlers: [
+                            ConnectionDeadlinesHandler(requestTimeout: TimeAmount(headerTimeout), readTimeout: TimeAmount(idleTimeout))
+                        ],
+                        idleTimeout: TimeAmount(idleTimeout)
+                    )
+                ),
+                door: { FrontDoorHandler(service: door, serverName: serverName, dates: dates) }
+            )
+        },
+        configuration: .init(
+            address: address,
+            serverName: serverName,
+            availableConnectionsDelegate: MaximumAvailableConnections(maxConnections, logger: logger)
+        ),
+        logger: logger
+    )
+}
+
 /// The routes, over a campaign store (tests build it directly); metrics go to the store's.
+/// Session files are not among them: ``buildApplication(store:policy:responseCacheBytes:publicAddress:)``.
 public func buildRouter(
     store: CampaignStore,
     policy: SessionPolicy,
@@ -262,7 +302,7 @@ public func buildRouter(
     return buildRouter(store: store, policy: policy, sessions: sessions)
 }
 
-/// The routes, with the session controller the server's ``SessionFileResponder`` shares.
+/// The routes, with the session controller the server's ``SessionFileDoor`` shares.
 func buildRouter(store: CampaignStore, policy: SessionPolicy, sessions: SessionController) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     // One structured line per request at debug level (`serve --log-level debug`): a replica

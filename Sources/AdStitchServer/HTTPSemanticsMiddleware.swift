@@ -23,20 +23,23 @@ struct HTTPSemanticsMiddleware: RouterMiddleware {
         if let problem = Self.pathProblem(request.uri.path), !(request.method == .options && request.uri.path == "*") {
             return Self.finish(problem.response, method: request.method, ifNoneMatch: nil).response
         }
-        if request.method == .options {
-            return Response(
-                status: .noContent,
-                headers: [
-                    .accessControlAllowOrigin: "*", .accessControlAllowMethods: "GET, HEAD, OPTIONS",
-                    .accessControlAllowHeaders: "Range, If-None-Match", .accessControlMaxAge: "86400",
-                ]
-            )
-        }
+        if request.method == .options { return Self.preflight }
         return try Self.finish(await next(request, context), method: request.method, ifNoneMatch: request.headers[.ifNoneMatch]).response
     }
 
+    /// The answer to `OPTIONS` (a CORS preflight) of any path.
+    static var preflight: Response {
+        Response(
+            status: .noContent,
+            headers: [
+                .accessControlAllowOrigin: "*", .accessControlAllowMethods: "GET, HEAD, OPTIONS",
+                .accessControlAllowHeaders: "Range, If-None-Match", .accessControlMaxAge: "86400",
+            ]
+        )
+    }
+
     /// What the middleware does to every answer on its way out, in one place for the router and
-    /// for ``SessionFileResponder``'s direct answers: the CORS headers, `304 Not Modified` (its
+    /// for ``SessionFileDoor``: the CORS headers, `304 Not Modified` (its
     /// headers without Content-Length) when an If-None-Match matches the ETag of a 200, and no
     /// body for HEAD. `sendsBody`: whether the response's body goes out with it.
     static func finish(_ response: Response, method: HTTPRequest.Method, ifNoneMatch: String?) -> (response: Response, sendsBody: Bool) {
@@ -63,7 +66,7 @@ extension HTTPSemanticsMiddleware {
     /// The one rule for request paths: absolute (`/…`), with no empty segment (`//`, or a trailing
     /// `/` but for the root) and no `.` or `..` segment, percent-encoded or not. A router reads
     /// `media//ads` as `media/ads`, so such a path named a file under two names; now it names
-    /// none (400). ``SessionFileResponder`` passes any such path on to the router, which asks this.
+    /// none (400). ``SessionFileDoor`` claims no such path: the router answers it, through this rule.
     static func pathProblem(_ path: String) -> Problem? {
         guard path.hasPrefix("/") else { return Problem.badRequest("the request target must be a path starting with /") }
         guard path != "/", !Self.isPlain(path) else { return nil }
@@ -87,7 +90,7 @@ extension HTTPSemanticsMiddleware {
     /// `..`. Most requests' paths are; the rule's own reading (a split, a decoding per segment)
     /// cost a seventh of the CPU of a session file answered through the router (docs/performance.md
     /// "One front door: measured, not taken").
-    static func isPlain(_ path: String) -> Bool {
+    static func isPlain(_ path: some StringProtocol) -> Bool {
         var segmentLength = 0
         var dots = 0
         for byte in path.utf8.dropFirst() {

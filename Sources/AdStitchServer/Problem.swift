@@ -17,10 +17,21 @@ struct Problem: HTTPResponseError {
     /// The answer of every resource here to a method that would change it (RFC 9110 §15.5.6:
     /// 405 with `Allow`): all are read-only.
     static var readOnly: Response {
-        var response = Problem(status: .methodNotAllowed, title: "Method not allowed", detail: "this resource answers GET, HEAD and OPTIONS only")
-            .response
-        response.headers[.allow] = "GET, HEAD, OPTIONS"
-        return response
+        let (headers, body) = Self.readOnlyParts
+        return Response(status: .methodNotAllowed, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// The headers and body of ``readOnly``.
+    static var readOnlyParts: (HTTPFields, ByteBuffer) {
+        var (headers, body) = Problem(
+            status: .methodNotAllowed,
+            title: "Method not allowed",
+            detail: "this resource answers GET, HEAD and OPTIONS only"
+        )
+        .parts
+        headers[.contentLength] = String(body.readableBytes)
+        headers[.allow] = "GET, HEAD, OPTIONS"
+        return (headers, body)
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -50,14 +61,24 @@ struct ProblemMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let problem as Problem {
-            return try problem.response(from: request, context: context)
-        } catch let error as HTTPError {
-            let detail = error.body ?? (error.status == .notFound ? "no such resource: \(request.uri.path)" : error.status.reasonPhrase)
-            return Problem(status: error.status, title: error.status.reasonPhrase, detail: detail).response
         } catch {
-            context.logger.error("request failed", metadata: ["error": "\(error)"])
-            return Problem(status: .internalServerError, title: "Internal error", detail: "the request failed; the error is logged").response
+            return Self.problem(error, path: request.uri.path, logger: context.logger).response
+        }
+    }
+
+    /// The problem an error answers as: a ``Problem`` itself, Hummingbird's `HTTPError` (an
+    /// unknown path) as a problem of its status, anything else a logged 500 — for every route,
+    /// whichever door answers it.
+    static func problem(_ error: any Error, path: String, logger: Logger) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let error as HTTPError:
+            let detail = error.body ?? (error.status == .notFound ? "no such resource: \(path)" : error.status.reasonPhrase)
+            return Problem(status: error.status, title: error.status.reasonPhrase, detail: detail)
+        default:
+            logger.error("request failed", metadata: ["error": "\(error)"])
+            return Problem(status: .internalServerError, title: "Internal error", detail: "the request failed; the error is logged")
         }
     }
 }

@@ -39,4 +39,46 @@ enum Routes {
     static func mediaPrefix(_ id: String) -> String { "/v1/campaigns/\(id)/media/" }
     /// The path of a viewer session's file.
     static func sessionFilePath(_ id: String, token: String, file: String) -> String { "/v1/campaigns/\(id)/sessions/\(token)/\(file)" }
+
+    /// The viewer session file route, as its metrics label it (``SessionFileDoor`` answers it).
+    static let sessionFileRoute = "/v1/campaigns/{id}/sessions/{token}/{file}"
+
+    /// The campaign, token and file a request target names on the session file route, read as
+    /// the router reads its routes (segments as sent, a query ignored); nil for a target elsewhere,
+    /// or one the path rule refuses (``HTTPSemanticsMiddleware/pathProblem(_:)``), which the
+    /// router answers.
+    static func sessionFile(in target: String) -> (id: Substring, token: Substring, file: Substring)? {
+        // One pass over the bytes: the literal parts, and each named segment between them (the
+        // door asks this of every request, so nothing here compares characters or allocates).
+        let bytes = target.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
+        var index = bytes.startIndex
+        var escaped = false
+        func literal(_ text: String.UTF8View) -> Bool {
+            for byte in text {
+                guard index < end, bytes[index] == byte else { return false }
+                bytes.formIndex(after: &index)
+            }
+            return true
+        }
+        func segment() -> Substring? {
+            let start = index
+            var dots = 0
+            while index < end, bytes[index] != UInt8(ascii: "/") {
+                if bytes[index] == UInt8(ascii: "%") { escaped = true }
+                if bytes[index] == UInt8(ascii: ".") { dots += 1 }
+                bytes.formIndex(after: &index)
+            }
+            let length = bytes.distance(from: start, to: index)
+            // Empty, `.` and `..` segments break the path rule.
+            guard length > 0, !(length == dots && dots <= 2) else { return nil }
+            return target[start..<index]
+        }
+        guard literal("/v1/campaigns/".utf8), let id = segment(), literal("/sessions/".utf8), let token = segment(), literal("/".utf8),
+            let file = segment(), index == end
+        else { return nil }
+        // A percent-escape may hide a dot segment: the rule's own reading decides.
+        if escaped, HTTPSemanticsMiddleware.pathProblem(String(target[..<end])) != nil { return nil }
+        return (id, token, file)
+    }
 }

@@ -27,8 +27,6 @@ import Synchronization
 ///   (counted as no match; process-wide, caught up when scraped);
 /// - `adstitch_response_cache_requests_total{result}` — token-scoped answers served from the
 ///   response cache (`hit`) or stitched (`miss`);
-/// - `adstitch_http_direct_answers_total` — viewers' session files answered in the connection's
-///   pipeline without the router (``SessionFileResponder``; counted in the request families too);
 /// - `adstitch_ad_server_requests_total{outcome}` — breaks asked of an ad decision server:
 ///   `filled` (an ad of its answer plays), `empty` (answered, nothing plays), `timeout`, `error`
 ///   (the fill rate is filled over the total);
@@ -47,7 +45,6 @@ public struct ServerMetrics: Sendable {
     private let stitchTimers = MetricHandles<String, CoreMetrics.Timer>()
     private let cacheHits: CoreMetrics.Counter
     private let cacheMisses: CoreMetrics.Counter
-    private let directAnswers: CoreMetrics.Counter
     private let adServerOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let conditioningOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let beaconOutcomes = MetricHandles<String, CoreMetrics.Counter>()
@@ -90,7 +87,6 @@ public struct ServerMetrics: Sendable {
         self.factory = factory
         self.cacheHits = Counter(label: "adstitch_response_cache_requests_total", dimensions: [("result", "hit")], factory: factory)
         self.cacheMisses = Counter(label: "adstitch_response_cache_requests_total", dimensions: [("result", "miss")], factory: factory)
-        self.directAnswers = Counter(label: "adstitch_http_direct_answers_total", factory: factory)
         self.conditioningQueuedCounter = Counter(label: "adstitch_conditioning_queued_total", factory: factory)
         self.conditioningRunningGauge = Gauge(label: "adstitch_conditioning_running", factory: factory)
         self.conditioningRunningGauge.record(0)
@@ -171,10 +167,6 @@ public struct ServerMetrics: Sendable {
 
     func responseCache(hit: Bool) {
         (hit ? self.cacheHits : self.cacheMisses).increment()
-    }
-
-    func answeredDirectly() {
-        self.directAnswers.increment()
     }
 
     func campaigns(loaded: Int, failing: Int) {

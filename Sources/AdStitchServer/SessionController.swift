@@ -107,26 +107,23 @@ struct SessionController: Sendable {
         }
     }
 
+    /// The session file route (`/v1/campaigns/{id}/sessions/{token}/{file}`) is not the router's:
+    /// ``SessionFileDoor`` answers it in the connection's pipeline.
     func register(on router: Router<BasicRequestContext>) {
         router.getAndHead(Routes.master) { request, context in try await self.master(request, context) }
         router.getAndHead(Routes.catalogueMaster) { request, context in try await self.catalogueMaster(request, context) }
-        router.getAndHead(Routes.sessionFile) { request, context in try await self.sessionFile(request, context, scope: .viewer) }
         router.getAndHead(Routes.beacon) { request, context in try await self.beacon(request, context) }
         router.get(Routes.sessionEvents) { request, context in try await self.events(request, context) }
     }
 
-    /// `GET /v1/campaigns/{id}/sessions/{token}/{rendition}.m3u8 | boundaries.json | empty.vtt`
-    /// (and the preview's `/preview/{id}/sessions/…`, whose tokens play nowhere else).
-    func sessionFile(_ request: Request, _ context: BasicRequestContext, scope: SessionToken.Scope) async throws -> Response {
-        let asked = SessionFileRequest(
-            campaign: try context.parameters.require("id"),
-            token: try context.parameters.require("token"),
-            file: try context.parameters.require("file"),
-            gzip: Response.acceptsGzip(request.headers[.acceptEncoding], range: request.headers[.range]),
-            scope: scope
-        )
-        let (headers, body): (HTTPFields, AnswerBody)
-        var answer = try self.answer(asked)
+    /// A session file's answer as sent: status, headers (with the range's), body.
+    typealias SessionFileParts = (status: HTTPResponse.Status, headers: HTTPFields, body: AnswerBody)
+
+    /// The answer to a session file request, with whatever it waits for: a catalogue title
+    /// loaded, recorded ad decisions read, a live channel's ad decisions asked.
+    func completed(_ answer: SessionFileAnswer, _ asked: SessionFileRequest, _ head: HTTPRequest) async throws -> SessionFileParts {
+        if let parts = try self.completedNow(answer, asked, head) { return parts }
+        var answer = answer
         if case .title(let token) = answer {
             try await self.restoreTitle(token)
             answer = try self.answer(asked)
@@ -135,23 +132,48 @@ struct SessionController: Sendable {
             self.sessions.put(asked.token, try await self.restore(served, token))
             answer = try self.answer(asked)
         }
+        if let parts = try self.completedNow(answer, asked, head) { return parts }
+        guard case .live(let file, let served, let token, let joined, let verified) = answer else {
+            throw Problem(status: .serviceUnavailable, title: "Busy", detail: "this replica could not keep the session's plan; try again")
+        }
+        let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
+        let (headers, body) = try await self.liveFile(file, served, token, joined: joined, tokenText: asked.token, verified: verified, for: request)
         // A live file changes at every refresh: a Range of one version, asked of the next, can
         // fall past its end (Chromium's native HLS re-asked a live playlist by range, got 416,
         // and failed to parse). Ignored for them (RFC 9110 §14.2: a server MAY): the whole file.
-        var honoursRange = true
+        let ranged = AnswerBody.ranged(headers, body, range: nil, ifRange: nil)
+        return (ranged.status, ranged.headers, ranged.body)
+    }
+
+    /// The answer when it waits for nothing — a stitched file (kept, or rendered now), an asset
+    /// list — with its range; nil when it waits (``completed(_:_:_:)``).
+    func completedNow(_ answer: SessionFileAnswer, _ asked: SessionFileRequest, _ head: HTTPRequest) throws -> SessionFileParts? {
+        let (headers, body): (HTTPFields, AnswerBody)
         switch answer {
-        case .restore, .title:
-            throw Problem(status: .serviceUnavailable, title: "Busy", detail: "this replica could not keep the session's plan; try again")
         case .complete(let completeHeaders, let completeBody):
             (headers, body) = (completeHeaders, completeBody)
         case .assetList(let file, let served, let token, let verified):
+            let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
             (headers, body) = try self.assetList(file, served, token, tokenText: asked.token, verified: verified, for: request)
-        case .live(let file, let served, let token, let joined, let verified):
-            (headers, body) = try await self.liveFile(file, served, token, joined: joined, tokenText: asked.token, verified: verified, for: request)
-            honoursRange = false
+        case .live, .restore, .title:
+            return nil
         }
-        let ranged = AnswerBody.ranged(headers, body, range: honoursRange ? request.headers[.range] : nil, ifRange: request.headers[.ifRange])
-        return Response(status: ranged.status, headers: ranged.headers, body: ranged.body.responseBody)
+        let ranged = AnswerBody.ranged(headers, body, range: head.headerFields[.range], ifRange: head.headerFields[.ifRange])
+        return (ranged.status, ranged.headers, ranged.body)
+    }
+
+    /// `GET /preview/{id}/sessions/{token}/{file}` (``PreviewController``): a preview session's
+    /// files, answered as the viewer route's (``SessionFileDoor``).
+    func sessionFile(_ request: Request, _ context: BasicRequestContext, scope: SessionToken.Scope) async throws -> Response {
+        let asked = SessionFileRequest(
+            campaign: try context.parameters.require("id"),
+            token: try context.parameters.require("token"),
+            file: try context.parameters.require("file"),
+            gzip: Response.acceptsGzip(request.headers[.acceptEncoding], range: request.headers[.range]),
+            scope: scope
+        )
+        let (status, headers, body) = try await self.completed(try self.answer(asked), asked, request.head)
+        return Response(status: status, headers: headers, body: body.responseBody)
     }
 
     /// A session file request, by the parts of its path that name the bytes.
@@ -180,8 +202,8 @@ struct SessionController: Sendable {
     }
 
     /// The answer to a session file request, or the problem that says why there is none. Only
-    /// ``Problem``s are thrown. The router's route and the direct answers of
-    /// ``SessionFileResponder`` both come here, so they answer alike.
+    /// ``Problem``s are thrown. The viewer route (``SessionFileDoor``) and the preview's both
+    /// come here, so they answer alike.
     func answer(_ asked: SessionFileRequest) throws(Problem) -> SessionFileAnswer {
         let (id, tokenText, file, scope) = (asked.campaign, asked.token, asked.file, asked.scope)
         let now = self.policy.nowSeconds

@@ -108,12 +108,6 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug (a line per request), info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
-    @Flag(
-        inversion: .prefixedNo,
-        help: ArgumentHelp("Answer viewers' session files in the connection's pipeline (off: through the router, to compare).", visibility: .hidden)
-    )
-    var directAnswers = true
-
     func validate() throws {
         guard (1...65_535).contains(self.port) else { throw ValidationError("--port must be between 1 and 65535") }
         guard (0...64).contains(self.conditioningJobs) else { throw ValidationError("--conditioning-jobs must be from 0 to 64") }
@@ -176,7 +170,6 @@ struct Serve: AsyncParsableCommand {
             policy: policy
         )
         configuration.responseCacheBytes = self.responseCacheMib << 20
-        configuration.directAnswers = self.directAnswers
         configuration.idleTimeout = .seconds(self.idleTimeout)
         configuration.headerTimeout = .seconds(self.headerTimeout)
         configuration.maxConnections = self.maxConnections

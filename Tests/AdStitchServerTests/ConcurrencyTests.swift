@@ -15,8 +15,8 @@ struct ConcurrencyTests {
         let route = RouteTests()
         // No response cache: "again" is planned and rendered again, so the test fails if
         // rendering stops being deterministic.
-        let app = Application(router: buildRouter(store: RouteTests.store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0))
-        try await app.test(.router) { client in
+        let app = buildApplication(store: RouteTests.store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0)
+        try await app.test(.live) { client in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<64 {
                     group.addTask {
@@ -69,8 +69,8 @@ struct ResponseCacheTests {
     @Test("a repeated request is answered from the cache with identical bytes and headers, per encoding")
     func hits() async throws {
         let store = CampaignStore(folder: RouteTests.campaigns, logger: Logger(label: "test"), metrics: ServerMetrics())
-        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret)))
-        try await app.test(.router) { client in
+        let app = buildApplication(store: store, policy: SessionPolicy(secret: RouteTests.secret))
+        try await app.test(.live) { client in
             let (_, prefix) = try await RouteTests().startSession(client)
             let first = try await self.fetch(client, prefix + "v0.m3u8")
             let again = try await self.fetch(client, prefix + "v0.m3u8")
@@ -85,22 +85,20 @@ struct ResponseCacheTests {
 
     @Test("the cache never answers one token with another's bytes: each session gets what a cacheless server renders for it")
     func keyedByToken() async throws {
-        let cached = Application(router: buildRouter(store: RouteTests.store, policy: SessionPolicy(secret: RouteTests.secret)))
-        let uncached = Application(
-            router: buildRouter(store: RouteTests.store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0)
-        )
+        let cached = buildApplication(store: RouteTests.store, policy: SessionPolicy(secret: RouteTests.secret))
+        let uncached = buildApplication(store: RouteTests.store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0)
         // Two sessions whose ads differ (a Spanish viewer never gets bravo).
-        let prefixes = try await cached.test(.router) { client in
+        let prefixes = try await cached.test(.live) { client in
             [
                 try await RouteTests().startSession(client, query: "session=key-1&locale=es-ES").prefix,
                 try await RouteTests().startSession(client, query: "session=key-2&locale=en-GB").prefix,
             ]
         }
-        let expected = try await uncached.test(.router) { client in
+        let expected = try await uncached.test(.live) { client in
             [try await self.fetch(client, prefixes[0] + "v0.m3u8").body, try await self.fetch(client, prefixes[1] + "v0.m3u8").body]
         }
         #expect(expected[0] != expected[1])
-        try await cached.test(.router) { client in
+        try await cached.test(.live) { client in
             for _ in 0..<2 {
                 for (prefix, body) in zip(prefixes, expected) {
                     let plain = try await self.fetch(client, prefix + "v0.m3u8")
@@ -116,8 +114,8 @@ struct ResponseCacheTests {
     func budget() async throws {
         for budget in [0, 20 << 10] {
             let store = CampaignStore(folder: RouteTests.campaigns, logger: Logger(label: "test"), metrics: ServerMetrics())
-            let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: budget))
-            try await app.test(.router) { client in
+            let app = buildApplication(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: budget)
+            try await app.test(.live) { client in
                 var prefixes: [String] = []
                 for index in 0..<12 {
                     prefixes.append(try await RouteTests().startSession(client, query: "session=budget-\(index)").prefix)

@@ -108,9 +108,9 @@ struct FinalSegmentResumeTests {
         let (folder, _) = try Self.lastIslandOfOneSegment()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = CampaignStore(folder: folder, logger: Logger(label: "test"))
-        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret)))
+        let app = buildApplication(store: store, policy: SessionPolicy(secret: RouteTests.secret))
         let ordinary = RouteTests().app()
-        try await app.test(.router) { client async throws in
+        try await app.test(.live) { client async throws in
             #expect(try await Self.mode(client, "evening-news", "insertion=auto&player=hls.js/1.6.15") == "stitched")
             #expect(try await Self.mode(client, "evening-news", "insertion=auto&player=hlsjs/1.6") == "stitched")
             // Without a version it may be a 1.6.
@@ -123,7 +123,7 @@ struct FinalSegmentResumeTests {
             #expect(try await Self.mode(client, "evening-news", "insertion=interstitials&player=hls.js/1.6.15") == "interstitials")
             #expect(try await Self.mode(client, "evening-news", "insertion=auto") == "stitched")
         }
-        try await ordinary.test(.router) { client async throws in
+        try await ordinary.test(.live) { client async throws in
             #expect(try await Self.mode(client, "evening-news", "insertion=auto&player=hls.js/1.6.15") == "interstitials")
             #expect(try await Self.mode(client, "single-asset", "insertion=auto&player=hls.js/1.6.15") == "interstitials")
             #expect(try await Self.mode(client, "evening-news", "insertion=auto&player=hls.js/1.7.0") == "interstitials")

@@ -38,7 +38,7 @@ struct FrequencyCapTests {
         policy.now = { clock.now }
         let store = CampaignStore(folder: root, logger: Logger(label: "caps"))
         #expect(store.statuses.allSatisfy { $0.error == nil }, "\(store.statuses)")
-        return Application(router: buildRouter(store: store, policy: policy))
+        return buildApplication(store: store, policy: policy)
     }
 
     /// A signed start's query for `viewer`'s session `session`, valid for five minutes from `clock`.
@@ -70,7 +70,7 @@ struct FrequencyCapTests {
         let root = try Self.campaigns(cap: "{ ads: '^alpha$', max: 2, per: 1h }")
         defer { try? FileManager.default.removeItem(at: root) }
         let clock = SessionSecurityTests.Clock()
-        try await self.app(root, clock: clock).test(.router) { client in
+        try await self.app(root, clock: clock).test(.live) { client in
             // Two sessions play alpha; starting the first again (a player asking its master twice) counts once.
             let first = try await Self.ads(client, query: Self.start("one", viewer: "v-1", clock: clock))
             #expect(first.ads["mid-1"]?.contains("alpha") == true, "\(first.ads)")
@@ -142,7 +142,7 @@ struct FrequencyCapTests {
             policy.now = { clock.now }
             let store = CampaignStore(folder: root, logger: Logger(label: "caps"))
             let sessions = SessionController(store: store, policy: policy, impressions: BrokenStore(hangs: hangs))
-            try await Application(router: buildRouter(store: store, policy: policy, sessions: sessions)).test(.router) { client in
+            try await buildApplication(store: store, policy: policy, sessions: sessions).test(.live) { client in
                 for index in 0..<3 {
                     let began = ContinuousClock.now
                     let found = try await Self.ads(client, query: Self.start("down-\(index)", viewer: "v-1", clock: clock)).ads
@@ -163,7 +163,7 @@ struct FrequencyCapTests {
         let root = try Self.campaigns(cap: "{ ads: '^alpha$', max: 1, per: 1h }")
         defer { try? FileManager.default.removeItem(at: root) }
         let clock = SessionSecurityTests.Clock()
-        try await self.app(root, clock: clock, startKey: nil).test(.router) { client in
+        try await self.app(root, clock: clock, startKey: nil).test(.live) { client in
             for index in 0..<3 {
                 try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?session=u-\(index)&viewer=v-1", method: .get) { response in
                     #expect(response.status == .ok)

@@ -14,7 +14,7 @@ struct HTTPHardeningTests {
 
     @Test("If-None-Match compares weakly (RFC 9110 §13.1.2): W/\"etag\" gets 304")
     func weakETag() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             let (_, prefix) = try await RouteTests().startSession(client, query: "session=w-1")
             let etag = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { try #require($0.headers[.eTag]) }
             for condition in [etag, "W/\(etag)", "\"other\", W/\(etag)", "*"] {
@@ -28,7 +28,7 @@ struct HTTPHardeningTests {
 
     @Test("a method a resource does not answer gets 405 with Allow, not 404")
     func methodNotAllowed() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             for (uri, method) in [
                 ("/v1/campaigns", HTTPRequest.Method.post), ("/v1/campaigns/evening-news/master.m3u8", .delete), ("/healthz", .put),
             ] {
@@ -42,7 +42,7 @@ struct HTTPHardeningTests {
 
     @Test("one rule for paths: an empty segment (//, a trailing /) or a dot segment, encoded or not, is 400 on every route")
     func pathNormalisation() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             let (_, prefix) = try await RouteTests().startSession(client, query: "session=p-1")
             for uri in [
                 "/v1/campaigns/evening-news/media/media//ads/alpha/master.m3u8", "/v1//campaigns", "//healthz", "/healthz/",
@@ -63,6 +63,8 @@ struct HTTPHardeningTests {
         }
     }
 
+    /// Through the router alone: an HTTP/1 CONNECT turns the connection into a tunnel before any
+    /// handler of ours sees a request (llhttp), and no session file is asked.
     @Test("CONNECT gets 405 with Allow on any target, never silence")
     func connect() async throws {
         try await self.app().test(.router) { client in
@@ -77,7 +79,7 @@ struct HTTPHardeningTests {
 
     @Test("Range: one well-formed range is 206, past the end 416, anything else is ignored (200, the whole file)")
     func ranges() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             let (master, prefix) = try await RouteTests().startSession(client, query: "session=r-9")
             _ = master
             let playlist = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { String(buffer: $0.body) }
@@ -102,7 +104,7 @@ struct HTTPHardeningTests {
 
     @Test("the media route serves what the playlists reference, never the campaign file or anything else in the folder")
     func mediaRouteServesReferencedFilesOnly() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             for path in ["campaign.yaml", "media/generate.sh", "media/program/act-1/master.m3u8"] {
                 try await client.execute(uri: "/v1/campaigns/evening-news/media/\(path)", method: .get) { #expect($0.status == .notFound, "\(path)") }
             }
@@ -115,7 +117,7 @@ struct HTTPHardeningTests {
 
     @Test("GET /v1/campaigns shows paths relative to the campaigns folder, never where the server keeps them")
     func noAbsolutePaths() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             try await client.execute(uri: "/v1/campaigns", method: .get) { response in
                 let body = String(buffer: response.body)
                 #expect(!body.contains(RouteTests.campaigns.path))

@@ -30,8 +30,8 @@ struct MetricsTests {
     @Test("requests are counted by route pattern and final status; stitching is timed by kind")
     func requestsAndStitching() async throws {
         let store = CampaignStore(folder: RouteTests.campaigns, logger: Logger(label: "test"), metrics: ServerMetrics())
-        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret)))
-        try await app.test(.router) { client in
+        let app = buildApplication(store: store, policy: SessionPolicy(secret: RouteTests.secret))
+        try await app.test(.live) { client in
             let (_, prefix) = try await RouteTests().startSession(client)
             for _ in 0..<3 {
                 try await client.execute(uri: prefix + "v0.m3u8", method: .get) { #expect($0.status == .ok) }
@@ -77,8 +77,8 @@ struct MetricsTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let logger = Logger(label: "test")
         let store = CampaignStore(folder: folder, logger: logger, metrics: ServerMetrics())
-        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret)))
-        try await app.test(.router) { client in
+        let app = buildApplication(store: store, policy: SessionPolicy(secret: RouteTests.secret))
+        try await app.test(.live) { client in
             var samples = try await self.metrics(client)
             #expect(samples["adstitch_campaigns_loaded"] == 1)
             #expect(samples[#"adstitch_campaign_reload_failures_total{campaign="evening-news"}"#] == nil)

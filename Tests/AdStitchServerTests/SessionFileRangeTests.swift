@@ -26,8 +26,8 @@ struct SessionFileRangeTests {
         let folder = try Self.tokenEverywhere()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = CampaignStore(folder: folder, logger: Logger(label: "test"), metrics: ServerMetrics())
-        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret)))
-        try await app.test(.router) { client in
+        let app = buildApplication(store: store, policy: SessionPolicy(secret: RouteTests.secret))
+        try await app.test(.live) { client in
             for session in ["g-1", "a-much-longer-session-identifier-0123456789abcdef"] {
                 let (master, prefix) = try await RouteTests().startSession(client, "evening-news", query: "session=\(session)")
                 let files = master.split(separator: "\n").filter { $0.hasPrefix("sessions/") }.map { String($0.split(separator: "/").last!) }
@@ -53,7 +53,7 @@ struct SessionFileRangeTests {
 
     @Test("Range and If-Range on session files: 206 of the plain bytes (gzip accepted or not), 416 past the end, 200 for what is not understood")
     func ranges() async throws {
-        try await RouteTests().app().test(.router) { client in
+        try await RouteTests().app().test(.live) { client in
             let (_, prefix) = try await RouteTests().startSession(client)
             // A request with a Range gets ranges of the plain bytes, gzip accepted or not: a part of
             // a gzip stream is of no use to a client that resumes, nor to a generic HTTP client.
@@ -147,7 +147,7 @@ struct MediaRootTests {
         let relative = String(segment.path.dropFirst(served.folder.path.count + 1))
         var policy = SessionPolicy(secret: RouteTests.secret)
         policy.preview = .off
-        try await Application(router: buildRouter(store: store, policy: policy)).test(.router) { client in
+        try await buildApplication(store: store, policy: policy).test(.live) { client in
             try await client.execute(uri: "/v1/campaigns/evening-news/media/" + relative, method: .get) { response in
                 #expect(response.status == .ok, "\(relative)")
                 let expected = try Data(contentsOf: segment)

@@ -22,7 +22,7 @@ struct SessionSecurityTests {
     }
 
     func app(_ policy: SessionPolicy) -> some ApplicationProtocol {
-        Application(router: buildRouter(store: RouteTests.store, policy: policy))
+        buildApplication(store: RouteTests.store, policy: policy)
     }
 
     func policy(startKey: Data? = nil, clock: Clock? = nil, secrets: [String] = ["test-secret"]) -> SessionPolicy {
@@ -58,7 +58,7 @@ struct SessionSecurityTests {
         let clock = Clock()
         let exp = String(Int(clock.now.timeIntervalSince1970) + 300)
         let pairs = [("session", "b-1"), ("locale", "en-GB"), ("seen", "alpha,delta"), ("exp", exp)]
-        try await self.app(self.policy(startKey: Self.startKey, clock: clock)).test(.router) { client in
+        try await self.app(self.policy(startKey: Self.startKey, clock: clock)).test(.live) { client in
             let base = "/v1/campaigns/evening-news/master.m3u8?"
             for (query, says) in [
                 ("session=b-1&locale=en-GB", "add exp=<unix seconds> and sig="),
@@ -86,7 +86,7 @@ struct SessionSecurityTests {
 
     @Test("without a start key, seen is ignored on session starts: claiming every ad seen still plays ads")
     func unsignedStartsIgnoreTrustedAttributes() async throws {
-        try await self.app(self.policy()).test(.router) { client in
+        try await self.app(self.policy()).test(.live) { client in
             let master = try await client.execute(
                 uri: "/v1/campaigns/evening-news/master.m3u8?session=u-1&seen=alpha,bravo,charlie,delta",
                 method: .get
@@ -123,7 +123,7 @@ struct SessionSecurityTests {
         let policy = self.policy(startKey: signedStart ? Self.startKey : nil, clock: clock)
         let query = signedStart ? Self.signed([("session", "h-1"), ("exp", String(Int(clock.now.timeIntervalSince1970) + 300))]) : "session=h-1"
         let tvAgent = "Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/537.36"
-        try await Application(router: buildRouter(store: store, policy: policy)).test(.router) { client in
+        try await buildApplication(store: store, policy: policy).test(.live) { client in
             let token = try await client.execute(
                 uri: "/v1/campaigns/evening-news/master.m3u8?\(query)",
                 method: .get,
@@ -138,7 +138,7 @@ struct SessionSecurityTests {
         }
         // The demo campaign trusts only `seen`: there headers fill locale and device, and a 70,000-byte
         // Accept-Language sets nothing rather than minting a token the server would refuse.
-        try await self.app(self.policy()).test(.router) { client in
+        try await self.app(self.policy()).test(.live) { client in
             for (language, locale) in [("es-ES,es;q=0.9", "es-ES"), (String(repeating: "x", count: 70_000), nil)] {
                 let token = try await client.execute(
                     uri: "/v1/campaigns/evening-news/master.m3u8?session=h-2",
@@ -162,7 +162,7 @@ struct SessionSecurityTests {
         let clock = Clock()
         var policy = self.policy(clock: clock)
         policy.sessionTTL = .seconds(600)
-        try await self.app(policy).test(.router) { client in
+        try await self.app(policy).test(.live) { client in
             let master = try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?session=e-1", method: .get) { String(buffer: $0.body) }
             let prefix = "/v1/campaigns/evening-news/sessions/\(try Self.token(master))/"
             try await client.execute(uri: prefix + "v0.m3u8", method: .get) { #expect($0.status == .ok) }
@@ -181,12 +181,12 @@ struct SessionSecurityTests {
 
     @Test("keys rotate: the first secret signs, every one verifies; a dropped key ends its sessions")
     func keyRotation() async throws {
-        let token = try await self.app(self.policy(secrets: ["old-key"])).test(.router) { client in
+        let token = try await self.app(self.policy(secrets: ["old-key"])).test(.live) { client in
             try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?session=k-1", method: .get) {
                 try Self.token(String(buffer: $0.body))
             }
         }
-        try await self.app(self.policy(secrets: ["new-key", "old-key"])).test(.router) { client in
+        try await self.app(self.policy(secrets: ["new-key", "old-key"])).test(.live) { client in
             try await client.execute(uri: "/v1/campaigns/evening-news/sessions/\(token)/v0.m3u8", method: .get) { #expect($0.status == .ok) }
             let fresh = try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?session=k-2", method: .get) {
                 try Self.token(String(buffer: $0.body))
@@ -194,7 +194,7 @@ struct SessionSecurityTests {
             #expect(SessionToken(decoding: fresh, secret: SymmetricKey(data: Data("new-key".utf8))) != nil)
             #expect(SessionToken(decoding: fresh, secret: SymmetricKey(data: Data("old-key".utf8))) == nil)
         }
-        try await self.app(self.policy(secrets: ["new-key"])).test(.router) { client in
+        try await self.app(self.policy(secrets: ["new-key"])).test(.live) { client in
             try await client.execute(uri: "/v1/campaigns/evening-news/sessions/\(token)/v0.m3u8", method: .get) { #expect($0.status == .forbidden) }
         }
     }
@@ -208,7 +208,7 @@ struct SessionSecurityTests {
                 secret: secret
             )
         }
-        try await self.app(self.policy()).test(.router) { client in
+        try await self.app(self.policy()).test(.live) { client in
             for token in tokens {
                 try await client.execute(uri: "/v1/campaigns/evening-news/sessions/\(token)/v0.m3u8", method: .get) {
                     #expect($0.status == .forbidden, "\(token)")
@@ -220,7 +220,7 @@ struct SessionSecurityTests {
 
     @Test("bandwidth=2^63-1 on a session start is a 400 naming the parameter; the preview plans it without trapping")
     func hugeBandwidth() async throws {
-        try await self.app(self.policy()).test(.router) { client in
+        try await self.app(self.policy()).test(.live) { client in
             for value in ["9223372036854775807", "0", "-5", "1e9", "fast"] {
                 try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?bandwidth=\(value)", method: .get) { response in
                     #expect(response.status == .badRequest, "\(value)")
@@ -243,7 +243,7 @@ struct SessionSecurityTests {
         #expect(SessionPolicy(secrets: [Data("s".utf8)]).preview == .off)
         var policy = self.policy()
         policy.preview = .off
-        try await self.app(policy).test(.router) { client in
+        try await self.app(policy).test(.live) { client in
             for uri in ["/preview", "/preview/evening-news", "/preview/evening-news/master.m3u8", "/preview/evening-news/report.json"] {
                 try await client.execute(uri: uri, method: .get) { #expect($0.status == .notFound, "\(uri)") }
             }
@@ -255,7 +255,7 @@ struct SessionSecurityTests {
     func previewKey() async throws {
         var policy = self.policy()
         policy.preview = .key(Data("operator-key".utf8))
-        try await self.app(policy).test(.router) { client in
+        try await self.app(policy).test(.live) { client in
             let uris = [
                 "/preview", "/preview/evening-news?seen=alpha,bravo,charlie,delta", "/preview/evening-news/compare?count=2",
                 "/preview/evening-news/report.json", "/preview/assets/preview.js", "/preview/evening-news/master.m3u8?seen=alpha",
@@ -293,7 +293,7 @@ struct SessionSecurityTests {
     func tokensStayFetchable() async throws {
         let big = String(repeating: "x", count: 1024)
         let query = (0..<9).map { "k\($0)=\(big)" }.joined(separator: "&")
-        try await self.app(self.policy()).test(.router) { client in
+        try await self.app(self.policy()).test(.live) { client in
             try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?\(query)", method: .get) { response in
                 #expect(response.status == .badRequest)
                 let detail = try Self.problem(response)

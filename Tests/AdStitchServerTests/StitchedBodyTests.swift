@@ -99,8 +99,8 @@ struct StitchedBodyTests {
         let folder = try Self.demoCopy { $0 + "\n" + rule }
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = CampaignStore(folder: folder, logger: Logger(label: "test"), metrics: ServerMetrics())
-        let app = Application(router: buildRouter(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0))
-        try await app.test(.router) { client in
+        let app = buildApplication(store: store, policy: SessionPolicy(secret: RouteTests.secret), responseCacheBytes: 0)
+        try await app.test(.live) { client in
             let (_, prefix) = try await RouteTests().startSession(client, "evening-news", query: "session=g-1")
             let plain = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { String(buffer: $0.body) }
             #expect(plain.contains("\nhttps://cdn.test/media/program/"), "the rows are rewritten")
@@ -200,8 +200,8 @@ struct StitchedBodyTests {
         policy.now = { clock.withLock { $0 } }
         let store = CampaignStore(folder: folder, logger: Logger(label: "test"), metrics: ServerMetrics())
         // No response cache: every answer is stitched.
-        let app = Application(router: buildRouter(store: store, policy: policy, responseCacheBytes: 0))
-        return try await app.test(.router) { client in
+        let app = buildApplication(store: store, policy: policy, responseCacheBytes: 0)
+        return try await app.test(.live) { client in
             var compared = 0
             var gzipped = 0
             var expectedFiles = 0

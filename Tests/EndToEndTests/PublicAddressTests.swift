@@ -13,11 +13,11 @@ extension RealClients {
             let master = try server.get("/v1/campaigns/evening-news/master.m3u8?session=host-1&insertion=interstitials")
             let playlist = try #require(master.body.split(separator: "\n").first { $0.hasPrefix("sessions/") && $0.hasSuffix(".m3u8") })
             let prefix = "/v1/campaigns/evening-news/" + playlist.split(separator: "/").prefix(2).joined(separator: "/") + "/"
-            let answer = try DirectAnswerTests.raw(
+            let answer = try FrontDoorEndToEndTests.raw(
                 "GET \(prefix)assets-mid-1.json HTTP/1.1\r\nHost: \(host)\r\n\(extra)Connection: close\r\n",
                 port: server.port
             )
-            let (head, body) = try #require(DirectAnswerTests.responses(answer).first)
+            let (head, body) = try #require(FrontDoorEndToEndTests.responses(answer).first)
             let json = try JSONSerialization.jsonObject(with: body) as? [String: Any]
             let uris = (json?["ASSETS"] as? [[String: Any]])?.compactMap { $0["URI"] as? String } ?? []
             return (head, uris)

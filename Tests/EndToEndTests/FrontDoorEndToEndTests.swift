@@ -1,29 +1,21 @@
 import Foundation
 import Testing
 
-/// A viewer's session files are answered in the connection's pipeline (`SessionFileResponder`,
-/// docs/performance.md) whatever the log level. Two replicas of the demo campaigns, one answering
-/// directly and logging every request (`--log-level debug`), one through the router alone
-/// (`--no-direct-answers`), must answer alike, byte for byte, and log a line per request alike.
-@Suite("Direct answers of session files, end to end", .serialized)
-struct DirectAnswerTests {
+/// A viewer's session files have one door: the connection's pipeline (`SessionFileDoor`,
+/// docs/architecture.md "One front door"), whatever the log level, the method or the file —
+/// stitched, cached, gzip, ranged, asset lists, errors — framed as HTTP says, logged and counted
+/// once each, and in order with the router's answers on a pipelined connection.
+@Suite("Session files through the front door, end to end", .serialized)
+struct FrontDoorEndToEndTests {
     typealias Server = RealClients.HardeningEndToEndTests.Server
 
-    /// The demo campaigns and `long-news`, served both ways (same secret: one's tokens play on the other).
+    /// A replica of the demo campaigns and `long-news`, logging every request (`--log-level debug`).
     /// The caller removes `campaigns` when done.
-    static func servers() async throws -> (direct: Server, routed: Server, campaigns: URL) {
+    static func server() async throws -> (server: Server, campaigns: URL) {
         let campaigns = try Self.campaigns()
-        let direct: Server
         do {
-            direct = try await Server(campaigns: campaigns, extra: ["--log-level", "debug"])
+            return (try await Server(campaigns: campaigns, extra: ["--log-level", "debug"]), campaigns)
         } catch {
-            try? FileManager.default.removeItem(at: campaigns)
-            throw error
-        }
-        do {
-            return (direct, try await Server(campaigns: campaigns, extra: ["--no-direct-answers", "--log-level", "debug"]), campaigns)
-        } catch {
-            kill(direct.process.pid, SIGKILL)
             try? FileManager.default.removeItem(at: campaigns)
             throw error
         }
@@ -108,23 +100,30 @@ struct DirectAnswerTests {
             .map(String.init)
     }
 
+    /// A response's header lines, lower-cased names, `Date` left out.
+    static func headerLines(_ head: String) -> [String] {
+        head.split(separator: "\r\n").dropFirst().map { line in
+            let name = line.prefix { $0 != ":" }.lowercased()
+            return name + line.dropFirst(name.count)
+        }.filter { !$0.hasPrefix("date:") && $0 != "DATE-REMOVED" }
+    }
+
     @Test(
-        "every session file of the demos — plain, gzip, cached, 304, HTTP/1.0, errors — is the router's answer byte for byte, counted and logged alike"
+        "every session file of the demos — plain, gzip, cached, ranged, 304, HEAD, OPTIONS, POST, HTTP/1.0, asset lists, errors — is framed as HTTP says, logged and counted once"
     )
-    func sameBytesAsTheRouter() async throws {
-        let (direct, routed, campaigns) = try await Self.servers()
+    func framedLoggedCounted() async throws {
+        let (server, campaigns) = try await Self.server()
         defer {
-            kill(direct.process.pid, SIGKILL)
-            kill(routed.process.pid, SIGKILL)
+            kill(server.process.pid, SIGKILL)
             try? FileManager.default.removeItem(at: campaigns)
         }
-        // Sessions of each demo, started on the direct replica; their files, from their masters.
+        // Sessions of each demo; their files, from their masters.
         var files: [String] = []
         for (campaign, query) in [
             ("evening-news", "session=d1&locale=en-GB"), ("feature-fmp4", "session=d2"), ("single-asset", "session=d3"),
             ("evening-news", "session=d4&insertion=interstitials"), ("long-news", "session=d5&locale=en-GB"),
         ] {
-            let master = try direct.get("/v1/campaigns/\(campaign)/master.m3u8?\(query)")
+            let master = try server.get("/v1/campaigns/\(campaign)/master.m3u8?\(query)")
             #expect(master.status == 200, "\(campaign): \(master.body)")
             let paths = master.body.matches(of: /sessions\/[A-Za-z0-9_\-.~]+\/[A-Za-z0-9_\-.]+/).map { String($0.output) }
             let prefix = "/v1/campaigns/\(campaign)/"
@@ -135,12 +134,11 @@ struct DirectAnswerTests {
         }
         #expect(files.count >= 16, "\(files)")
         let long = try #require(files.first { $0.contains("/long-news/") && $0.hasSuffix(".m3u8") })
-        #expect(try direct.get(long).body.components(separatedBy: "seg_").count > 800, "long-news's first act is written from a shared buffer")
-        // An interstitial session's asset lists (named in its media playlists) are the router's:
-        // they name the request's host.
+        #expect(try server.get(long).body.components(separatedBy: "seg_").count > 800, "long-news's first act is written from a shared buffer")
+        // An interstitial session's asset lists, named in its media playlists.
         var assetLists: [String] = []
         for file in files where file.hasSuffix(".m3u8") {
-            let playlist = try direct.get(file).body
+            let playlist = try server.get(file).body
             for match in playlist.matches(of: /X-ASSET-LIST="([^"]+)"/) {
                 let base = file.split(separator: "/").dropLast().joined(separator: "/")
                 assetLists.append("/" + base + "/" + match.output.1)
@@ -151,96 +149,100 @@ struct DirectAnswerTests {
         var tampered = Array(token)
         tampered[tampered.count / 2] = tampered[tampered.count / 2] == "A" ? "B" : "A"
 
-        // (request head, answered directly?)
-        var requests: [(String, Bool)] = []
+        // (request head, expected status); each GET of a file is followed by its HEAD.
+        var requests: [(head: String, status: Int)] = []
         let host = "Host: 127.0.0.1\r\n"
-        for file in files {
-            let plain = "GET \(file) HTTP/1.1\r\n\(host)Connection: close\r\n"
+        for file in files + Set(assetLists).sorted().prefix(2) {
             requests += [
-                (plain, true),  // stitched
-                (plain, true),  // from the response cache
-                ("GET \(file) HTTP/1.1\r\n\(host)Accept-Encoding: gzip, deflate, br\r\nConnection: close\r\n", true),
-                ("GET \(file)?from=cdn HTTP/1.0\r\n\(host)", true),
-                ("HEAD \(file) HTTP/1.1\r\n\(host)Connection: close\r\n", false),
+                ("GET \(file) HTTP/1.1\r\n\(host)Connection: close\r\n", 200),  // stitched
+                ("GET \(file) HTTP/1.1\r\n\(host)Connection: close\r\n", 200),  // from the response cache
+                ("HEAD \(file) HTTP/1.1\r\n\(host)Connection: close\r\n", 200),
+                ("GET \(file) HTTP/1.1\r\n\(host)Accept-Encoding: gzip, deflate, br\r\nConnection: close\r\n", 200),
+                ("GET \(file)?from=cdn HTTP/1.0\r\n\(host)", 200),
+                ("GET \(file) HTTP/1.1\r\n\(host)Range: bytes=0-9\r\nConnection: close\r\n", 206),
             ]
-        }
-        for list in Set(assetLists).sorted().prefix(2) {
-            requests.append(("GET \(list) HTTP/1.1\r\n\(host)Connection: close\r\n", false))
         }
         let first = try #require(files.first { $0.hasSuffix(".m3u8") })
         let campaignPath = "/" + first.split(separator: "/").prefix(3).joined(separator: "/")
         requests += [
-            ("GET \(first.replacingOccurrences(of: String(token), with: String(tampered))) HTTP/1.1\r\n\(host)Connection: close\r\n", true),
-            ("GET \(campaignPath)/sessions/\(token)/nope.m3u8 HTTP/1.1\r\n\(host)Connection: close\r\n", true),
-            ("GET /v1/campaigns/single-asset/sessions/\(token)/v1.m3u8 HTTP/1.1\r\n\(host)Connection: close\r\n", true),
-            ("GET \(first.replacingOccurrences(of: ".m3u8", with: "%2Em3u8")) HTTP/1.1\r\n\(host)Connection: close\r\n", false),
-            ("GET \(first) HTTP/1.1\r\n\(host)Content-Length: 0\r\nConnection: close\r\n", true),
-            ("GET \(first) HTTP/1.1\r\n\(host)Content-Length: 4\r\nConnection: close\r\n\r\nab", false),
+            ("GET \(first.replacingOccurrences(of: String(token), with: String(tampered))) HTTP/1.1\r\n\(host)Connection: close\r\n", 403),
+            ("GET \(campaignPath)/sessions/\(token)/nope.m3u8 HTTP/1.1\r\n\(host)Connection: close\r\n", 404),
+            ("GET /v1/campaigns/single-asset/sessions/\(token)/v1.m3u8 HTTP/1.1\r\n\(host)Connection: close\r\n", 403),
+            ("GET \(first.replacingOccurrences(of: ".m3u8", with: "%2Em3u8")) HTTP/1.1\r\n\(host)Connection: close\r\n", 404),
+            ("GET \(first) HTTP/1.1\r\n\(host)Content-Length: 0\r\nConnection: close\r\n", 200),
+            ("GET \(first) HTTP/1.1\r\n\(host)Content-Length: 4\r\nConnection: close\r\n\r\nab", 200),
+            ("OPTIONS \(first) HTTP/1.1\r\n\(host)Connection: close\r\n", 204),
+            ("POST \(first) HTTP/1.1\r\n\(host)Content-Length: 2\r\nConnection: close\r\n\r\n{}", 405),
+            ("DELETE \(first) HTTP/1.1\r\n\(host)Connection: close\r\n", 405),
         ]
-        // A matching If-None-Match (304) and one that does not match, with the ETags just served.
+        // A matching If-None-Match (304, also for a HEAD) and one that does not match, with the ETags just served.
         for file in files.prefix(3) {
-            let answer = Self.responses(try Self.raw("GET \(file) HTTP/1.1\r\n\(host)Connection: close\r\n", port: direct.port))
+            let answer = Self.responses(try Self.raw("GET \(file) HTTP/1.1\r\n\(host)Connection: close\r\n", port: server.port))
             let etag = try #require(answer.first?.head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") })
                 .dropFirst("etag:".count).trimmingCharacters(in: .whitespaces)
             requests += [
-                ("GET \(file) HTTP/1.1\r\n\(host)If-None-Match: W/\(etag)\r\nConnection: close\r\n", true),
-                ("GET \(file) HTTP/1.1\r\n\(host)If-None-Match: \"other\"\r\nConnection: close\r\n", true),
+                ("GET \(file) HTTP/1.1\r\n\(host)If-None-Match: W/\(etag)\r\nConnection: close\r\n", 304),
+                ("HEAD \(file) HTTP/1.1\r\n\(host)If-None-Match: \(etag)\r\nConnection: close\r\n", 304),
+                ("GET \(file) HTTP/1.1\r\n\(host)If-None-Match: \"other\"\r\nConnection: close\r\n", 200),
             ]
         }
-        _ = try routed.get(files[0])  // the routed replica's caches as warm as the direct one's
 
-        let directBefore = try Self.metric("adstitch_http_direct_answers_total", server: direct)
         let route = "/v1/campaigns/{id}/sessions/{token}/{file}"
-        let counted = { (server: Server, status: Int) in try Self.metric("adstitch_http_requests_total", route: route, status: status, server: server)
+        let statuses = Set(requests.map(\.status))
+        let countedBefore = try statuses.map { try Self.metric("adstitch_http_requests_total", route: route, status: $0, server: server) }
+        let loggedBefore = try Self.requestLines(server).count
+        var lastGet: (head: String, body: Data)?
+        for (head, status) in requests {
+            // Read to the server's close: an answer that does not end its connection fails here.
+            let answers = Self.responses(try Self.raw(head, port: server.port))
+            #expect(answers.count == 1, "\(head): \(answers.count) answers")
+            guard let answer = answers.first else { continue }
+            let lines = Self.headerLines(answer.head)
+            #expect(answer.head.split(separator: " ").dropFirst().first == "\(status)", "\(head)\n\(answer.head)")
+            #expect(lines.contains("server: AdStitch") && answer.head.contains("DATE-REMOVED"), "\(head): Date and Server")
+            #expect(lines.contains("access-control-allow-origin: *"), "\(head): CORS")
+            let length = lines.first { $0.hasPrefix("content-length:") }.flatMap { Int($0.dropFirst("content-length: ".count)) }
+            if head.hasPrefix("HEAD") {
+                #expect(answer.body.isEmpty, "\(head): a HEAD answer has no body")
+                if status == 200, let get = lastGet {
+                    #expect(lines == Self.headerLines(get.head), "\(head): the GET's headers")
+                }
+            } else if status == 304 || status == 204 {
+                #expect(answer.body.isEmpty && length == nil, "\(head): no body, no Content-Length")
+            } else {
+                #expect(length == answer.body.count, "\(head): Content-Length \(length ?? -1) of \(answer.body.count) bytes")
+            }
+            if status >= 400 { #expect(lines.contains("content-type: application/problem+json"), "\(head)") }
+            if status == 405 { #expect(lines.contains("allow: GET, HEAD, OPTIONS"), "\(head)") }
+            if head.hasPrefix("GET"), status == 200, !head.contains("gzip"), !head.contains("HTTP/1.0") { lastGet = answer }
         }
-        let countedBefore = try [200, 304, 403, 404].map { status in try [direct, routed].map { try counted($0, status) } }
-        let loggedBefore = try [direct, routed].map { try Self.requestLines($0) }
-        var statuses: Set<Int> = []
-        for (head, _) in requests {
-            let fromDirect = try Self.raw(head, port: direct.port)
-            let fromRouter = try Self.raw(head, port: routed.port)
-            let answer = Self.responses(fromDirect)
-            statuses.insert(answer.first.map { Int($0.head.split(separator: " ")[1]) ?? 0 } ?? 0)
-            #expect(answer.count == 1, "\(head): \(answer.count) answers")
-            #expect(
-                fromDirect == fromRouter,
-                "\(head)\ndirect:\n\(String(decoding: fromDirect.prefix(600), as: UTF8.self))\nrouter:\n\(String(decoding: fromRouter.prefix(600), as: UTF8.self))"
-            )
-        }
-        #expect(statuses.isSuperset(of: [200, 304, 403, 404]), "\(statuses)")
-        // One access log line per request on both, each with its own request id, whichever way it was answered.
-        for (index, server) in [direct, routed].enumerated() {
-            let lines = try Self.requestLines(server).dropFirst(loggedBefore[index].count)
-            #expect(lines.count == requests.count, "\(lines.count) lines logged for \(requests.count) requests")
-            let ids = Set(lines.compactMap { $0.firstMatch(of: /hb\.request\.id=(\S+)/).map { String($0.output.1) } })
-            #expect(ids.count == lines.count, "\(ids.count) request ids for \(lines.count) lines")
-        }
-        // The direct replica answered what it should itself (the asset lists are the router's),
-        // the routed one nothing; both counted every request alike.
-        let answeredDirectly = try Self.metric("adstitch_http_direct_answers_total", server: direct) - directBefore
-        #expect(answeredDirectly == requests.filter(\.1).count, "\(answeredDirectly) answered directly of \(requests.filter(\.1).count)")
-        #expect(try Self.metric("adstitch_http_direct_answers_total", server: routed) == 0)
-        for (index, status) in [200, 304, 403, 404].enumerated() {
-            let added = try [direct, routed].enumerated().map { try counted($0.element, status) - countedBefore[index][$0.offset] }
-            #expect(added[0] == added[1] && added[0] > 0, "status \(status): \(added) requests counted (direct, routed)")
+        // One access log line per request, each with its own request id.
+        let lines = try Self.requestLines(server).dropFirst(loggedBefore)
+        #expect(lines.count == requests.count, "\(lines.count) lines logged for \(requests.count) requests")
+        let ids = Set(lines.compactMap { $0.firstMatch(of: /hb\.request\.id=(\S+)/).map { String($0.output.1) } })
+        #expect(ids.count == lines.count, "\(ids.count) request ids for \(lines.count) lines")
+        // Every request counted under the route, by its status.
+        for (index, status) in statuses.enumerated() {
+            let added = try Self.metric("adstitch_http_requests_total", route: route, status: status, server: server) - countedBefore[index]
+            let expected = requests.filter { $0.status == status }.count
+            #expect(added == expected, "status \(status): \(added) counted, \(expected) sent")
         }
     }
 
-    @Test("pipelined requests are answered in order when the router's and direct answers interleave")
+    @Test("pipelined requests are answered in order when the router's and the door's answers interleave")
     func pipelinedAnswersKeepTheirOrder() async throws {
-        let (direct, routed, campaigns) = try await Self.servers()
+        let (server, campaigns) = try await Self.server()
         defer {
-            kill(direct.process.pid, SIGKILL)
-            kill(routed.process.pid, SIGKILL)
+            kill(server.process.pid, SIGKILL)
             try? FileManager.default.removeItem(at: campaigns)
         }
-        let master = try direct.get("/v1/campaigns/evening-news/master.m3u8?session=pipelined")
+        let master = try server.get("/v1/campaigns/evening-news/master.m3u8?session=pipelined")
         let playlist =
             "/v1/campaigns/evening-news/"
             + (try #require(master.body.split(separator: "\n").first { $0.hasPrefix("sessions/") && $0.hasSuffix(".m3u8") }))
-        let alone = try direct.get(playlist).body
+        let alone = try server.get(playlist).body
         let host = "Host: 127.0.0.1\r\n"
-        // The first is answered directly; the rest wait for the router's answer to the second.
+        // The first is the door's; the rest wait for the router's answer to the second.
         let heads = [
             "GET \(playlist) HTTP/1.1\r\n\(host)\r\n",
             "GET /v1/campaigns HTTP/1.1\r\n\(host)\r\n",
@@ -250,12 +252,10 @@ struct DirectAnswerTests {
             "GET /preview HTTP/1.1\r\n\(host)\r\n",
             "GET \(playlist.replacingOccurrences(of: ".m3u8", with: ".nope")) HTTP/1.1\r\n\(host)Connection: close\r\n",
         ]
-        for server in [direct, routed] {
-            let before = try Self.metric("adstitch_http_direct_answers_total", server: server)
+        do {
             let answers = Self.responses(try Self.raw(heads.joined(), port: server.port))
             #expect(answers.count == heads.count, "\(answers.map(\.head))")
-            #expect(try Self.metric("adstitch_http_direct_answers_total", server: server) - before == (server === direct ? 1 : 0))
-            guard answers.count == heads.count else { continue }
+            guard answers.count == heads.count else { return }
             #expect(String(decoding: answers[0].body, as: UTF8.self) == alone)
             #expect(answers[1].head.contains("application/json") && String(decoding: answers[1].body, as: UTF8.self).contains("evening-news"))
             #expect(String(decoding: answers[2].body, as: UTF8.self) == alone)
