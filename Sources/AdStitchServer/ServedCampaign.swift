@@ -1,0 +1,86 @@
+import AdCampaign
+import AdDecision
+import AdLiveRuntime
+import AdOrigin
+import AdStitching
+import Foundation
+import Synchronization
+
+/// A campaign ready to serve: loaded, laid out for stitching with media URIs under
+/// `/v1/campaigns/{id}/media/`.
+public struct ServedCampaign: Sendable {
+    public let campaign: Campaign
+    public let folder: URL
+    public let renderer: SessionRenderer
+    /// The layout's segment blocks deflated at load, for gzip answers.
+    let body: StitchedBody
+    /// Which load of the process this is (a campaign reloaded unchanged keeps its revision but
+    /// gets new assets, so a plan is rendered only by the load it was made on).
+    let load: Int
+    /// The local playlists of ads and slate: interstitial sessions' asset lists point players at
+    /// them, so the media route serves them (never the programme's: its sessions are stitched or
+    /// primary playlists).
+    let adPlaylists: Set<URL>
+    /// A live campaign's channel poller (``LiveChannels``); nil for VOD.
+    let channel: LiveChannel?
+    /// The creatives of the campaign's ad decision server, loaded once per load; nil without one,
+    /// or on a server without an origin client.
+    let creatives: CreativeCache?
+    /// A live campaign's ad server decisions per session and break, as this replica knows them.
+    let liveDecisions: LiveAdDecisions?
+
+    init(
+        campaign: Campaign,
+        folder: URL,
+        renderer: SessionRenderer,
+        channel: LiveChannel? = nil,
+        origin: OriginClient? = nil,
+        mediaRoots: [URL] = []
+    ) throws {
+        self.campaign = campaign
+        self.channel = channel
+        self.liveDecisions = campaign.asksAdServers && campaign.live != nil && origin != nil ? LiveAdDecisions() : nil
+        if campaign.asksAdServers, let origin {
+            self.creatives = CreativeCache(
+                campaign: campaign,
+                layout: renderer.layout,
+                client: origin,
+                source: origin.playlistSource.allowingLinks(into: mediaRoots)
+            )
+        } else {
+            self.creatives = nil
+        }
+        self.folder = folder
+        self.renderer = renderer
+        self.adPlaylists = Self.adPlaylists(of: campaign)
+        self.body = try StitchedBody(renderer.layout)
+        self.load = Self.loads.add(1, ordering: .relaxed).newValue
+    }
+
+    private static let loads = Atomic<Int>(0)
+
+    /// The local playlists of `campaign`'s ads and slate (``adPlaylists``).
+    static func adPlaylists(of campaign: Campaign) -> Set<URL> {
+        var adPlaylists: Set<URL> = []
+        for asset in campaign.ads.map(\.asset) + (campaign.slate.map { [$0] } ?? []) {
+            let urls = [asset.url] + asset.variants.map(\.url) + asset.iFrameVariants.map(\.url) + asset.renditions.compactMap(\.url)
+            adPlaylists.formUnion(urls.filter(\.isFileURL).map(\.standardizedFileURL))
+        }
+        return adPlaylists
+    }
+
+    /// The plan explained, with the rewrite rules that wrote each piece's URIs.
+    func report(_ plan: Plan) -> PlanReport {
+        PlanReport(plan) { self.renderer.layout.appliedRewrites($0, rewrites: plan.rewrites) }
+    }
+}
+
+/// The load status of one campaign file, as `GET /v1/campaigns` shows it.
+public struct CampaignStatus: Sendable {
+    public let file: String
+    public let id: String?
+    /// The revision of the last successful load: what new sessions get, even after a failed reload.
+    public let serving: String?
+    /// Nil when the last load succeeded; else every issue, one per line.
+    public let error: String?
+}
