@@ -19,13 +19,8 @@ rounds=${3:-3}
 seconds=${4:-6}
 scripts/install-deps.sh wrk curl
 
-work=$(mktemp -d /tmp/adstitch-bench-ab.XXXXXX)
-server_pid=""
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source scripts/bench-lib.sh
+bench_workspace bench-ab
 
 source scripts/two-hour-campaign.sh "$work"
 

@@ -23,29 +23,16 @@ beacon_connections=${BEACON_CONNECTIONS:-16}
 tracker_ms=${TRACKER_MS:-0}
 scripts/install-deps.sh wrk nginx curl
 
-work=$(mktemp -d /tmp/adstitch-bench-beacons.XXXXXX)
-server_pid=""
-nginx_pid=""
-tracker_pid=""
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-    [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
-    [ -n "$tracker_pid" ] && kill "$tracker_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source scripts/bench-lib.sh
+bench_workspace bench-beacons
 
 source scripts/two-hour-campaign.sh "$work"
 chmod 755 "$work"
 app_port=$(free_port)
 tracker_port=$(free_port)
 
-cat >"$work/nginx.conf" <<NGINX
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log warn;
-daemon off;
-events { worker_connections 4096; }
+nginx_head 1 4096 >"$work/nginx.conf"
+cat >>"$work/nginx.conf" <<NGINX
 http {
     log_format event '\$arg_e';
     access_log $work/tracker.log event;
@@ -166,9 +153,8 @@ fired=$(printf '%s\n' "$metrics" | awk '/^adstitch_beacons_total\{.*outcome="sen
 failed=$(printf '%s\n' "$metrics" | awk '/^adstitch_beacons_total\{.*outcome="failed"/ {s += $2} END {printf "%d", s}')
 deduped=$(printf '%s\n' "$metrics" | awk '/^adstitch_beacons_total\{.*outcome="deduped"/ {s += $2} END {printf "%d", s}')
 
-cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
-    echo "Machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(swift --version 2>&1 | head -1 | sed 's/ (.*//'); $tracker_name as the tracking server; wrk ${seconds} s per run; server, tracker and clients share the machine."
+    echo "Machine: $(machine); $tracker_name as the tracking server; wrk ${seconds} s per run; server, tracker and clients share the machine."
     echo
     echo "Sessions: 2,000 of the two-hour campaign, $links beacon links among their v3.m3u8 playlists; playlists' wrk -t2 -c$connections, beacons' wrk -t1 -c$beacon_connections."
     echo

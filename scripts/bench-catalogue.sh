@@ -29,15 +29,8 @@ memory_mib=${MEMORY_MIB:-256}
 seconds=${SECONDS_PER_RUN:-10}
 scripts/install-deps.sh wrk nginx curl
 
-work=$(mktemp -d /tmp/adstitch-bench-catalogue.XXXXXX)
-server_pid=""
-nginx_pid=""
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-    [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source scripts/bench-lib.sh
+bench_workspace bench-catalogue
 
 source scripts/two-hour-campaign.sh "$work"
 chmod 755 "$work"
@@ -62,12 +55,8 @@ PY
 chmod -R a+rX "$work/origin"
 title_bytes=$(cat "$work"/origin/template/master.m3u8 "$work"/origin/template/v*/index.m3u8 | wc -c)
 
-cat >"$work/nginx.conf" <<EOF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log warn;
-daemon off;
-events { worker_connections 1024; }
+nginx_head 1 1024 >"$work/nginx.conf"
+cat >>"$work/nginx.conf" <<EOF
 http {
     log_format path '\$uri';
     access_log $work/origin.log path;
@@ -226,9 +215,8 @@ held_bytes=$(printf '%s\n' "$metrics" | awk '/^adstitch_catalogue_bytes_held/ {p
 loads=$(printf '%s\n' "$metrics" | awk '/^adstitch_catalogue_titles_total\{outcome="load"\}/ {printf "%d", $2}')
 origin_masters=$(grep -c '^/template/master.m3u8$' "$work/origin.log" || true)
 
-cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
-    echo "Machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(swift --version 2>&1 | head -1 | sed 's/ (.*//'); $(nginx -v 2>&1 | sed 's/.*: //') as the origin; server, origin and clients share the machine."
+    echo "Machine: $(machine); $(nginx -v 2>&1 | sed 's/.*: //') as the origin; server, origin and clients share the machine."
     echo
     echo "Titles: $titles two-hour titles of six variants (1,200 segments each; $title_bytes bytes of playlists per title), a schedule of 13 breaks each; cache: { titles: $titles, memory_mib: $memory_mib }."
     echo

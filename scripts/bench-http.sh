@@ -14,19 +14,8 @@ connections=${CONNECTIONS:-32 64}
 threads=${THREADS:-2}
 scripts/install-deps.sh wrk nginx curl
 
-work=$(mktemp -d /tmp/adstitch-bench-http.XXXXXX)
-server_pid=""
-nginx_pid=""
-origin_pid=""
-ads_pid=""
-cleanup() {
-    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-    [ -n "$origin_pid" ] && kill "$origin_pid" 2>/dev/null || true
-    [ -n "$ads_pid" ] && kill "$ads_pid" 2>/dev/null || true
-    [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source scripts/bench-lib.sh
+bench_workspace bench-http
 
 source scripts/two-hour-campaign.sh "$work"
 mkdir -p "$work/www"
@@ -90,12 +79,8 @@ curl -sf "http://127.0.0.1:$app_port$path" -o "$work/www/playlist.m3u8"
 bytes=$(wc -c <"$work/www/playlist.m3u8")
 segments=$(grep -c '^#EXTINF' "$work/www/playlist.m3u8")
 
-cat >"$work/nginx.conf" <<EOF
-worker_processes auto;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log warn;
-daemon off;
-events { worker_connections 1024; }
+nginx_head auto 1024 >"$work/nginx.conf"
+cat >>"$work/nginx.conf" <<EOF
 http {
     access_log off;
     sendfile on;
@@ -189,9 +174,8 @@ metrics=$(curl -sf "http://127.0.0.1:$app_port/metrics")
 stitched=$(printf '%s\n' "$metrics" | awk '/^adstitch_stitch_duration_seconds_count\{kind="media"\}/ {print $2}')
 hits=$(printf '%s\n' "$metrics" | awk '/^adstitch_response_cache_requests_total\{result="hit"\}/ {print $2}')
 
-cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
-    echo "Machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(swift --version 2>&1 | head -1 | sed 's/ (.*//'); $(nginx -v 2>&1 | sed 's/.*: //'); wrk -t$threads, ${seconds} s per run; server, nginx and wrk share the machine."
+    echo "Machine: $(machine); $(nginx -v 2>&1 | sed 's/.*: //'); wrk -t$threads, ${seconds} s per run; server, nginx and wrk share the machine."
     echo
     echo "Playlist: $segments segments, $bytes bytes (\`v3.m3u8\` of a session of the two-hour campaign). *one-session*: wrk asks for one token's playlist, which after the first request comes from the response cache (token-scoped answers are immutable). *2000-sessions*: wrk cycles through 2,000 sessions' playlists, so every request checks its token, plans and renders (*-gzip*: with \`Accept-Encoding: gzip\`, as players send it; ${gzip_bytes} bytes on the wire); nginx serves one file from disk. *live-2000-sessions*: 2,000 sessions of a live channel (scripts/live-origin.py, ten-segment windows, a break every 38.4 s) refreshing their \`v1.m3u8\` in turn: each request renders the channel's current window with the viewer's ads (its ratio to nginx compares a 1 KB answer with a 100 KB file). *2000-sessions-encoding*: the 2000-sessions load while \`adstitch condition\` encodes a 60 s 1080p30 creative under SCHED_IDLE (\`chrt --idle 0\`), as serve's conditioning queue does. *ad-server-starts*: every request starts a new session of the evening-news demo fed by scripts/test-ad-server.py answering each break after 50 ms (three breaks asked at once; the creatives' playlists loaded once); the master's latency is the ad server's plus AdStitch's (ratio to nginx: not comparable)."
     echo

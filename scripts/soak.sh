@@ -20,14 +20,8 @@ if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((idle * 2 + 1024)) 
     echo "soak: the open-file limit allows $idle idle connections" >&2
 fi
 
-work=$(mktemp -d /tmp/adstitch-soak.XXXXXX)
-server_pid="" holder_pid="" sampler_pid=""
-cleanup() {
-    for pid in $holder_pid $sampler_pid $server_pid; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source scripts/bench-lib.sh
+bench_workspace soak
 
 source scripts/two-hour-campaign.sh "$work"
 port=$(free_port)
@@ -98,9 +92,8 @@ report_row() {
     [ "$non2xx" = 0 ] || failed=1
     echo "| $1 | $requests | $rps | $p99 | $non2xx | $socket |"
 }
-cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
-    echo "Machine: $(nproc) CPUs ($cpu); wrk -t2 -c64, ${seconds} s per load, plus $idle idle connections (half never finish a request head, half idle after one request; each re-opened when the server closes it); server --header-timeout 10 --idle-timeout 30."
+    echo "Machine: $(machine); wrk -t2 -c64, ${seconds} s per load, plus $idle idle connections (half never finish a request head, half idle after one request; each re-opened when the server closes it); server --header-timeout 10 --idle-timeout 30."
     echo
     echo "| Load | Requests | Requests/s | p99 | Non-2xx | Socket errors |"
     echo "| --- | ---: | ---: | ---: | ---: | --- |"
