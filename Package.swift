@@ -92,6 +92,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // A viewer session's signed token: what it carries, its binary form, its keys.
+        .target(
+            name: "AdSessions",
+            dependencies: ["AdCampaign", "AdDecision", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         // The door of a connection's pipeline: requests a service claims answered there, the rest
         // passed on in order (a state machine and a thin NIO handler; docs/architecture.md).
         .target(
@@ -108,7 +114,7 @@ let package = Package(
             name: "AdStitchServer",
             dependencies: [
                 "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib", "AdOrigin", "AdLive", "AdLiveRuntime", "AdMedia",
-                "AdServerClient", "AdConditioning", "AdFrontDoor",
+                "AdServerClient", "AdConditioning", "AdFrontDoor", "AdSessions",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -150,7 +156,7 @@ let package = Package(
         .testTarget(
             name: "AdStitchServerTests",
             dependencies: [
-                "AdStitchServer", "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist",
+                "AdStitchServer", "AdSessions", "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -160,7 +166,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "AdCampaign", "AdDecision", "AdStitching", "AdStitchServer", "AdOrigin", "AdLive", "AdLiveRuntime", "AdServer", "HLSPlaylist",
+                "AdCampaign", "AdDecision", "AdSessions", "AdStitching", "AdStitchServer", "AdOrigin", "AdLive", "AdLiveRuntime", "AdServer",
+                "HLSPlaylist",
                 "AdMedia",
                 "SCTE35",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -179,6 +186,11 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AdSessionsTests",
+            dependencies: ["AdSessions", "AdCampaign", "AdDecision", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SCTE35Tests", dependencies: ["SCTE35"], swiftSettings: swiftSettings),

@@ -1,6 +1,7 @@
 import AdCampaign
 import AdDecision
 import AdOrigin
+import AdSessions
 import HLSPlaylist
 import Logging
 

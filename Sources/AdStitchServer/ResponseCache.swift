@@ -1,3 +1,4 @@
+import AdSessions
 import HTTPTypes
 import NIOCore
 import Synchronization

@@ -2,6 +2,7 @@ import AdCampaign
 import AdDecision
 import AdLive
 import AdServerClient
+import AdSessions
 import AdStitching
 import Foundation
 import Hummingbird

@@ -1,6 +1,7 @@
 import AdCampaign
 import AdDecision
 import AdServerClient
+import AdSessions
 import AdStitching
 import Crypto
 import Foundation

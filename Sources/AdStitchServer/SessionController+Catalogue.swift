@@ -1,4 +1,5 @@
 import AdCampaign
+import AdSessions
 import Hummingbird
 
 /// Catalogue sessions (docs/http-api.md "Catalogues"): a title's start, and a session whose title

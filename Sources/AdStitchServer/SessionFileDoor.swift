@@ -1,4 +1,5 @@
 import AdFrontDoor
+import AdSessions
 import HTTPTypes
 import Hummingbird
 import Logging

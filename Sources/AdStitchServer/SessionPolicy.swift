@@ -1,3 +1,4 @@
+import AdSessions
 import Crypto
 import Foundation
 

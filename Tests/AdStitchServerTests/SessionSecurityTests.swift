@@ -1,4 +1,5 @@
 import AdCampaign
+import AdSessions
 import AdStitchServer
 import Crypto
 import Foundation

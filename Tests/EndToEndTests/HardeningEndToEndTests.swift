@@ -1,3 +1,4 @@
+import AdSessions
 import AdStitchServer
 import Crypto
 import Foundation

@@ -1,3 +1,4 @@
+import AdSessions
 import Foundation
 import HLSPlaylist
 import Testing

@@ -1,5 +1,6 @@
 import AdCampaign
 import AdDecision
+import AdSessions
 import Foundation
 import HLSPlaylist
 import Hummingbird

@@ -3,6 +3,7 @@ import AdDecision
 import AdLiveRuntime
 import AdMedia
 import AdServerClient
+import AdSessions
 import AdStitching
 import Foundation
 import Hummingbird

@@ -115,25 +115,25 @@ public struct SessionToken: Sendable, Hashable {
     public static let decisionTimes: ClosedRange<Int64> = 0...253_399_795_199_999
 
     /// The first byte of a version 3 payload (a version 1 payload is JSON and starts with `{`).
-    static let version: UInt8 = 3
+    package static let version: UInt8 = 3
     /// The first byte of a catalogue session's payload: version 3 and the title's path after the
     /// attributes.
-    static let versionWithTitle: UInt8 = 4
+    package static let versionWithTitle: UInt8 = 4
     /// The first byte of a payload with session options: version 3, then the reporting the start
     /// chose (`c` client, `s` server, `-` the campaign's), the reached frequency caps (a count and
     /// each index), then a catalogue title's path when bytes remain.
-    static let versionWithReporting: UInt8 = 5
+    package static let versionWithReporting: UInt8 = 5
     /// At most this many frequency caps are signed into a token (a campaign's caps beyond are
     /// not looked at).
-    static let maxCapped = FrequencyCap.maxCaps
+    package static let maxCapped = FrequencyCap.maxCaps
 
     /// Whether the token has session options (version 5).
-    var hasOptions: Bool { self.reporting != nil || !self.capped.isEmpty }
+    package var hasOptions: Bool { self.reporting != nil || !self.capped.isEmpty }
 
     /// The first byte of a version 2 payload: version 3 without the insertion byte.
-    static let version2: UInt8 = 2
+    package static let version2: UInt8 = 2
     /// Bytes of the HMAC kept in a version 2 token.
-    static let signatureBytes = 16
+    package static let signatureBytes = 16
 
     /// The signed token. The payload: version, scope (`v`/`p`), insertion (`s` stitched, `i`
     /// interstitials, `l` a live session, stitched; `S` and `I`: stitched and interstitials
@@ -195,7 +195,7 @@ public struct SessionToken: Sendable, Hashable {
 
         /// Whether `signature` is the first `signature.count` bytes of the HMAC of `body` under
         /// one of the keys (compared in time independent of where the bytes differ).
-        func verify(_ signature: Data, of body: some Collection<UInt8>) -> Bool {
+        package func verify(_ signature: Data, of body: some Collection<UInt8>) -> Bool {
             self.keyed.contains { keyed in
                 var mac = keyed
                 if body.withContiguousStorageIfAvailable({ mac.update(data: UnsafeRawBufferPointer($0)) }) == nil {
@@ -374,7 +374,7 @@ public struct SessionToken: Sendable, Hashable {
     }
 
     /// Base64url without padding (RFC 4648 §5).
-    static func base64URL(_ data: Data) -> String {
+    package static func base64URL(_ data: Data) -> String {
         String(
             decoding: data.base64EncodedString().utf8.compactMap { byte -> UInt8? in
                 switch byte {
@@ -390,7 +390,7 @@ public struct SessionToken: Sendable, Hashable {
 
     /// Decodes unpadded base64url in one pass (every request decodes a token); nil for any
     /// character outside the alphabet or a length no encoding produces.
-    static func data(base64URL utf8: some Collection<UInt8>) -> Data? {
+    package static func data(base64URL utf8: some Collection<UInt8>) -> Data? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count * 3 / 4)
         var accumulator: UInt32 = 0

@@ -1,6 +1,6 @@
 import AdCampaign
 import AdDecision
-import AdStitchServer
+import AdSessions
 import Crypto
 import Foundation
 import Testing
