@@ -79,12 +79,18 @@ let package = Package(
             dependencies: ["AdServer", "AdCampaign", "AdDecision", "AdOrigin", "HLSPlaylist"],
             swiftSettings: swiftSettings
         ),
+        // A store's table in PostgreSQL, created once per process: one home for every store.
+        .target(
+            name: "AdPostgres",
+            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         // A live channel's runtime (docs/design-decisions.md "Live"): its poller over an origin,
         // the pollers of a server, the break history the replicas share in PostgreSQL.
         .target(
             name: "AdLiveRuntime",
             dependencies: [
-                "AdLive", "AdStitching", "AdCampaign", "HLSPlaylist", "AdOrigin",
+                "AdLive", "AdStitching", "AdCampaign", "HLSPlaylist", "AdOrigin", "AdPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -114,7 +120,7 @@ let package = Package(
             name: "AdStitchServer",
             dependencies: [
                 "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib", "AdOrigin", "AdLive", "AdLiveRuntime", "AdMedia",
-                "AdServerClient", "AdConditioning", "AdFrontDoor", "AdSessions",
+                "AdServerClient", "AdConditioning", "AdFrontDoor", "AdSessions", "AdPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

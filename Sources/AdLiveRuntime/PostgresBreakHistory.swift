@@ -1,4 +1,5 @@
 import AdLive
+import AdPostgres
 import Foundation
 import HLSPlaylist
 import Logging
@@ -15,12 +16,15 @@ import PostgresNIO
 public final class PostgresBreakHistory: Sendable {
     public let client: PostgresClient
     let logger: Logger
+    /// The table, created by the first call that needs it.
+    private let breaks: PostgresTable
 
     public static let table = "adstitch_live_breaks"
 
     public init(configuration: PostgresClient.Configuration, logger: Logger) {
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
+        self.breaks = PostgresTable(client: self.client, logger: logger, schema: Self.schema)
     }
 
     /// `postgres://user[:password]@host[:port]/database` (`serve --database-url`); nil when it
@@ -46,37 +50,32 @@ public final class PostgresBreakHistory: Sendable {
         await self.client.run()
     }
 
-    /// Creates the table when missing.
+    /// Creates the table when missing (the first query would otherwise).
     public func migrate() async throws {
-        try await self.client.query(
-            """
-            CREATE TABLE IF NOT EXISTS adstitch_live_breaks (
-                channel text NOT NULL,
-                id text NOT NULL,
-                first_sequence bigint NOT NULL,
-                start_micros bigint NOT NULL,
-                entering_discontinuity bigint NOT NULL,
-                end_sequence bigint,
-                end_micros bigint,
-                end_discontinuity bigint,
-                end_is_discontinuity boolean,
-                recorded_at timestamptz NOT NULL DEFAULT now(),
-                PRIMARY KEY (channel, id)
-            )
-            """,
-            logger: self.logger
-        )
-        // Added with the per-viewer live playlists: the duration the opening marker announced.
-        try await self.client.query(
-            "ALTER TABLE adstitch_live_breaks ADD COLUMN IF NOT EXISTS duration_micros bigint",
-            logger: self.logger
-        )
-        // Added with `live_stall`: what opened the break (LiveBreak.Kind).
-        try await self.client.query(
-            "ALTER TABLE adstitch_live_breaks ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'marker'",
-            logger: self.logger
-        )
+        try await self.breaks.ready()
     }
+
+    static let schema: [PostgresQuery] = [
+        """
+        CREATE TABLE IF NOT EXISTS adstitch_live_breaks (
+            channel text NOT NULL,
+            id text NOT NULL,
+            first_sequence bigint NOT NULL,
+            start_micros bigint NOT NULL,
+            entering_discontinuity bigint NOT NULL,
+            end_sequence bigint,
+            end_micros bigint,
+            end_discontinuity bigint,
+            end_is_discontinuity boolean,
+            recorded_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (channel, id)
+        )
+        """,
+        // Added with the per-viewer live playlists: the duration the opening marker announced.
+        "ALTER TABLE adstitch_live_breaks ADD COLUMN IF NOT EXISTS duration_micros bigint",
+        // Added with `live_stall`: what opened the break (LiveBreak.Kind).
+        "ALTER TABLE adstitch_live_breaks ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'marker'",
+    ]
 
     /// Records breaks of `channel` as a poller saw them: a new break is inserted; a known one
     /// gets its closing if it had none. An opening or closing once recorded never changes.
@@ -91,7 +90,7 @@ public final class PostgresBreakHistory: Sendable {
             let endDiscontinuity = closing.map { Int64($0.discontinuitySequence) }
             let endIsDiscontinuity = closing.map(\.isDiscontinuity)
             let duration = item.duration.map(Self.micros)
-            let rows = try await self.client.query(
+            let rows = try await self.breaks.query(
                 """
                 INSERT INTO adstitch_live_breaks
                     (channel, id, first_sequence, start_micros, entering_discontinuity, duration_micros,
@@ -104,8 +103,7 @@ public final class PostgresBreakHistory: Sendable {
                     end_discontinuity = COALESCE(adstitch_live_breaks.end_discontinuity, EXCLUDED.end_discontinuity),
                     end_is_discontinuity = COALESCE(adstitch_live_breaks.end_is_discontinuity, EXCLUDED.end_is_discontinuity)
                 RETURNING \(unescaped: Self.columns)
-                """,
-                logger: self.logger
+                """
             )
             stored += try await Self.decode(rows)
         }
@@ -147,14 +145,13 @@ public final class PostgresBreakHistory: Sendable {
     /// The breaks of `channel` that start at or after `since` (seconds since the epoch: the
     /// oldest session's join time), in origin order.
     public func breaks(channel: String, since: ExactDecimal) async throws -> [LiveBreak] {
-        let rows = try await self.client.query(
+        let rows = try await self.breaks.query(
             """
             SELECT \(unescaped: Self.columns)
             FROM adstitch_live_breaks
             WHERE channel = \(channel) AND start_micros >= \(Self.micros(since))
             ORDER BY first_sequence
-            """,
-            logger: self.logger
+            """
         )
         return try await Self.decode(rows)
     }
@@ -164,9 +161,8 @@ public final class PostgresBreakHistory: Sendable {
     @discardableResult
     public func prune(olderThan age: Duration) async throws -> Int {
         let seconds = Int64(age.components.seconds)
-        let rows = try await self.client.query(
-            "DELETE FROM adstitch_live_breaks WHERE recorded_at < now() - make_interval(secs => \(Double(seconds))) RETURNING id",
-            logger: self.logger
+        let rows = try await self.breaks.query(
+            "DELETE FROM adstitch_live_breaks WHERE recorded_at < now() - make_interval(secs => \(Double(seconds))) RETURNING id"
         )
         var count = 0
         for try await _ in rows { count += 1 }

@@ -1,5 +1,6 @@
 import AdCampaign
 import AdOrigin
+import AdPostgres
 import Foundation
 import Logging
 import PostgresNIO

@@ -1,4 +1,5 @@
 import AdOrigin
+import AdPostgres
 import Foundation
 import Logging
 import PostgresNIO

@@ -1,4 +1,5 @@
 import AdCampaign
+import AdPostgres
 import Foundation
 import Logging
 import PostgresNIO

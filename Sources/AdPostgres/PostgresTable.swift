@@ -5,22 +5,22 @@ import Synchronization
 /// A store's table in PostgreSQL: the client and logger its queries go through, and the
 /// statements that create it (`CREATE … IF NOT EXISTS`, so any replica may run them first), run
 /// once per process by the first call that needs the table; a failed run is tried again by the
-/// next call. One home for what the ad decisions, the conditioning jobs, the beacon ledger and
-/// the impressions each need.
-final class PostgresTable: Sendable {
-    let client: PostgresClient
-    let logger: Logger
+/// next call. One home for what the live break history, the ad decisions, the conditioning jobs,
+/// the beacon ledger and the impressions each need.
+public final class PostgresTable: Sendable {
+    public let client: PostgresClient
+    public let logger: Logger
     private let schema: [PostgresQuery]
     private let created = Mutex(false)
 
-    init(client: PostgresClient, logger: Logger, schema: [PostgresQuery]) {
+    public init(client: PostgresClient, logger: Logger, schema: [PostgresQuery]) {
         self.client = client
         self.logger = logger
         self.schema = schema
     }
 
     /// Creates the table (and its indexes) unless this process already has.
-    func ready() async throws {
+    public func ready() async throws {
         guard !self.created.withLock({ $0 }) else { return }
         for statement in self.schema {
             do {
@@ -37,7 +37,7 @@ final class PostgresTable: Sendable {
 
     /// Runs `query` once the table is ready.
     @discardableResult
-    func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {
+    public func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {
         try await self.ready()
         return try await self.client.query(query, logger: self.logger)
     }
