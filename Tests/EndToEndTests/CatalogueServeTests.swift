@@ -303,6 +303,42 @@ extension RealClients {
             #expect(server.healthy() && replica.healthy())
         }
 
+        @Test(
+            "a replica that has not loaded a session's title loads it at the door: pipelined requests around that answer keep their order"
+        )
+        func titleLoadedInTurn() async throws {
+            let setup = try await Setup()
+            defer { withExtendedLifetime(setup) {} }  // its deinit stops the servers
+            let session = try Self.start(setup.server, "plain/master.m3u8", query: "session=pipelined")
+            let playlist = try #require(session.playlists.first)
+            let expected = try setup.server.get(playlist).body
+            let manifest = try setup.server.get("/" + session.prefix + "/boundaries.json").body
+            // A replica that never saw the title: its first session file waits for the title's
+            // load (a task at the door), between requests the router answers.
+            let replica = try await Server(campaigns: setup.folder)
+            defer { kill(replica.process.pid, SIGKILL) }
+            let host = "Host: 127.0.0.1\r\n"
+            let heads = [
+                "GET /healthz HTTP/1.1\r\n\(host)\r\n",
+                "GET \(playlist) HTTP/1.1\r\n\(host)\r\n",
+                "GET /v1/campaigns HTTP/1.1\r\n\(host)\r\n",
+                "GET /\(session.prefix)/boundaries.json HTTP/1.1\r\n\(host)\r\n",
+                "GET \(playlist) HTTP/1.1\r\n\(host)Connection: close\r\n",
+            ]
+            let answers = FrontDoorEndToEndTests.responses(try FrontDoorEndToEndTests.raw(heads.joined(), port: replica.port))
+            try #require(answers.count == heads.count, "\(answers.map(\.head))")
+            let bodies = answers.map { String(decoding: $0.body, as: UTF8.self) }
+            #expect(answers.allSatisfy { $0.head.hasPrefix("HTTP/1.1 200") }, "\(answers.map(\.head))")
+            #expect(bodies[0] == "ok\n")
+            #expect(bodies[1] == expected, "the replica's playlist, once the title loaded, is the first replica's")
+            #expect(bodies[2].contains("\"library\""))
+            #expect(bodies[3] == manifest)
+            #expect(bodies[4] == expected)
+            // The replica loaded the title then (it started no session of it).
+            let held = try replica.get("/metrics").body.split(separator: "\n").filter { $0.hasPrefix("adstitch_catalogue_titles_held") }
+            #expect(held.compactMap { $0.split(separator: " ").last.flatMap { Double($0) } } == [1], "\(held)")
+        }
+
         @Test("the cache holds at most its titles; an evicted title reloads on demand, with the same revision, for old and new sessions")
         func cacheBound() async throws {
             let setup = try await Setup(cache: "{ titles: 2, ttl: 300 }")
