@@ -89,6 +89,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         live: live,
         mediaRoots: configuration.mediaRoots,
         revisionRetention: configuration.policy.sessionTTL,
+        mediaURIs: MediaController.uris,
         loadNow: false
     )
     do {

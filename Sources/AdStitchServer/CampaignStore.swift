@@ -76,6 +76,12 @@ public final class CampaignStore: Sendable {
     /// session started on it plays.
     let revisionRetention: Duration
 
+    /// Where a campaign's local media are served: its layout's URI style, given the campaign's
+    /// id and folder (nil: the server's media route, ``MediaController/uris(campaign:folder:)``).
+    /// The store lays campaigns out with it and knows no route.
+    public typealias MediaURIs = @Sendable (_ campaign: String, _ folder: URL) -> URIStyle
+    let mediaURIs: MediaURIs
+
     /// - Parameter loadNow: load the folder before returning (tests); `buildApplication` loads it
     ///   on NIO's blocking thread pool instead, since loading waits for remote playlists and the
     ///   caller may be an event loop.
@@ -87,9 +93,11 @@ public final class CampaignStore: Sendable {
         live: LiveChannels? = nil,
         mediaRoots: [URL] = [],
         revisionRetention: Duration = .seconds(86_400),
+        mediaURIs: MediaURIs? = nil,
         loadNow: Bool = true
     ) {
         self.live = live
+        self.mediaURIs = mediaURIs ?? MediaController.uris
         self.logger = logger
         self.mediaRoots = mediaRoots
         self.revisionRetention = revisionRetention
@@ -336,7 +344,7 @@ public final class CampaignStore: Sendable {
                 try self.install(campaign, catalogue: catalogue, file: file, folder: folder, logger: logger)
                 return
             }
-            let layout = try StitchLayout(campaign: campaign, uris: MediaController.uris(campaign: campaign.id, folder: folder))
+            let layout = try StitchLayout(campaign: campaign, uris: self.mediaURIs(campaign.id, folder))
             var channel: LiveChannel?
             if campaign.live != nil {
                 guard let live = self.live else {
@@ -417,6 +425,7 @@ public final class CampaignStore: Sendable {
                     template: template,
                     remote: remote,
                     mediaRoots: self.mediaRoots,
+                    mediaURIs: self.mediaURIs,
                     logger: self.logger,
                     metrics: self.metrics,
                     store: self

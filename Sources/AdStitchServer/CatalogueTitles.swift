@@ -101,6 +101,7 @@ final class CatalogueTitles: Sendable {
     private let state: Mutex<State>
     let remote: RemotePlaylists
     let mediaRoots: [URL]
+    let mediaURIs: CampaignStore.MediaURIs
     let logger: Logger
     let metrics: ServerMetrics
     /// Told of evicted revisions, so nothing else keeps them alive (``CampaignStore/titlesEvicted(_:)``).
@@ -108,8 +109,17 @@ final class CatalogueTitles: Sendable {
 
     static let recentLimit = 50
 
-    init(template: Template, remote: RemotePlaylists, mediaRoots: [URL], logger: Logger, metrics: ServerMetrics, store: CampaignStore?) {
+    init(
+        template: Template,
+        remote: RemotePlaylists,
+        mediaRoots: [URL],
+        mediaURIs: @escaping CampaignStore.MediaURIs,
+        logger: Logger,
+        metrics: ServerMetrics,
+        store: CampaignStore?
+    ) {
         self.store = store
+        self.mediaURIs = mediaURIs
         self.state = Mutex(State(template: template))
         self.remote = remote
         self.mediaRoots = mediaRoots
@@ -347,7 +357,7 @@ final class CatalogueTitles: Sendable {
             throw .invalid("title \(path) of catalogue \(template.campaign.id) cannot be stitched: \(error)")
         }
         do {
-            let layout = try StitchLayout(campaign: campaign, uris: MediaController.uris(campaign: campaign.id, folder: template.folder))
+            let layout = try StitchLayout(campaign: campaign, uris: self.mediaURIs(campaign.id, template.folder))
             let served = try ServedCampaign(
                 campaign: campaign,
                 folder: template.folder,
