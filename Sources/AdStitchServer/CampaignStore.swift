@@ -460,31 +460,6 @@ public final class CampaignStore: Sendable {
 
     /// A load error as `GET /v1/campaigns` shows it: paths relative to the campaigns folder, so
     /// the API does not disclose where the server keeps its files.
-    private func describe(_ error: any Error) -> String {
-        if let error = error as? CampaignError {
-            return CampaignError(
-                error.issues.map { issue in
-                    var issue = issue
-                    issue.file = self.relative(issue.file)
-                    issue.message = self.relativePaths(in: issue.message)
-                    return issue
-                }
-            ).description
-        }
-        return self.relativePaths(in: (error as? StitchError)?.message ?? "\(error)")
-    }
-
-    private var root: String { self.folder.path.hasSuffix("/") ? self.folder.path : self.folder.path + "/" }
-
-    private func relative(_ path: String) -> String {
-        path.hasPrefix(self.root) ? String(path.dropFirst(self.root.count)) : path
-    }
-
-    private func relativePaths(in text: String) -> String {
-        let resolved = self.folder.resolvingSymlinksInPath().path + "/"
-        return text.replacingOccurrences(of: self.root, with: "").replacingOccurrences(of: resolved, with: "")
-    }
-
     /// Logs pattern matches stopped by PCRE2's limits since the last poll (the metric counts them).
     private func reportPatternLimitHits(logger: Logger) {
         let hits = Pattern.limitHits
