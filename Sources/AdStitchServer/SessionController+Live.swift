@@ -61,7 +61,7 @@ extension SessionController {
                         detail: "this replica has not read rendition \(rendition.id) of the live channel yet; try again in a few seconds"
                     )
                 }
-                return try renderer.livePlaylist(schedule, rendition: rendition, window: window)
+                return try renderer.livePlaylist(schedule, rendition: rendition, window: window).bytes
             case .boundaries:
                 guard let window = windows.first ?? nil else {
                     throw Problem(status: .serviceUnavailable, title: "Channel not ready", detail: "the live channel has not been read yet")

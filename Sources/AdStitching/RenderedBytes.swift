@@ -140,6 +140,8 @@ public struct RenderedBytes: Sendable {
 
     /// The file's bytes, concatenated.
     public var bytes: [UInt8] {
+        // A file of the session's own lines only (a live playlist): its literal, not a copy.
+        if self.parts.count == 1, case .literal(let range) = self.parts[0], range == self.literal.indices { return self.literal }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(self.count)
         for part in self.parts {

@@ -35,8 +35,8 @@ extension SessionRenderer {
                 self.layout.uris
             }
         let values = plan.rewrites.isEmpty ? [] : self.layout.rewriting?.rewriter.values(for: plan.context) ?? []
-        var text = "#EXTM3U\n"
         guard let variant else {
+            var text = "#EXTM3U\n"
             Self.multivariant(of: asset, piece: position, uris: style, into: &text)
             var bytes: [UInt8] = []
             URIRewriter.fill(text, with: values, into: &bytes)
@@ -48,17 +48,19 @@ extension SessionRenderer {
         let playlist = asset.variants[variant].playlist
         var block = SegmentBlock(playlist, uris: style)
         block.seal(id: -1, slots: true)
-        text += "#EXT-X-VERSION:\(block.version)\n"
-        text += "#EXT-X-TARGETDURATION:\(max(playlist.targetDuration ?? 0, block.maxRoundedDuration))\n"
-        text += "#EXT-X-PLAYLIST-TYPE:VOD\n"
-        if asset.multivariant.hasIndependentSegments { text += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
-        text += SegmentBlock.keyTransition(from: [], to: block.startKeys)
-        var bytes: [UInt8] = []
-        URIRewriter.fill(text, with: values, into: &bytes)
+        var composer = PlaylistComposer(
+            PlaylistComposer.Header(
+                version: block.version,
+                targetDuration: max(playlist.targetDuration ?? 0, block.maxRoundedDuration),
+                independentSegments: asset.multivariant.hasIndependentSegments
+            ),
+            values: values,
+            literalCapacity: 256,
+            parts: 4
+        )
         // The viewer's lines, then the event segments by their links (their targets as written).
-        bytes += beacons.rewrite(block.bytes.filled(values), piece: position, tracked: tracked)
-        bytes += Array("#EXT-X-ENDLIST\n".utf8)
-        return String(decoding: bytes, as: UTF8.self)
+        composer.piece([block], 0, lines: beacons.rewrite(block.bytes.filled(values), piece: position, tracked: tracked))
+        return composer.finish().text
     }
 
     /// The ad's multivariant playlist: its renditions, session keys and I-frame variants with

@@ -22,29 +22,20 @@ extension SessionRenderer {
         let plan = schedule.plan
         let rows = try schedule.primary.map { (primary) throws(StitchError) in try self.layout.primaryRow(primary.asset, rewrites: plan.rewrites) }
         let values = plan.rewrites.isEmpty ? [] : self.layout.rewriting?.rewriter.values(for: plan.context) ?? []
-        let version = rows.reduce(1) { max($0, $1[index].version) }
         let anchor = plan.context.milliseconds
-        var output = RenderedBytes(literalCapacity: 512 + schedule.interstitials.count * 512, parts: 2 * schedule.primary.count + 4)
-        output.fill(with: values)
-        output.append("#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(self.layout.targetDurations[index])\n")
-        output.append("#EXT-X-PLAYLIST-TYPE:VOD\n")
-        if case .iFrame = rendition.kind { output.append("#EXT-X-I-FRAMES-ONLY\n") }
-        if self.layout.program.multivariant.hasIndependentSegments { output.append("#EXT-X-INDEPENDENT-SEGMENTS\n") }
-        output.appendLiteral { TagBytes.programDateTime(anchor, into: &$0) }
-        output.appendLiteral { Self.appendInterstitialDateRanges(schedule, to: &$0) }
-        var previousKeys: [String] = []
+        var playlist = PlaylistComposer(
+            self.header(rendition, index: index, version: rows.reduce(1) { max($0, $1[index].version) }),
+            date: anchor,
+            values: values,
+            literalCapacity: 512 + schedule.interstitials.count * 512,
+            parts: 2 * schedule.primary.count + 4
+        )
+        playlist.tags { Self.appendInterstitialDateRanges(schedule, to: &$0) }
         for (position, primary) in schedule.primary.enumerated() {
-            if position > 0 {
-                output.append("#EXT-X-DISCONTINUITY\n")
-                output.appendLiteral { TagBytes.programDateTime(Self.milliseconds(anchor, plus: primary.start), into: &$0) }
-            }
-            let transition = SegmentBlock.keyTransition(from: previousKeys, to: rows[position][index].startKeys)
-            if values.isEmpty { output.append(transition) } else { output.append(transition, filling: values) }
-            previousKeys = rows[position][index].endKeys
-            output.append(rows[position][index].bytes)
+            playlist.startPiece(at: Self.milliseconds(anchor, plus: primary.start))
+            playlist.piece(rows[position], index)
         }
-        output.append("#EXT-X-ENDLIST\n")
-        return output
+        return playlist.finish()
     }
 
     /// One `EXT-X-DATERANGE` per interstitial (Appendix D.2), written through the tag model:

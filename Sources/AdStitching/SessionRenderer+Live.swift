@@ -235,7 +235,7 @@ extension SessionRenderer {
     /// discontinuity sequence numbers from ``LiveNumbering``; the origin's dates on programme
     /// segments, the break's date plus the fill's offset on ads; the map and keys stated after
     /// every discontinuity and wherever they change; no `EXT-X-ENDLIST`.
-    public func livePlaylist(_ schedule: LiveSchedule, rendition: StitchRendition, window: LiveRenditionWindow) throws(StitchError) -> [UInt8] {
+    public func livePlaylist(_ schedule: LiveSchedule, rendition: StitchRendition, window: LiveRenditionWindow) throws(StitchError) -> RenderedBytes {
         guard let index = self.layout.renditions.firstIndex(of: rendition) else {
             throw .notInLayout(rendition: rendition.id, "rendition \(rendition.id) is not part of this campaign")
         }
@@ -247,15 +247,18 @@ extension SessionRenderer {
         for fill in schedule.fills.values {
             for piece in fill.pieces { version = max(version, try self.layout.block(piece.asset, index).version) }
         }
-        var output: [UInt8] = []
-        output.reserveCapacity(256 + numbered.entries.count * 160)
-        func add(_ text: String) { output.append(contentsOf: text.utf8) }
-        add("#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(target)\n")
-        add("#EXT-X-MEDIA-SEQUENCE:\(numbered.mediaSequence)\n#EXT-X-DISCONTINUITY-SEQUENCE:\(numbered.discontinuitySequence)\n")
-        if self.layout.program.multivariant.hasIndependentSegments { add("#EXT-X-INDEPENDENT-SEGMENTS\n") }
+        var playlist = PlaylistComposer(
+            PlaylistComposer.Header(
+                version: version,
+                targetDuration: target,
+                sequence: (numbered.mediaSequence, numbered.discontinuitySequence),
+                independentSegments: self.layout.program.multivariant.hasIndependentSegments
+            ),
+            literalCapacity: 256 + numbered.entries.count * 160,
+            parts: 1
+        )
         let cue = campaign.markers.contains(.cue)
-        let daterange = campaign.markers.contains(.daterange)
-        if daterange {
+        if campaign.markers.contains(.daterange) {
             // RFC 8216bis §4.4.5.1: one per break in the window, the same attributes on every
             // refresh but DURATION, added once the break has closed.
             var listed: Set<String> = []
@@ -265,11 +268,9 @@ extension SessionRenderer {
                 else {
                     continue  // a stall is no ad break: players are not told of one
                 }
-                Self.liveDateRange(fill, into: &output)
+                playlist.tags { Self.liveDateRange(fill, into: &$0) }
             }
         }
-        var currentMap: String?
-        var currentKeys: [String] = []  // nothing written yet: the clear
         for (position, entry) in numbered.entries.enumerated() {
             let lines: SegmentLines
             let date: ExactDecimal
@@ -281,31 +282,21 @@ extension SessionRenderer {
                 if cue, position > 0,
                     schedule.breaks.contains(where: { $0.closing?.end == sequence && $0.kind == .marker && schedule.fills[$0.id] != nil })
                 {
-                    add("#EXT-X-CUE-IN\n")
+                    playlist.tags { TagBytes.cueIn(into: &$0) }
                 }
             case .fill(let breakID, let itemPosition, let item):
                 guard let fill = schedule.fills[breakID] else { continue }
                 lines = try self.layout.block(fill.pieces[item.piece].asset, index).segments[item.index]
                 date = fill.adBreak.start + fill.offsets[itemPosition]
-                if cue, itemPosition == 0, fill.adBreak.kind == .marker { add("#EXT-X-CUE-OUT:DURATION=\(fill.nominalDuration.description)\n") }
-                if fill.gap { add("#EXT-X-GAP\n") }  // RFC 8216bis §4.4.4.7: the slate's timing, nothing fetched
+                if cue, itemPosition == 0, fill.adBreak.kind == .marker {
+                    let duration = fill.nominalDuration
+                    playlist.tags { TagBytes.cueOut(duration: duration, into: &$0) }
+                }
+                if fill.gap { playlist.tags { TagBytes.gap(into: &$0) } }  // RFC 8216bis §4.4.4.7: the slate's timing, nothing fetched
             }
-            // On the first segment too: EXT-X-DISCONTINUITY-SEQUENCE counts the tags that left, not this one.
-            if entry.isDiscontinuity { add("#EXT-X-DISCONTINUITY\n") }
-            // The map after every discontinuity (RFC 8216bis §4.4.4.5), and the key state wherever
-            // it changes (§4.4.4.4), the first segment's from the clear.
-            if let map = lines.map, position == 0 || entry.isDiscontinuity || map != currentMap {
-                add(SegmentBlock.keyTransition(from: currentKeys, to: lines.keys))
-                currentKeys = lines.keys
-                add(map + "\n")
-                currentMap = map
-            }
-            add(SegmentBlock.keyTransition(from: currentKeys, to: lines.keys))
-            currentKeys = lines.keys
-            TagBytes.programDateTime(Self.milliseconds(0, plus: date), into: &output)
-            output.append(contentsOf: lines.body)
+            playlist.segment(lines, discontinuity: entry.isDiscontinuity, at: Self.milliseconds(0, plus: date))
         }
-        return output
+        return playlist.finish()
     }
 
     /// `EXT-X-DATERANGE` of a live break: its id, start date on the channel's timeline, planned

@@ -38,81 +38,69 @@ public struct SessionRenderer: Sendable {
         let rows = try plan.pieces.map { (piece) throws(StitchError) in try self.layout.row(piece, rewrites: plan.rewrites) }
         // The viewer's values for rewrite templates' placeholders, by slot.
         let values = plan.rewrites.isEmpty ? [] : self.layout.rewriting?.rewriter.values(for: plan.context) ?? []
-        let version = rows.reduce(1) { max($0, $1[index].version) }
         let cue = plan.campaign.markers.contains(.cue)
         let daterange = plan.campaign.markers.contains(.daterange)
         let anchor = plan.context.milliseconds
-        var output = RenderedBytes(literalCapacity: 256 + plan.pieces.count * (daterange ? 480 : 32), parts: 2 * plan.pieces.count + 2)
-        output.fill(with: values)
-        output.append("#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(self.layout.targetDurations[index])\n")
-        output.append("#EXT-X-PLAYLIST-TYPE:VOD\n")
-        if case .iFrame = rendition.kind { output.append("#EXT-X-I-FRAMES-ONLY\n") }
-        if self.layout.program.multivariant.hasIndependentSegments { output.append("#EXT-X-INDEPENDENT-SEGMENTS\n") }
-        if daterange {
-            // RFC 8216bis §4.4.5.1: date ranges need a program date-time to anchor them.
-            output.appendLiteral { TagBytes.programDateTime(anchor, into: &$0) }
-        }
-        var previousKeys: [String] = []
+        var playlist = PlaylistComposer(
+            self.header(rendition, index: index, version: rows.reduce(1) { max($0, $1[index].version) }),
+            date: daterange ? anchor : nil,
+            values: values,
+            literalCapacity: 256 + plan.pieces.count * (daterange ? 480 : 32),
+            parts: 2 * plan.pieces.count + 2
+        )
         var openBreak: String?
         for position in plan.pieces.indices {
             let breakID = plan.pieces[position].breakID
-            if position > 0 {
-                output.append("#EXT-X-DISCONTINUITY\n")
-                // The date again after every discontinuity, on the session's one timeline (every
-                // rendition alike): a player that reads dates per discontinuity sequence (Shaka,
-                // Media3) otherwise loses wall-clock time across every ad.
-                if daterange {
-                    output.appendLiteral { TagBytes.programDateTime(Self.milliseconds(anchor, plus: plan.pieces[position].start), into: &$0) }
-                }
-            }
+            let start = Self.milliseconds(anchor, plus: plan.pieces[position].start)
+            playlist.startPiece(at: start)
+            // Each tag's closure captures only what its line needs (a closure that captured the
+            // plan would copy it, field by field, per piece).
             if openBreak != nil, breakID != openBreak {
-                if cue { output.append(Self.cueIn) }
+                if cue { playlist.tags { TagBytes.cueIn(into: &$0) } }
                 openBreak = nil
             }
             if let breakID, openBreak != breakID, let planned = plan.breaks.firstIndex(where: { $0.adBreak.id == breakID }) {
-                if cue { output.append(Self.cueOut(plan.breaks[planned].duration)) }
-                if daterange { Self.dateRange(plan.breaks[planned], anchor: anchor, into: &output) }
+                let duration = plan.breaks[planned].duration
+                if cue { playlist.tags { TagBytes.cueOut(duration: duration, into: &$0) } }
+                if daterange {
+                    let plannedBreak = plan.breaks[planned]
+                    playlist.tags { Self.dateRange(plannedBreak, anchor: anchor, into: &$0) }
+                }
                 openBreak = breakID
             }
             if daterange, case .ad(let ad, _) = plan.pieces[position].kind {
-                Self.dateRange(
-                    id: [breakID ?? "", "/", String(position), "/", ad.id],
-                    class: "com.adstitch.ad",
-                    start: Self.milliseconds(anchor, plus: plan.pieces[position].start),
-                    duration: plan.pieces[position].duration,
-                    adIDs: [ad.id],
-                    into: &output
-                )
+                let id = [breakID ?? "", "/", String(position), "/", ad.id]
+                let duration = plan.pieces[position].duration
+                playlist.tags { Self.dateRange(id: id, class: "com.adstitch.ad", start: start, duration: duration, adIDs: [ad.id], into: &$0) }
             }
-            let transition = SegmentBlock.keyTransition(from: previousKeys, to: rows[position][index].startKeys)
-            if values.isEmpty { output.append(transition) } else { output.append(transition, filling: values) }
-            previousKeys = rows[position][index].endKeys
             if let beacons, case .video = rendition.kind, case .ad(let ad, _) = plan.pieces[position].kind,
                 case let tracked = BeaconEvents(tracking: ad.tracking), !tracked.isEmpty
             {
                 // The ad's lines as this viewer gets them, its event segments by their links.
                 let lines = beacons.rewrite(rows[position][index].bytes.filled(values), piece: position, tracked: tracked)
-                output.appendLiteral { $0.append(contentsOf: lines) }
+                playlist.piece(rows[position], index, lines: lines)
             } else {
-                output.append(rows[position][index].bytes)
+                playlist.piece(rows[position], index)
             }
         }
-        if openBreak != nil, cue { output.append(Self.cueIn) }
-        output.append("#EXT-X-ENDLIST\n")
-        return output
+        if openBreak != nil, cue { playlist.tags { TagBytes.cueIn(into: &$0) } }
+        return playlist.finish()
     }
 
-    /// `#EXT-X-CUE-OUT:DURATION=…` and `#EXT-X-CUE-IN` around a break (`markers: [cue]`),
-    /// written through the tag model.
-    private static func cueOut(_ duration: ExactDecimal) -> String {
-        var attributes = AttributeList()
-        attributes.set("DURATION", rawValue: duration.description)
-        return Tag.cueOut(CueOut(value: Substring(attributes.serialized))).serialized + "\n"
+    /// The header of rendition `index`'s VOD media playlist (stitched or primary): `version`, the
+    /// layout's target duration, and the programme's independence of segments.
+    func header(_ rendition: StitchRendition, index: Int, version: Int) -> PlaylistComposer.Header {
+        var iFramesOnly = false
+        if case .iFrame = rendition.kind { iFramesOnly = true }
+        return PlaylistComposer.Header(
+            version: version,
+            targetDuration: self.layout.targetDurations[index],
+            iFramesOnly: iFramesOnly,
+            independentSegments: self.layout.program.multivariant.hasIndependentSegments
+        )
     }
 
-    private static let cueIn = Tag.cueIn.serialized + "\n"
-
-    private static func dateRange(_ planned: PlannedBreak, anchor: Int64, into output: inout RenderedBytes) {
+    private static func dateRange(_ planned: PlannedBreak, anchor: Int64, into output: inout [UInt8]) {
         Self.dateRange(
             id: [planned.adBreak.id],
             class: "com.adstitch.break",
@@ -133,12 +121,10 @@ public struct SessionRenderer: Sendable {
         duration: ExactDecimal,
         plannedDuration: ExactDecimal? = nil,
         adIDs: [String],
-        into output: inout RenderedBytes
+        into bytes: inout [UInt8]
     ) {
-        output.appendLiteral { bytes in
-            TagBytes.dateRange(id: id, class: `class`, start: start, duration: duration, plannedDuration: plannedDuration, into: &bytes) {
-                TagBytes.quotedList("X-AD-ID", adIDs, into: &$0)
-            }
+        TagBytes.dateRange(id: id, class: `class`, start: start, duration: duration, plannedDuration: plannedDuration, into: &bytes) {
+            TagBytes.quotedList("X-AD-ID", adIDs, into: &$0)
         }
     }
 

@@ -53,7 +53,7 @@ struct LiveOriginFaultTests {
             let edge = try #require(v0.segments.last?.end)
             let schedule = try LiveSchedule(plan: plan, live: live, layout: layout, breaks: tracker.breaks, joined: 1, liveEdge: edge)
             for (index, rendition) in layout.renditions.enumerated() {
-                let bytes = try renderer.livePlaylist(schedule, rendition: rendition, window: index == 0 ? v0 : v1)
+                let bytes = try renderer.livePlaylist(schedule, rendition: rendition, window: index == 0 ? v0 : v1).bytes
                 largest = max(largest, bytes.count)
                 let playlist = try PlaylistParser().parseMediaPlaylist(String(decoding: bytes, as: UTF8.self))
                 let errors = PlaylistLinter().lint(playlist).filter { $0.severity == .error }

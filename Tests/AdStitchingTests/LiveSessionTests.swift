@@ -133,7 +133,7 @@ struct LiveSessionTests {
             let edge = try #require(windows[0].segments.last?.end)
             let schedule = try LiveSchedule(plan: plan, live: live, layout: layout, breaks: tracker.breaks, joined: joinedAfter + 1, liveEdge: edge)
             for (index, rendition) in layout.renditions.enumerated() {
-                let text = String(decoding: try renderer.livePlaylist(schedule, rendition: rendition, window: windows[index]), as: UTF8.self)
+                let text = try renderer.livePlaylist(schedule, rendition: rendition, window: windows[index]).text
                 let playlist = try PlaylistParser().parseMediaPlaylist(text, url: URL(string: "https://adstitch.test/s/\(rendition.id).m3u8")!)
                 let errors = PlaylistLinter().lint(playlist).filter { $0.severity == .error }
                 #expect(errors.isEmpty, "poll \(last), \(rendition.id): \(errors)\n\(text)")

@@ -136,7 +136,7 @@ struct LiveStallTests {
                 liveEdge: cut.compactMap { $0.segments.last?.end }.max() ?? .zero,
                 clock: (now - reference.holdBack, reference.targetDuration)
             )
-            let text = String(decoding: try renderer.livePlaylist(schedule, rendition: layout.renditions[0], window: cut[0]), as: UTF8.self)
+            let text = try renderer.livePlaylist(schedule, rendition: layout.renditions[0], window: cut[0]).text
             let playlist = try PlaylistParser().parseMediaPlaylist(text, url: URL(string: "https://adstitch.test/s/v0.m3u8")!)
             let errors = PlaylistLinter().lint(playlist).filter { $0.severity == .error }
             #expect(errors.isEmpty, "t=\(t): \(errors)\n\(text)")

@@ -89,9 +89,8 @@ struct OutputDigestTests {
                         liveEdge: edge
                     )
                     for (index, rendition) in layout.renditions.enumerated() {
-                        let bytes = try renderer.livePlaylist(schedule, rendition: rendition, window: cut[index])
-                        lines.append(
-                            "\(name) \(viewer.session) poll-\(last) \(rendition.id).m3u8 \(Self.digest(String(decoding: bytes, as: UTF8.self)))"
+                        let playlist = try renderer.livePlaylist(schedule, rendition: rendition, window: cut[index])
+                        lines.append("\(name) \(viewer.session) poll-\(last) \(rendition.id).m3u8 \(Self.digest(playlist.text))"
                         )
                     }
                     lines.append("\(name) \(viewer.session) poll-\(last) boundaries.json \(Self.digest(schedule.manifest(cut[0]).text()))")

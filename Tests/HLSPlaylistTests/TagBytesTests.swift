@@ -104,4 +104,41 @@ struct TagBytesTests {
             #expect(Tag.dateRange(range).serialized + "\n" == line)
         }
     }
+
+    @Test("Every other tag a renderer writes parses back to the same tag, 1,000 generated values each, and is what the tag model writes")
+    func mediaPlaylistTagsRoundTrip() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<1_000 {
+            let number = Int.random(in: 0...Int(Int32.max), using: &generator)
+            let duration = ExactDecimal(scaledValue: Int128(Int64.random(in: 0...(86_400 * 1_000_000), using: &generator)) * 1_000_000_000_000)
+            let type: PlaylistType = Bool.random(using: &generator) ? .vod : .event
+            let written: [(HLSPlaylist.Tag, (inout [UInt8]) -> Void)] = [
+                (.m3u, { TagBytes.m3u(into: &$0) }),
+                (.version(number), { TagBytes.version(number, into: &$0) }),
+                (.targetDuration(number), { TagBytes.targetDuration(number, into: &$0) }),
+                (.mediaSequence(number), { TagBytes.mediaSequence(number, into: &$0) }),
+                (.discontinuitySequence(number), { TagBytes.discontinuitySequence(number, into: &$0) }),
+                (.playlistType(type), { TagBytes.playlistType(type, into: &$0) }),
+                (.iFramesOnly, { TagBytes.iFramesOnly(into: &$0) }),
+                (.independentSegments, { TagBytes.independentSegments(into: &$0) }),
+                (.discontinuity, { TagBytes.discontinuity(into: &$0) }),
+                (.gap, { TagBytes.gap(into: &$0) }),
+                (.endList, { TagBytes.endList(into: &$0) }),
+                (.cueIn, { TagBytes.cueIn(into: &$0) }),
+                (.cueOut(CueOut(value: Substring("DURATION=\(duration)"))), { TagBytes.cueOut(duration: duration, into: &$0) }),
+            ]
+            for (tag, write) in written {
+                var bytes: [UInt8] = []
+                write(&bytes)
+                let line = String(decoding: bytes, as: UTF8.self)
+                #expect(line.hasSuffix("\n") && line.dropLast().allSatisfy { $0 != "\n" }, "\(line)")
+                // A playlist whose only line but the header is this one: the parser reads it back.
+                let text = tag == .m3u ? line : "#EXTM3U\n" + line
+                let lines = Array(try PlaylistParser().parse(text).lines)
+                #expect(lines.last?.tag == tag, "\(line)")
+                #expect(tag.serialized + "\n" == line)
+                if case .cueOut(let cueOut) = lines.last?.tag { #expect(cueOut.duration == duration) }
+            }
+        }
+    }
 }

@@ -136,7 +136,7 @@ let benchmarks: @Sendable () -> Void = {
                 joined: 1,
                 liveEdge: liveWindow.segments.last!.end
             )
-            blackHole(try! liveRenderer.livePlaylist(schedule, rendition: liveLayout.renditions[3], window: liveWindow))
+            blackHole(try! liveRenderer.livePlaylist(schedule, rendition: liveLayout.renditions[3], window: liveWindow).bytes)
         }
     }
 
