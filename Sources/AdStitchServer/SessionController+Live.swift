@@ -22,7 +22,7 @@ extension SessionController {
         verified: VerifiedSession?,
         for request: Request
     ) async throws -> (HTTPFields, AnswerBody) {
-        guard let channel = served.channel, let live = served.campaign.live else {
+        guard let channel = served.channel, served.campaign.live != nil else {
             throw Problem.notFound("campaign \(served.campaign.id) revision \(served.campaign.revision) is not live")
         }
         let (polled, breaks) = channel.snapshot()
@@ -39,39 +39,34 @@ extension SessionController {
         // The ads an ad server chose for the breaks the viewer has seen, asked for now if new.
         let (decided, creatives) = try await self.liveDecisions(served, token: token, breaks: breaks, for: request)
         let renderer = creatives.isEmpty ? served.renderer : SessionRenderer(layout: served.renderer.layout.adding(creatives))
-        let text = try self.render(Self.metricKind(file)) { () throws -> [UInt8] in
-            let plan = self.session(served, token, tokenText: tokenText, verified: verified).plan
-            let edge = windows.compactMap { $0?.segments.last?.end }.max() ?? .zero
-            let schedule = try LiveSchedule(
-                plan: plan,
-                live: live,
-                layout: renderer.layout,
+        let kind = LiveSessionKind(
+            renderer: renderer,
+            reporting: token.reporting ?? served.campaign.reporting,
+            channel: LiveSessionKind.Channel(
+                windows: windows,
                 breaks: breaks,
                 joined: joined,
-                liveEdge: edge,
                 decided: decided,
                 clock: reference.map { (now - $0.holdBack, $0.targetDuration) }
             )
-            switch file {
-            case .playlist(let rendition):
-                guard let index = served.renderer.layout.renditions.firstIndex(of: rendition), let window = windows[index] else {
-                    throw Problem(
-                        status: .serviceUnavailable,
-                        title: "Channel not ready",
-                        detail: "this replica has not read rendition \(rendition.id) of the live channel yet; try again in a few seconds"
-                    )
-                }
-                return try renderer.livePlaylist(schedule, rendition: rendition, window: window).bytes
-            case .boundaries:
-                guard let window = windows.first ?? nil else {
-                    throw Problem(status: .serviceUnavailable, title: "Channel not ready", detail: "the live channel has not been read yet")
-                }
-                return Array(schedule.manifest(window).text().utf8)
-            default:
-                throw Problem.notFound(
-                    "live sessions have media playlists and boundaries.json (no \(file.name): a live session's player fires its ads' events from the boundary manifest)"
+        )
+        switch file {
+        case .playlist(let rendition):
+            guard let index = renderer.layout.renditions.firstIndex(of: rendition), windows[index] != nil else {
+                throw Problem(
+                    status: .serviceUnavailable,
+                    title: "Channel not ready",
+                    detail: "this replica has not read rendition \(rendition.id) of the live channel yet; try again in a few seconds"
                 )
             }
+        case .boundaries:
+            guard windows.first ?? nil != nil else {
+                throw Problem(status: .serviceUnavailable, title: "Channel not ready", detail: "the live channel has not been read yet")
+            }
+        default: break
+        }
+        let text = try self.render(Self.metricKind(file)) {
+            try kind.render(file, self.session(served, token, tokenText: tokenText, verified: verified).plan, links: SessionLinks()).bytes
         }
         // Players reload a live playlist every target duration or so: never stored, revalidated by ETag.
         let (headers, body) = Response.taggedParts(

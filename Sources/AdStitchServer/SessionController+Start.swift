@@ -149,13 +149,11 @@ extension SessionController {
             let base = prefix + "sessions/\(tokenText)/"
             // The session's other files are fetched next, under this token: planned already.
             self.sessions.put(tokenText, session)
-            return try session.renderer.render(
+            return try session.kind.render(
                 .multivariant,
                 session.plan,
-                insertion: session.token.insertion,
-                playlistURI: { base + SessionFile.playlist($0).name },
-                boundariesURI: base + SessionFile.boundaries.name
-            )
+                links: SessionLinks(playlistURI: { base + SessionFile.playlist($0).name }, boundariesURI: base + SessionFile.boundaries.name)
+            ).text
         }
         // A viewer's session counts towards their frequency caps (a preview's never does).
         if token.scope == .viewer, let viewer = token.attributes["viewer"], let plan = planned, !plan.campaign.frequencyCaps.isEmpty {

@@ -92,15 +92,18 @@ struct SessionController: Sendable {
         let plan: Plan
         /// ``ServedCampaign/load`` the plan was made on: a plan is only rendered by its own load's layout.
         let load: Int
-        /// The load's renderer, with the session's ad server creatives laid out beside its ads.
-        let renderer: SessionRenderer
+        /// What kind of session it is (stitched, interstitial, live), over the load's renderer with
+        /// the session's ad server creatives laid out beside its ads: chosen here, once.
+        let kind: any SessionKind
 
         init(token: SessionToken, plan: Plan, load: Int, renderer: SessionRenderer) {
             self.token = token
             self.plan = plan
             self.load = load
-            self.renderer = renderer
+            self.kind = renderer.session(token.insertion, reporting: token.reporting)
         }
+
+        var renderer: SessionRenderer { self.kind.renderer }
 
         /// A session planned from the campaign's pools alone.
         convenience init(_ served: ServedCampaign, token: SessionToken) {
@@ -246,11 +249,11 @@ struct SessionController: Sendable {
                 "this session reports server-side: AdStitch fires its ads' events as the player reaches them, so it has no tracking.json; a session started with reporting=client has one"
             )
         }
-        guard let sessionFile = served.renderer.file(named: file, insertion: token.insertion, reporting: reporting), sessionFile != .multivariant
-        else {
-            let names = served.renderer.files(token.insertion, reporting: reporting).filter { $0 != .multivariant }.map(\.name)
+        let kind = served.renderer.session(token.insertion, reporting: reporting)
+        guard let sessionFile = kind.file(named: file), sessionFile != .multivariant else {
+            let names = kind.files.filter { $0 != .multivariant }.map(\.name)
             throw Problem.notFound(
-                "no file \(file) in \(token.insertion.rawValue) sessions of campaign \(served.campaign.id); they have \(names.joined(separator: ", "))"
+                "no file \(file) in \(kind.name) sessions of campaign \(served.campaign.id); they have \(names.joined(separator: ", "))"
             )
         }
         if token.decided, verified?.load != served.load {
@@ -278,7 +281,7 @@ struct SessionController: Sendable {
                     )
                 }
             }
-            return try session.renderer.renderBytes(sessionFile, session.plan, insertion: token.insertion, reporting: reporting, beacons: beacons)
+            return try session.kind.render(sessionFile, session.plan, links: SessionLinks(beacons: beacons))
         }
         let cache = sessionFile.isFiller ? "public, max-age=86400" : "public, max-age=86400, immutable"
         self.store.metrics.responseCache(hit: false)

@@ -65,7 +65,7 @@ struct Stitch: ParsableCommand {
             // Each file written whole and renamed into place (a reader never sees half of one),
             // the multivariant playlist last, so it never names a playlist not there yet — the
             // way docs/http-api.md asks campaigns to be published.
-            let files = try renderer.renderAll(plan, insertion: insertion == .auto ? .stitched : insertion)
+            let files = try renderer.session(insertion == .auto ? .stitched : insertion).renderAll(plan)
             for rendered in files.filter({ $0.file != .multivariant }) + files.filter({ $0.file == .multivariant }) {
                 try Data(rendered.bytes).write(to: directory.appendingPathComponent(rendered.file.name), options: .atomic)
             }

@@ -70,7 +70,8 @@ struct ReloadTests {
                 served.campaign,
                 for: ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
             )
-            #expect(try body == served.renderer.render(#require(served.renderer.file(named: "v0.m3u8")), plan))
+            let kind = served.renderer.session(.stitched)
+            #expect(try body == kind.render(#require(kind.file(named: "v0.m3u8")), plan).text)
         }
     }
 

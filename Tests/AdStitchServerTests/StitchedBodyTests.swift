@@ -136,10 +136,11 @@ struct StitchedBodyTests {
                         for: ViewerContext(session: "body-\(index)", milliseconds: milliseconds, attributes: attributes)
                     )
                     for insertion in [Insertion.stitched, .interstitials] {
-                        for file in served.renderer.files(insertion) {
+                        let kind = served.renderer.session(insertion)
+                        for file in kind.files {
                             if case .multivariant = file { continue }
                             if case .assetList = file { continue }
-                            let rendered = try served.renderer.renderBytes(file, plan, insertion: insertion)
+                            let rendered = try kind.render(file, plan)
                             let body = served.body.plainBody(rendered)
                             #expect(body.count == rendered.count)
                             #expect(Array(body.joined.readableBytesView) == rendered.bytes, "\(id) \(index) \(file.name)")
@@ -209,7 +210,7 @@ struct StitchedBodyTests {
             var prefixes: [String: Int] = [:]
             for id in ids {
                 let served = try #require(store.campaign(id))
-                expectedFiles += 50 * (served.renderer.files.count - 1)
+                expectedFiles += 50 * (served.renderer.session(.stitched).files.count - 1)
                 for viewer in Self.viewers() {
                     clock.withLock { $0 = viewer.at }
                     let query = viewer.query.map { "\(SessionPolicy.percentEncoded($0.name))=\(SessionPolicy.percentEncoded($0.value))" }
@@ -220,8 +221,9 @@ struct StitchedBodyTests {
                         served.campaign,
                         for: ViewerContext(session: token.session, milliseconds: token.at, attributes: token.attributes)
                     )
-                    for file in served.renderer.files where file != .multivariant {
-                        let expected = try served.renderer.render(file, plan)
+                    let kind = served.renderer.session(.stitched)
+                    for file in kind.files where file != .multivariant {
+                        let expected = try kind.render(file, plan).text
                         let plain = try await client.execute(uri: prefix + file.name, method: .get) { response in
                             #expect(response.status == .ok)
                             #expect(response.headers[.contentLength] == String(expected.utf8.count))

@@ -127,10 +127,10 @@ struct BeaconEventsTests {
             ("ad-7-0.m3u8", nil), ("ad-7-v.m3u8", nil), ("ad-7-v1-v2.m3u8", nil), ("ad-7.m3u", nil), ("ad-٣.m3u8", nil), ("ad-+7.m3u8", nil),
         ]
         for (name, file) in named {
-            #expect(renderer.file(named: name, insertion: .interstitials, reporting: .server) == file, "\(name)")
+            #expect(renderer.session(.interstitials, reporting: .server).file(named: name) == file, "\(name)")
             if let file { #expect(file.name == name) }
-            #expect(renderer.file(named: name, insertion: .interstitials, reporting: .client) == nil, "\(name): client-side reporting")
-            #expect(renderer.file(named: name, insertion: .stitched, reporting: .server) == nil, "\(name): a stitched session")
+            #expect(renderer.session(.interstitials, reporting: .client).file(named: name) == nil, "\(name): client-side reporting")
+            #expect(renderer.session(.stitched, reporting: .server).file(named: name) == nil, "\(name): a stitched session")
         }
     }
 

@@ -19,7 +19,7 @@ struct InterstitialTests {
             self.stitched = stitched
             var files: [String: String] = [:]
             var playlists: [String: MediaPlaylist] = [:]
-            for rendered in try SessionRenderer(layout: stitched.layout).renderAll(stitched.plan, insertion: .interstitials) {
+            for rendered in try SessionRenderer(layout: stitched.layout).session(.interstitials).renderAll(stitched.plan) {
                 files[rendered.file.name] = rendered.text
                 if case .playlist(let rendition) = rendered.file { playlists[rendition.id] = try PlaylistParser().parseMediaPlaylist(rendered.text) }
             }
@@ -278,7 +278,7 @@ struct InterstitialTests {
         let campaign = try CampaignLoader.load(folder.appendingPathComponent("campaign.yaml"))
         let layout = try StitchLayout(campaign: campaign, uris: Demo.uris(for: campaign))
         let plan = Planner().plan(campaign, for: viewer([:], session: "snap-1", at: "2026-11-25T12:00:00Z"))
-        let text = try SessionRenderer(layout: layout).render(.playlist(layout.renditions[1]), plan, insertion: .interstitials)
+        let text = try SessionRenderer(layout: layout).session(.interstitials).render(.playlist(layout.renditions[1]), plan).text
         let playlist = try PlaylistParser().parseMediaPlaylist(text)
         let snaps = Dictionary(uniqueKeysWithValues: playlist.dateRanges.map { ($0.dateRange.id ?? "", $0.dateRange.attributes.string("X-SNAP")) })
         #expect(snaps.count == 2)

@@ -130,10 +130,21 @@ struct LiveSessionTests {
         var observed: [String: Observed] = [:]
         for last in from...to {
             let windows = try Self.windows(channel, last: last, tracker: &tracker)
-            let edge = try #require(windows[0].segments.last?.end)
+            // The session's files as the server makes them: through the live session kind, over
+            // the channel at this poll (its live edge the windows' latest end).
+            let kind = LiveSessionKind(
+                renderer: renderer,
+                reporting: campaign.reporting,
+                channel: LiveSessionKind.Channel(windows: windows, breaks: tracker.breaks, joined: joinedAfter + 1)
+            )
+            #expect(kind.files == [.multivariant] + layout.renditions.map(SessionFile.playlist) + [.boundaries])
+            #expect(kind.file(named: "tracking.json") == nil && kind.file(named: "assets-x.json") == nil)
+            let ends = windows.compactMap { $0.segments.last?.end }
+            let edge = try #require(ends.max())
             let schedule = try LiveSchedule(plan: plan, live: live, layout: layout, breaks: tracker.breaks, joined: joinedAfter + 1, liveEdge: edge)
             for (index, rendition) in layout.renditions.enumerated() {
-                let text = try renderer.livePlaylist(schedule, rendition: rendition, window: windows[index]).text
+                let text = try kind.render(.playlist(rendition), plan).text
+                #expect(text == (try renderer.livePlaylist(schedule, rendition: rendition, window: windows[index]).text))
                 let playlist = try PlaylistParser().parseMediaPlaylist(text, url: URL(string: "https://adstitch.test/s/\(rendition.id).m3u8")!)
                 let errors = PlaylistLinter().lint(playlist).filter { $0.severity == .error }
                 #expect(errors.isEmpty, "poll \(last), \(rendition.id): \(errors)\n\(text)")
@@ -159,6 +170,7 @@ struct LiveSessionTests {
                 }
                 if index == 0 {
                     let manifest = schedule.manifest(windows[0]).text(pretty: false)
+                    #expect(try kind.render(.boundaries, plan).text == schedule.manifest(windows[0]).text())
                     let violations = try ManifestSchema.live.get().violations(of: try ExactJSON.parse(manifest))
                     #expect(violations.isEmpty, "poll \(last): \(violations)\n\(manifest)")
                     seen.manifests.append(manifest)
@@ -167,6 +179,24 @@ struct LiveSessionTests {
             }
         }
         return observed
+    }
+
+    @Test("a live campaign's sessions are live whatever insertion is asked; without the channel read, a playlist is an error, not an empty file")
+    func liveKind() throws {
+        let channel = Channel(breaks: [(10, 4, 4)])
+        let campaign = try Self.load(Self.campaign, channel: channel)
+        let renderer = SessionRenderer(layout: try StitchLayout(campaign: campaign, uris: .absolute))
+        let plan = Planner().plan(campaign, for: ViewerContext(session: "kind", milliseconds: Int64(Self.epoch) * 1000, attributes: [:]))
+        for insertion in [Insertion.stitched, .interstitials] {
+            let kind = renderer.session(insertion, reporting: .client)
+            #expect(kind.name == "live" && kind is LiveSessionKind)
+            #expect(!kind.files.contains(.tracking), "a live session's player fires its events from the boundary manifest")
+            #expect(throws: StitchError.self) { try kind.render(.playlist(renderer.layout.renditions[0]), plan) }
+            #expect(throws: StitchError.self) { try kind.render(.boundaries, plan) }
+            #expect(throws: StitchError.self) { try kind.render(.tracking, plan) }
+            let master = try PlaylistParser().parseMultivariantPlaylist(try kind.render(.multivariant, plan).text)
+            #expect(master.variants.count == renderer.layout.renditions.count)
+        }
     }
 
     @Test("numbers never change across polls and agree across renditions; ads replace exactly the marked stretches; lint-clean")

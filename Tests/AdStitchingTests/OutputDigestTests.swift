@@ -31,13 +31,11 @@ struct OutputDigestTests {
     static func digests(_ insertion: Insertion = .stitched, demoViewers: Int = 50, fixtureViewers: Int = 20) throws -> [String] {
         var lines: [String] = []
         func add(_ layout: StitchLayout, _ viewers: [ViewerContext]) throws {
-            let renderer = SessionRenderer(layout: layout)
+            let kind = SessionRenderer(layout: layout).session(insertion)
             for context in viewers {
                 let plan = Planner().plan(layout.campaign, for: context)
-                let playing = insertion == .interstitials ? Set(renderer.schedule(plan).interstitials.map(\.id)) : []
-                for file in renderer.files(insertion) {
-                    if case .assetList(let id) = file, !playing.contains(id) { continue }
-                    let text = try renderer.render(file, plan, insertion: insertion, base: "https://stitch.example/v1/campaigns/x/")
+                for file in kind.files(playing: plan) {
+                    let text = try kind.render(file, plan, links: SessionLinks(base: "https://stitch.example/v1/campaigns/x/")).text
                     lines.append("\(layout.campaign.id) \(context.session) \(file.name) \(Self.digest(text))")
                 }
             }
@@ -90,7 +88,8 @@ struct OutputDigestTests {
                     )
                     for (index, rendition) in layout.renditions.enumerated() {
                         let playlist = try renderer.livePlaylist(schedule, rendition: rendition, window: cut[index])
-                        lines.append("\(name) \(viewer.session) poll-\(last) \(rendition.id).m3u8 \(Self.digest(playlist.text))"
+                        lines.append(
+                            "\(name) \(viewer.session) poll-\(last) \(rendition.id).m3u8 \(Self.digest(playlist.text))"
                         )
                     }
                     lines.append("\(name) \(viewer.session) poll-\(last) boundaries.json \(Self.digest(schedule.manifest(cut[0]).text()))")

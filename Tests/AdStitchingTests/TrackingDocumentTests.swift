@@ -51,12 +51,12 @@ struct TrackingDocumentTests {
             let decided = [first.id: [Self.creative("uaid-\(context.session)", like: try #require(campaign.ads.first))]]
             let plan = Planner().plan(campaign, for: context, decided: decided)
             for insertion in [Insertion.stitched, .interstitials] {
-                let text = try renderer.render(.tracking, plan, insertion: insertion, reporting: .client)
+                let text = try renderer.session(insertion, reporting: .client).render(.tracking, plan).text
                 let document = try ExactJSON.parse(text)
                 #expect(schema.violations(of: document) == [], "\(demo) \(context.session) \(insertion)")
-                let manifest = try ExactJSON.parse(renderer.render(.boundaries, plan, insertion: insertion, reporting: .client))
+                let manifest = try ExactJSON.parse(renderer.session(insertion, reporting: .client).render(.boundaries, plan).text)
                 #expect(manifest["trackingUri"]?.string == SessionFile.tracking.name)
-                let serverSide = try ExactJSON.parse(renderer.render(.boundaries, plan, insertion: insertion, reporting: .server))
+                let serverSide = try ExactJSON.parse(renderer.session(insertion, reporting: .server).render(.boundaries, plan).text)
                 #expect(serverSide["trackingUri"] == nil && !serverSide.keys.contains("trackingUri"))
                 #expect(document["insertion"]?.string == insertion.rawValue && document["session"]?.string == context.session)
                 #expect(document["duration"]?.numberText == manifest["duration"]?.numberText)
@@ -127,7 +127,7 @@ struct TrackingDocumentTests {
         let renderer = SessionRenderer(layout: try StitchLayout(campaign: campaign, uris: Demo.uris(for: campaign)))
         var found = 0
         for context in variedViewers(20) {
-            let document = try ExactJSON.parse(try renderer.render(.tracking, Planner().plan(campaign, for: context)))
+            let document = try ExactJSON.parse(try renderer.session(.stitched).render(.tracking, Planner().plan(campaign, for: context)).text)
             #expect(try ManifestSchema.tracking.get().violations(of: document) == [])
             for ad in (document["breaks"]?.items ?? []).flatMap({ $0["ads"]?.items ?? [] }) {
                 guard ad["id"]?.string == "alpha" else {
@@ -143,7 +143,7 @@ struct TrackingDocumentTests {
                 #expect(verification["tracking"]?["verificationNotExecuted"]?.items?.first?.string == "https://house.example/nx?r=[REASON]")
             }
             // The campaign reports client-side: its sessions list the document and the manifest names it.
-            #expect(renderer.files(.stitched).contains(.tracking))
+            #expect(renderer.session(.stitched).files.contains(.tracking))
         }
         #expect(found > 5, "alpha played in \(found) of 20 sessions")
     }
@@ -153,9 +153,9 @@ struct TrackingDocumentTests {
         let campaign = try Demo.eveningNews.campaign()
         let renderer = SessionRenderer(layout: try StitchLayout(campaign: campaign, uris: Demo.uris(for: campaign)))
         #expect(campaign.reporting == .server)
-        #expect(!renderer.files(.stitched).contains(.tracking) && renderer.file(named: "tracking.json") == nil)
-        #expect(renderer.files(.interstitials, reporting: .client).contains(.tracking))
-        #expect(renderer.file(named: "tracking.json", insertion: .stitched, reporting: .client) == .tracking)
+        #expect(!renderer.session(.stitched).files.contains(.tracking) && renderer.session(.stitched).file(named: "tracking.json") == nil)
+        #expect(renderer.session(.interstitials, reporting: .client).files.contains(.tracking))
+        #expect(renderer.session(.stitched, reporting: .client).file(named: "tracking.json") == .tracking)
         #expect(SessionFile.tracking.contentType == "application/json")
     }
 }

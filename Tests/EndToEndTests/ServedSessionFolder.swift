@@ -30,7 +30,7 @@ final class ServedSessionFolder: Sendable {
         let uris = URIStyle.rebased(root: campaign.file.deletingLastPathComponent(), onto: server.base.appendingPathComponent("campaign/"))
         let layout = try StitchLayout(campaign: campaign, uris: uris)
         let plan = Planner().plan(campaign, for: context)
-        for rendered in try SessionRenderer(layout: layout).renderAll(plan) {
+        for rendered in try SessionRenderer(layout: layout).session(.stitched).renderAll(plan) {
             try Data(rendered.bytes).write(to: sessionDirectory.appendingPathComponent(rendered.file.name))
         }
         let manifest = BoundaryManifest(plan)

@@ -26,7 +26,7 @@ struct StitchedSession: Sendable {
         var masterText = ""
         var texts: [String: String] = [:]
         var playlists: [String: MediaPlaylist] = [:]
-        for rendered in try SessionRenderer(layout: layout).renderAll(plan) {
+        for rendered in try SessionRenderer(layout: layout).session(.stitched).renderAll(plan) {
             let text = rendered.text
             switch rendered.file {
             case .multivariant:
