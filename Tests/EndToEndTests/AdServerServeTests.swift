@@ -262,8 +262,15 @@ extension RealClients {
                 let headers = error["headers"] as? [String: String] ?? [:]
                 #expect(headers["X-Device-IP"] == "198.51.100.9" && headers["X-Device-User-Agent"] == "AdStitchTest/1.0", "\(headers)")
             }
-            let metrics = try server.get("/metrics").body
-            #expect(metrics.contains(#"adstitch_beacons_total{event="error",outcome="sent"} 3"#), "\(metrics)")
+            // Counted once the tracker's answer is back, which can be after it logged the request.
+            let sent = #"adstitch_beacons_total{event="error",outcome="sent"} 3"#
+            var metrics = try server.get("/metrics").body
+            let counted = Date().addingTimeInterval(10)
+            while !metrics.contains(sent), Date() < counted {
+                try await Task.sleep(for: .milliseconds(100))
+                metrics = try server.get("/metrics").body
+            }
+            #expect(metrics.contains(sent), "\(metrics)")
             // The preview asks the ad server for its viewer, but is no viewer: nothing fires.
             let preview = try server.get("/preview/evening-news?session=preview-beacons")
             #expect(preview.status == 200)
