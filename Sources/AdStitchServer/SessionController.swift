@@ -322,7 +322,7 @@ struct SessionController: Sendable {
         verified: VerifiedSession?,
         for request: Request
     ) throws -> (HTTPFields, AnswerBody) {
-        guard case .assetList(let breakID) = file else { throw Problem.notFound("not an asset list") }
+        guard case .assetList = file else { throw Problem.notFound("not an asset list") }
         // The public base (serve --public-url), else the request's own host: then the list is
         // the requester's alone, never kept by a shared cache (PublicAddress).
         let address = self.publicAddress.base(for: request)
@@ -335,17 +335,9 @@ struct SessionController: Sendable {
                 (address?.base ?? "")
                     + Routes.sessionFilePath(token.campaign, token: tokenText, file: SessionFile.adPlaylist(piece: piece, variant: nil).name)
             } : nil
-        let text = try self.render(Self.metricKind(file)) { () throws -> String? in
+        let text = try self.render(Self.metricKind(file)) {
             let session = verified.flatMap { $0.load == served.load ? $0 : nil } ?? VerifiedSession(served, token: token)
-            return session.renderer.assetList(
-                session.renderer.schedule(session.plan),
-                breakID: breakID,
-                base: address?.base,
-                adPlaylistURI: adPlaylistURI
-            )
-        }
-        guard let text else {
-            throw Problem.notFound("break \(breakID) does not play in this session (nothing filled it), so it has no asset list")
+            return try session.kind.render(file, session.plan, links: SessionLinks(base: address?.base, adPlaylistURI: adPlaylistURI)).text
         }
         let (headers, body) = Response.taggedParts(
             text,
@@ -368,10 +360,13 @@ struct SessionController: Sendable {
         }
     }
 
-    /// Runs a plan and render, timed under `kind`; a stitch error is a 500 that says why.
+    /// Runs a plan and render, timed under `kind`; a stitch error is a 500 that says why, but a
+    /// file the session does not have (``StitchError/Reason/notInSession``) is a 404.
     func render<Output>(_ kind: String, _ body: () throws -> Output) throws(Problem) -> Output {
         do {
             return try self.store.metrics.stitch(kind, body)
+        } catch let error as StitchError where error.reason == .notInSession {
+            throw Problem.notFound(error.message)
         } catch let error as StitchError {
             throw Problem(status: .internalServerError, title: "Cannot stitch", detail: error.message)
         } catch let problem as Problem {

@@ -42,7 +42,7 @@ public struct InterstitialSessionKind: SessionKind {
         case .assetList(let id):
             let schedule = self.renderer.schedule(plan())
             guard let list = self.renderer.assetList(schedule, breakID: id, base: links.base, adPlaylistURI: links.adPlaylistURI) else {
-                throw .notInLayout("break \(id) does not play in this session: nothing filled it")
+                throw StitchError(.notInSession, "break \(id) does not play in this session (nothing filled it), so it has no asset list")
             }
             return RenderedBytes(text: list)
         case .adPlaylist(let piece, let variant):

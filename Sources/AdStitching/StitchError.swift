@@ -13,6 +13,9 @@ public struct StitchError: Error, Sendable, Hashable, CustomStringConvertible {
         case misaligned
         /// A plan names an asset or a rendition this layout does not have (another revision's plan).
         case notInLayout
+        /// The session has no such file, though its kind may: an asset list of a break nothing
+        /// filled (a server answers 404).
+        case notInSession
     }
 
     public var reason: Reason

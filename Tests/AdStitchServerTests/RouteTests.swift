@@ -317,6 +317,37 @@ struct InsertionRouteTests {
         }
     }
 
+    @Test("an interstitial session's asset list of a break nothing filled (no ad for the viewer, no slate) is a 404 that says so, not a 500")
+    func unfilledBreakAssetList() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("unfilled-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let copy = folder.appendingPathComponent("unfilled")
+        try FileManager.default.copyItem(at: RouteTests.campaigns.appendingPathComponent("evening-news"), to: copy)
+        let yaml = try String(contentsOf: copy.appendingPathComponent("campaign.yaml"), encoding: .utf8)
+        let slate = "slate: { playlist: media/slate/master.m3u8 }\n"
+        #expect(yaml.contains(slate))
+        let edited = yaml.replacingOccurrences(of: "id: evening-news", with: "id: unfilled").replacingOccurrences(of: slate, with: "")
+            .replacingOccurrences(
+                of: "rules:\n",
+                with: "rules:\n  - name: no-ads-in-french\n    when: { attributes: { locale: '^fr' } }\n    then: { exclude: ['.'] }\n"
+            )
+        try Data(edited.utf8).write(to: copy.appendingPathComponent("campaign.yaml"))
+        let app = buildApplication(
+            store: CampaignStore(folder: folder, logger: Logger(label: "unfilled")),
+            policy: SessionPolicy(secret: RouteTests.secret)
+        )
+        try await app.test(.live) { client in
+            let (_, french) = try await self.routes.startSession(client, "unfilled", query: "session=fr-1&locale=fr-FR&insertion=interstitials")
+            try await client.execute(uri: french + "assets-mid-1.json", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).contains("break mid-1 does not play in this session"))
+            }
+            let (_, english) = try await self.routes.startSession(client, "unfilled", query: "session=en-1&locale=en-GB&insertion=interstitials")
+            try await client.execute(uri: english + "assets-mid-1.json", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
     @Test("insertion=auto: interstitials for AVPlayer on iOS 17 and for hls.js, stitched for others; a bad mode is a 400")
     func autoMode() async throws {
         try await self.routes.app().test(.live) { client in

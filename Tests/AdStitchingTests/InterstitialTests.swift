@@ -143,6 +143,40 @@ struct InterstitialTests {
         }
     }
 
+    /// A break nothing fills (no ad the viewer may get, no slate) does not play: its asset list is
+    /// a file the session's kind knows by name but this session does not have — the server's
+    /// 404, not a failure to stitch.
+    @Test("a break nothing fills: no interstitial, no asset list in the session's files, and asked for, a file the session does not have")
+    func unfilledBreak() throws {
+        let file = Repository.campaign(Demo.eveningNews.rawValue)
+        let yaml = try String(contentsOf: file, encoding: .utf8)
+        let slate = "slate: { playlist: media/slate/master.m3u8 }\n"
+        #expect(yaml.contains(slate))
+        let edited = yaml.replacingOccurrences(of: slate, with: "").replacingOccurrences(
+            of: "rules:\n",
+            with: "rules:\n  - name: no-ads-in-french\n    when: { attributes: { locale: '^fr' } }\n    then: { exclude: ['.'] }\n"
+        )
+        let campaign = try CampaignLoader.load(yaml: edited, file: file)
+        let kind = SessionRenderer(layout: try StitchLayout(campaign: campaign, uris: Demo.uris(for: campaign))).session(.interstitials)
+        let french = Planner().plan(campaign, for: viewer(["locale": "fr-FR"], session: "unfilled", at: "2026-11-25T12:00:00Z"))
+        #expect(InterstitialSchedule(french).interstitials.isEmpty)
+        #expect(!kind.files(playing: french).contains { if case .assetList = $0 { true } else { false } })
+        for adBreak in campaign.breaks {
+            #expect(kind.file(named: "assets-\(adBreak.id).json") == .assetList(adBreak.id))
+            #expect {
+                try kind.render(.assetList(adBreak.id), french)
+            } throws: {
+                ($0 as? StitchError)?.reason == .notInSession
+            }
+        }
+        // Another viewer's breaks play, and their lists render.
+        let english = Planner().plan(campaign, for: viewer(["locale": "en-GB"], session: "filled", at: "2026-11-25T12:00:00Z"))
+        #expect(!InterstitialSchedule(english).interstitials.isEmpty)
+        for interstitial in InterstitialSchedule(english).interstitials {
+            #expect(try kind.render(.assetList(interstitial.id), english).text.contains("\"ASSETS\""))
+        }
+    }
+
     /// The property the two modes rest on: one session, one plan. The stitched playlist's ad
     /// pieces (traced to their source files) and the interstitial asset lists name the same ads
     /// in the same order, break by break, and the two manifests agree on every break and ad.
