@@ -50,21 +50,6 @@ extension SessionController {
                 clock: reference.map { (now - $0.holdBack, $0.targetDuration) }
             )
         )
-        switch file {
-        case .playlist(let rendition):
-            guard let index = renderer.layout.renditions.firstIndex(of: rendition), windows[index] != nil else {
-                throw Problem(
-                    status: .serviceUnavailable,
-                    title: "Channel not ready",
-                    detail: "this replica has not read rendition \(rendition.id) of the live channel yet; try again in a few seconds"
-                )
-            }
-        case .boundaries:
-            guard windows.first ?? nil != nil else {
-                throw Problem(status: .serviceUnavailable, title: "Channel not ready", detail: "the live channel has not been read yet")
-            }
-        default: break
-        }
         let text = try self.render(Self.metricKind(file)) {
             try kind.render(file, self.session(served, token, tokenText: tokenText, verified: verified).plan, links: SessionLinks()).bytes
         }

@@ -361,12 +361,15 @@ struct SessionController: Sendable {
     }
 
     /// Runs a plan and render, timed under `kind`; a stitch error is a 500 that says why, but a
-    /// file the session does not have (``StitchError/Reason/notInSession``) is a 404.
+    /// file the session does not have (``StitchError/Reason/notInSession``) is a 404, and one made
+    /// from a live channel not read yet (``StitchError/Reason/notReady``) a 503.
     func render<Output>(_ kind: String, _ body: () throws -> Output) throws(Problem) -> Output {
         do {
             return try self.store.metrics.stitch(kind, body)
         } catch let error as StitchError where error.reason == .notInSession {
             throw Problem.notFound(error.message)
+        } catch let error as StitchError where error.reason == .notReady {
+            throw Problem(status: .serviceUnavailable, title: "Channel not ready", detail: error.message)
         } catch let error as StitchError {
             throw Problem(status: .internalServerError, title: "Cannot stitch", detail: error.message)
         } catch let problem as Problem {

@@ -61,12 +61,18 @@ public struct LiveSessionKind: SessionKind {
         case .multivariant:
             return RenderedBytes(text: try self.renderer.multivariant(plan(), playlistURI: links.playlistURI, boundariesURI: links.boundariesURI))
         case .playlist(let rendition):
-            guard let index = self.renderer.layout.renditions.firstIndex(of: rendition), let window = self.channel?.windows[index] else {
-                throw .notInLayout(rendition: rendition.id, "this replica has not read rendition \(rendition.id) of the live channel yet")
+            guard let index = self.renderer.layout.renditions.firstIndex(of: rendition),
+                let windows = self.channel?.windows, windows.indices.contains(index), let window = windows[index]
+            else {
+                throw StitchError(
+                    .notReady,
+                    rendition: rendition.id,
+                    "this replica has not read rendition \(rendition.id) of the live channel yet; try again in a few seconds"
+                )
             }
             return try self.renderer.livePlaylist(try self.schedule(plan()), rendition: rendition, window: window)
         case .boundaries:
-            guard let window = self.channel?.windows.first ?? nil else { throw .notInLayout("the live channel has not been read yet") }
+            guard let window = self.channel?.windows.first ?? nil else { throw StitchError(.notReady, "the live channel has not been read yet") }
             return RenderedBytes(text: try self.schedule(plan()).manifest(window).text())
         case .emptySubtitles, .emptyIMSC: return Self.filler(file)
         case .tracking, .assetList, .adPlaylist:

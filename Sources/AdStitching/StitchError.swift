@@ -16,6 +16,9 @@ public struct StitchError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The session has no such file, though its kind may: an asset list of a break nothing
         /// filled (a server answers 404).
         case notInSession
+        /// What the file is made from has not been read yet: a live channel's window (a server
+        /// answers 503, to be asked again).
+        case notReady
     }
 
     public var reason: Reason
