@@ -50,11 +50,17 @@ struct AdServerEndToEndTests {
         }
     }
 
-    /// The answer at `path` resolved: the first request through `fetch` too.
-    static func resolve(_ server: Server, _ path: String, fetch: @escaping VASTResolver.Fetch) async throws -> VASTResolver.Resolution {
+    /// The answer at `path` resolved, and how long the resolver took. The first request (the
+    /// test's own, not the resolver's) goes through `first`: a loaded CI machine may be slow to
+    /// answer it, and only the resolver's bounds are under test.
+    static func resolve(
+        _ server: Server, _ path: String, first: VASTResolver.Fetch? = nil, fetch: @escaping VASTResolver.Fetch
+    ) async throws -> (VASTResolver.Resolution, Duration) {
         let url = try #require(URL(string: server.base + path))
-        let document = try VASTDocument(try await fetch(url))
-        return await VASTResolver(maxWrappers: 3, fetch: fetch).resolve(document, from: url)
+        let document = try VASTDocument(try await (first ?? fetch)(url))
+        let started = ContinuousClock.now
+        let resolution = await VASTResolver(maxWrappers: 3, fetch: fetch).resolve(document, from: url)
+        return (resolution, ContinuousClock.now - started)
     }
 
     @Test("two wrappers to a pod and a stand-alone ad: every request made once, in order; the pod fills in sequence with every wrapper's trackers")
@@ -64,7 +70,7 @@ struct AdServerEndToEndTests {
         defer { Task { try? await client.shutdown() } }
         let pod = "/vast/pod?ads=alpha,bravo&dur=4,6&standalone=spare&sdur=2"
         let path = "/vast/wrapper?depth=2&to=" + (pod.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? pod)
-        let resolution = try await Self.resolve(server, path, fetch: Self.fetch(client))
+        let (resolution, _) = try await Self.resolve(server, path, fetch: Self.fetch(client))
         #expect(resolution.failures.isEmpty, "\(resolution.failures)")
         #expect(resolution.ads.map(\.identity) == ["UAID-alpha", "UAID-bravo", "UAID-spare"])
         #expect(resolution.ads.allSatisfy { $0.wrappers.count == 2 && $0.impressions.count == 3 })
@@ -79,23 +85,22 @@ struct AdServerEndToEndTests {
         let server = try await Server()
         let client = OriginClient()
         defer { Task { try? await client.shutdown() } }
-        let fetch = Self.fetch(client, timeout: .milliseconds(500))
+        let fetch = Self.fetch(client, timeout: .seconds(1))
+        let first = Self.fetch(client, timeout: .seconds(10))
         let cases: [(String, VASTError.Code)] = [
-            ("/vast/slow%3Fms%3D3000%26to%3D%252Fvast%252Finline", .wrapperTimeout),
+            ("/vast/slow%3Fms%3D5000%26to%3D%252Fvast%252Finline", .wrapperTimeout),
             ("/vast/error500", .wrapper),
             ("/vast/malformed", .xmlParsing),
             ("/vast/empty", .noAdsAfterWrapper),
             ("/vast/loop", .wrapper),
         ]
         for (target, code) in cases {
-            let started = ContinuousClock.now
-            let resolution = try await Self.resolve(server, "/vast/wrapper?depth=1&to=" + target, fetch: fetch)
-            let elapsed = ContinuousClock.now - started
+            let (resolution, elapsed) = try await Self.resolve(server, "/vast/wrapper?depth=1&to=" + target, first: first, fetch: fetch)
             #expect(resolution.ads.isEmpty, "\(target)")
             #expect(resolution.failures.map(\.error.code).contains(code), "\(target): \(resolution.failures.map(\.error))")
-            #expect(elapsed < .seconds(2), "\(target) took \(elapsed)")
+            #expect(elapsed < .seconds(3), "\(target) took \(elapsed)")
         }
-        let mp4 = try await Self.resolve(server, "/vast/mp4?ad=film&dur=10", fetch: fetch)
+        let (mp4, _) = try await Self.resolve(server, "/vast/mp4?ad=film&dur=10", first: first, fetch: fetch)
         let choice = VASTBreakFill.choose(mp4.ads, duration: ExactDecimal(30)) { ad in
             ad.creative?.mediaFiles.contains(where: \.isHLS) == true ? nil : ("no HLS media file (an MP4 needs conditioning)", .noSupportedMediaFile)
         }
