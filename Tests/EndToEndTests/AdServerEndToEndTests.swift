@@ -54,7 +54,10 @@ struct AdServerEndToEndTests {
     /// test's own, not the resolver's) goes through `first`: a loaded CI machine may be slow to
     /// answer it, and only the resolver's bounds are under test.
     static func resolve(
-        _ server: Server, _ path: String, first: VASTResolver.Fetch? = nil, fetch: @escaping VASTResolver.Fetch
+        _ server: Server,
+        _ path: String,
+        first: VASTResolver.Fetch? = nil,
+        fetch: @escaping VASTResolver.Fetch
     ) async throws -> (VASTResolver.Resolution, Duration) {
         let url = try #require(URL(string: server.base + path))
         let document = try VASTDocument(try await (first ?? fetch)(url))
