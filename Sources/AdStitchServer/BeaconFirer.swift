@@ -4,8 +4,8 @@ import Foundation
 import Logging
 
 /// Fires tracking URLs in the background, on a viewer's behalf (VAST 4.3 §2.4.2's `X-Device-*`
-/// headers): each URL on its own, tried up to ``attempts`` times (1 s, then 2 s apart) within
-/// ``timeout`` each, never holding up an answer. Counted in `adstitch_beacons_total`.
+/// headers): each URL tried up to ``attempts`` times (1 s, then 2 s apart) within ``timeout``
+/// each, never holding up an answer. Counted in `adstitch_beacons_total`.
 ///
 /// It fires VAST `<Error>` URIs when a session's ad server creative is skipped (docs/design-decisions.md
 /// "Error beacons"), and each ad's events as the viewer's player reaches them (docs/http-api.md "Beacons").
@@ -19,24 +19,61 @@ struct BeaconFirer: Sendable {
 
     /// Fires `urls` for `event` (its label in the metrics).
     func fire(_ urls: [String], event: String, headers: [(name: String, value: String)]) {
-        for text in urls {
-            guard let url = URL(string: text) else {
-                self.metrics.beacon(event, outcome: "invalid")
-                continue
-            }
-            let (origin, metrics, logger) = (self.origin, self.metrics, self.logger)
-            Task.detached {
-                for attempt in 1...Self.attempts {
-                    if let status = await origin.ping(url, headers: headers, timeout: Self.timeout), (200..<400).contains(status) {
-                        metrics.beacon(event, outcome: "sent")
-                        return
+        self.fire([(event, urls)], headers: headers)
+    }
+
+    /// Fires `events` in their order (VAST 4.3 §2.4.2.1: an impression before the start, the
+    /// quartiles in turn), as one segment that carries several of them needs: each event's URLs
+    /// together, the next event's once each of them has had its first answer (or its timeout).
+    /// A URL that failed is tried again on its own, holding up no later event.
+    func fire(_ events: [(event: String, urls: [String])], headers: [(name: String, value: String)]) {
+        let (origin, metrics, logger) = (self.origin, self.metrics, self.logger)
+        let requests = events.map { event, urls in
+            (
+                event,
+                urls.compactMap { text -> (text: String, url: URL)? in
+                    guard let url = URL(string: text) else {
+                        metrics.beacon(event, outcome: "invalid")
+                        return nil
                     }
-                    if attempt < Self.attempts { try? await Task.sleep(for: .seconds(1 << (attempt - 1))) }
+                    return (text, url)
                 }
-                metrics.beacon(event, outcome: "failed")
-                logger.notice("a tracking URL did not answer", metadata: ["event": "\(event)", "url": "\(AdServerDecisions.masked(text))"])
+            )
+        }
+        Task.detached {
+            for (event, urls) in requests {
+                await withTaskGroup(of: Void.self) { group in
+                    for (text, url) in urls {
+                        group.addTask {
+                            if await Self.attempt(origin, url, headers: headers) {
+                                metrics.beacon(event, outcome: "sent")
+                                return
+                            }
+                            Task.detached {
+                                for attempt in 2...Self.attempts {
+                                    try? await Task.sleep(for: .seconds(1 << (attempt - 2)))
+                                    if await Self.attempt(origin, url, headers: headers) {
+                                        metrics.beacon(event, outcome: "sent")
+                                        return
+                                    }
+                                }
+                                metrics.beacon(event, outcome: "failed")
+                                logger.notice(
+                                    "a tracking URL did not answer",
+                                    metadata: ["event": "\(event)", "url": "\(AdServerDecisions.masked(text))"]
+                                )
+                            }
+                        }
+                    }
+                }
             }
         }
+    }
+
+    /// One request of a tracking URL: whether it answered 2xx or 3xx within ``timeout``.
+    private static func attempt(_ origin: OriginClient, _ url: URL, headers: [(name: String, value: String)]) async -> Bool {
+        guard let status = await origin.ping(url, headers: headers, timeout: Self.timeout) else { return false }
+        return (200..<400).contains(status)
     }
 
     /// The `<Error>` URIs of every creative an ad server answered that does not play, each with

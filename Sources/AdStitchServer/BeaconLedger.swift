@@ -1,26 +1,33 @@
 import AdOrigin
 import AdPostgres
+import AdStitching
 import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
 
 /// Who may fire an ad event of a session (docs/campaign-format.md "Measurement"): the first to
-/// claim (session, piece, event) fires it, every later claim — a player fetching the segment
-/// again, another replica answering it — is told no. The claim is made before firing, so an event
-/// fires at most once; one whose URLs fail is retried by the firer, never fired twice.
+/// claim (session, place, event) fires it — the place a plan's piece, or a live break's id and
+/// the piece of its fill — and every later claim (a player fetching the segment again, another
+/// replica answering it) is told no. The claim is made before firing, so an event fires at most
+/// once; one whose URLs fail is retried by the firer, never fired twice.
 protocol BeaconLedger: Sendable {
-    /// Whether this call claimed the event (fire it) or another did first (do not).
-    func claim(session: String, piece: Int, event: String) async -> Bool
+    /// Which of `events` (one segment's, in play order) this call claimed — fire those — in
+    /// their order; the rest another claim had first. All or none in practice: concurrent claims
+    /// of one segment's events take them in the same order, so the first takes them all and one
+    /// fetch fires them in order.
+    func claim(session: String, place: BeaconPlace, ad: String, events: [String]) async -> [String]
     /// The events claimed for `session`, in order (`GET …/sessions/{token}/events`).
     func events(session: String) async throws -> [BeaconLedgerEntry]
     /// What `serve` says at start about how events are kept once per viewer.
     var summary: String { get }
 }
 
-/// One event claimed for a session: the piece of its plan, the event and when it was claimed.
+/// One event claimed for a session: the ad's place and id, the event and when it was claimed.
 struct BeaconLedgerEntry: Sendable, Hashable {
-    let piece: Int
+    let place: BeaconPlace
+    /// Empty in a row claimed before the ledger kept ads.
+    let ad: String
     let event: String
     /// Milliseconds since the epoch.
     let at: Int64
@@ -41,20 +48,21 @@ final class MemoryBeaconLedger: BeaconLedger {
         self.capacity = capacity
     }
 
-    func claim(session: String, piece: Int, event: String) async -> Bool {
+    func claim(session: String, place: BeaconPlace, ad: String, events: [String]) async -> [String] {
         let at = Int64(Date().timeIntervalSince1970 * 1000)
         return self.state.withLock { state in
             var entries = state.claimed[session] ?? []
-            guard !entries.contains(where: { $0.piece == piece && $0.event == event }) else { return false }
+            let claimed = events.filter { event in !entries.contains { $0.place == place && $0.event == event } }
+            guard !claimed.isEmpty else { return [] }
             if entries.isEmpty { state.order.append(session) }
-            entries.append(BeaconLedgerEntry(piece: piece, event: event, at: at))
+            entries += claimed.map { BeaconLedgerEntry(place: place, ad: ad, event: $0, at: at) }
             state.claimed[session] = entries
-            state.count += 1
+            state.count += claimed.count
             while state.count > self.capacity, !state.order.isEmpty {
                 let oldest = state.order.removeFirst()
                 state.count -= state.claimed.removeValue(forKey: oldest)?.count ?? 0
             }
-            return true
+            return claimed
         }
     }
 
@@ -67,8 +75,8 @@ final class MemoryBeaconLedger: BeaconLedger {
     }
 }
 
-/// The ledger in PostgreSQL, shared by every replica: a row per (session, piece, event), the
-/// first insert claiming it. A database that does not answer within ``deadline`` leaves the
+/// The ledger in PostgreSQL, shared by every replica: a row per (session, break, piece, event) —
+/// the break empty outside live sessions — the first insert claiming it. A database that does not answer within ``deadline`` leaves the
 /// claim to this replica's memory (at most once per replica), said in the log.
 final class PostgresBeaconLedger: BeaconLedger {
     let table: PostgresTable
@@ -86,36 +94,62 @@ final class PostgresBeaconLedger: BeaconLedger {
                 """
                 CREATE TABLE IF NOT EXISTS adstitch_beacon_ledger (
                     session text NOT NULL,
+                    break_id text NOT NULL DEFAULT '',
                     piece integer NOT NULL,
                     event text NOT NULL,
+                    ad text NOT NULL DEFAULT '',
                     claimed_at timestamptz NOT NULL DEFAULT now(),
-                    PRIMARY KEY (session, piece, event)
+                    PRIMARY KEY (session, break_id, piece, event)
                 )
+                """,
+                // A table made before live sessions fired events: the break and the ad added, and
+                // the key widened to the break (else two live breaks' first ads would collide).
+                "ALTER TABLE adstitch_beacon_ledger ADD COLUMN IF NOT EXISTS break_id text NOT NULL DEFAULT ''",
+                "ALTER TABLE adstitch_beacon_ledger ADD COLUMN IF NOT EXISTS ad text NOT NULL DEFAULT ''",
                 """
+                DO $$ BEGIN
+                    IF NOT EXISTS (
+                        SELECT 1 FROM information_schema.key_column_usage
+                        WHERE table_name = 'adstitch_beacon_ledger' AND constraint_name = 'adstitch_beacon_ledger_pkey'
+                            AND column_name = 'break_id'
+                    ) THEN
+                        ALTER TABLE adstitch_beacon_ledger DROP CONSTRAINT adstitch_beacon_ledger_pkey,
+                            ADD PRIMARY KEY (session, break_id, piece, event);
+                    END IF;
+                END $$
+                """,
             ]
         )
     }
 
-    func claim(session: String, piece: Int, event: String) async -> Bool {
+    func claim(session: String, place: BeaconPlace, ad: String, events: [String]) async -> [String] {
+        guard !events.isEmpty else { return [] }
         let table = self.table
+        let breakID = place.breakID ?? ""
+        let piece = Int32(clamping: place.piece)
         do {
             try await Deadline.run(within: Self.deadline) { try await table.ready() }
-            return try await Deadline.run(within: Self.deadline) { () async throws -> Bool in
+            return try await Deadline.run(within: Self.deadline) { () async throws -> [String] in
+                // One statement, rows in play order: a concurrent claim of the same events waits
+                // on the first row, then finds them all taken.
                 let rows = try await table.query(
                     """
-                    INSERT INTO adstitch_beacon_ledger (session, piece, event) VALUES (\(session), \(Int32(clamping: piece)), \(event))
-                    ON CONFLICT DO NOTHING RETURNING piece
+                    INSERT INTO adstitch_beacon_ledger (session, break_id, piece, event, ad)
+                    SELECT \(session), \(breakID), \(piece), claimed.event, \(ad)
+                    FROM unnest(\(events)::text[]) WITH ORDINALITY AS claimed(event, position) ORDER BY claimed.position
+                    ON CONFLICT DO NOTHING RETURNING event
                     """
                 )
-                for try await _ in rows.decode(Int32.self) { return true }
-                return false
+                var claimed: Set<String> = []
+                for try await event in rows.decode(String.self) { claimed.insert(event) }
+                return events.filter(claimed.contains)
             }
         } catch {
             table.logger.warning(
-                "the beacon ledger did not answer; this replica decides alone whether to fire the event",
-                metadata: ["event": "\(event)", "error": "\(error)"]
+                "the beacon ledger did not answer; this replica decides alone whether to fire the events",
+                metadata: ["events": "\(events.joined(separator: ","))", "error": "\(error)"]
             )
-            return await self.fallback.claim(session: session, piece: piece, event: event)
+            return await self.fallback.claim(session: session, place: place, ad: ad, events: events)
         }
     }
 
@@ -125,13 +159,16 @@ final class PostgresBeaconLedger: BeaconLedger {
         return try await Deadline.run(within: Self.deadline) { () async throws -> [BeaconLedgerEntry] in
             let rows = try await table.query(
                 """
-                SELECT piece, event, (extract(epoch FROM claimed_at) * 1000)::bigint FROM adstitch_beacon_ledger
-                WHERE session = \(session) ORDER BY claimed_at, piece
+                SELECT break_id, piece, ad, event, (extract(epoch FROM claimed_at) * 1000)::bigint FROM adstitch_beacon_ledger
+                WHERE session = \(session)
+                ORDER BY claimed_at, break_id, piece,
+                    array_position(ARRAY['impression', 'start', 'firstQuartile', 'midpoint', 'thirdQuartile', 'complete'], event), event
                 """
             )
             var entries: [BeaconLedgerEntry] = []
-            for try await (piece, event, at) in rows.decode((Int32, String, Int64).self) {
-                entries.append(BeaconLedgerEntry(piece: Int(piece), event: event, at: at))
+            for try await (breakID, piece, ad, event, at) in rows.decode((String, Int32, String, String, Int64).self) {
+                let place = breakID.isEmpty ? BeaconPlace.plan(Int(piece)) : .live(breakID, Int(piece))
+                entries.append(BeaconLedgerEntry(place: place, ad: ad, event: event, at: at))
             }
             return entries
         }

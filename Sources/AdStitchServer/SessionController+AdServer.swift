@@ -150,12 +150,11 @@ extension SessionController {
         _ served: ServedCampaign,
         token: SessionToken,
         breaks: [LiveBreak],
-        for request: Request
+        deviceHeaders headers: [(name: String, value: String)]
     ) async throws(Problem) -> (decided: [String: [Ad]], creatives: [StitchLayout.LaidOutCreative]) {
         guard let memo = served.liveDecisions, let live = served.campaign.live, let joined = token.liveJoin else { return ([:], []) }
         let context = token.context
         guard served.campaign.adServer(for: context) != nil else { return ([:], []) }
-        let headers = Self.deviceHeaders(request)
         var decided: [String: [Ad]] = [:]
         var creatives: [StitchLayout.LaidOutCreative] = []
         for liveBreak in breaks where liveBreak.first >= joined && liveBreak.kind == .marker {

@@ -10,11 +10,12 @@ import HTTPTypes
 import Hummingbird
 
 /// Server-side ad measurement (docs/campaign-format.md "Measurement", docs/http-api.md
-/// "Beacons"): a stitched session's media playlists list the segments where its ads' events fall
-/// by links on the beacon route, `…/sessions/{token}/beacons/{piece}/{events}/{signature}?to=URI`.
+/// "Beacons"): a stitched or live session's media playlists list the segments where its ads'
+/// events fall by links on the beacon route, `…/sessions/{token}/beacons/{piece}/{events}/{signature}?to=URI`
+/// (a live session's with `&break=ID`: the piece is of that break's fill).
 /// A fetch answers `302` to the segment at once, and fires the events' URLs in the background —
 /// each event once per session however often, and on whichever replica, the segment is fetched
-/// (``BeaconLedger``). The signature (HMAC-SHA256 of the token, piece, events and target under
+/// (``BeaconLedger``). The signature (HMAC-SHA256 of the token, place, events and target under
 /// the token secret, 96 bits) makes the route redirect only where AdStitch's own playlists point.
 extension SessionController {
     /// The links of a session's playlists, or nil when this server fires no beacons (the caller
@@ -22,13 +23,15 @@ extension SessionController {
     func beaconLinks(_ campaign: Campaign, token tokenText: String) -> BeaconLinks? {
         guard self.beacons != nil, self.ledger != nil else { return nil }
         let policy = self.policy
-        return BeaconLinks { piece, events, target in
+        return BeaconLinks { place, events, target in
             let key = policy.signingKey
             let signature = SessionToken.base64URL(
-                Data(HMAC<SHA256>.authenticationCode(for: Self.beaconBody(tokenText, piece, events.rawValue, target), using: key).prefix(12))
+                Data(HMAC<SHA256>.authenticationCode(for: Self.beaconBody(tokenText, place, events.rawValue, target), using: key).prefix(12))
             )
             let encoded = target.addingPercentEncoding(withAllowedCharacters: VASTMacros.unreserved) ?? target
-            return "beacons/\(piece)/\(events.rawValue)/\(signature)?to=\(encoded)"
+            let link = "beacons/\(place.piece)/\(events.rawValue)/\(signature)?to=\(encoded)"
+            guard let breakID = place.breakID else { return link }
+            return link + "&break=" + (breakID.addingPercentEncoding(withAllowedCharacters: VASTMacros.unreserved) ?? breakID)
         }
     }
 
@@ -41,9 +44,10 @@ extension SessionController {
         return Self.plan(served, token)
     }
 
-    /// What a beacon link's signature covers.
-    static func beaconBody(_ token: String, _ piece: Int, _ events: Int, _ target: String) -> [UInt8] {
-        Array("beacon\u{0}\(token)\u{0}\(piece)\u{0}\(events)\u{0}\(target)".utf8)
+    /// What a beacon link's signature covers (a live link's break too).
+    static func beaconBody(_ token: String, _ place: BeaconPlace, _ events: Int, _ target: String) -> [UInt8] {
+        let body = "beacon\u{0}\(token)\u{0}\(place.piece)\u{0}\(events)\u{0}\(target)"
+        return Array((place.breakID.map { body + "\u{0}break\u{0}" + $0 } ?? body).utf8)
     }
 
     /// `GET …/sessions/{token}/beacons/{piece}/{events}/{signature}?to=URI`: `302` to the segment,
@@ -56,7 +60,8 @@ extension SessionController {
             let raw = Int(try context.parameters.require("events")), (1..<64).contains(raw),
             let signature = SessionToken.data(base64URL: try context.parameters.require("signature").utf8), signature.count == 12,
             let target = request.uri.queryParameters["to"].map(String.init), !target.isEmpty,
-            self.policy.verifyingKeys.verify(signature, of: Self.beaconBody(tokenText, piece, raw, target))
+            case let place = request.uri.queryParameters["break"].map { BeaconPlace.live(String($0), piece) } ?? .plan(piece),
+            self.policy.verifyingKeys.verify(signature, of: Self.beaconBody(tokenText, place, raw, target))
         else {
             throw Problem.forbidden("this beacon link is not one AdStitch wrote for this session; play the session's own playlists")
         }
@@ -64,7 +69,7 @@ extension SessionController {
         if request.method == .get {
             let headers = Self.deviceHeaders(request)
             Task {
-                await self.fire(campaign: id, token: tokenText, piece: piece, events: BeaconEvents(rawValue: raw), target: target, headers: headers)
+                await self.fire(campaign: id, token: tokenText, place: place, events: BeaconEvents(rawValue: raw), target: target, headers: headers)
             }
         }
         var fields = HTTPFields()
@@ -73,13 +78,14 @@ extension SessionController {
         return Response(status: .found, headers: fields)
     }
 
-    /// Fires what `events` of the session's piece `piece` have not fired yet: the session's plan
-    /// (as its playlists were rendered), the ad's URLs for each event with VAST 4.3 §6.1 macros
-    /// filled, the viewer's `X-Device-*` headers.
+    /// Fires what `events` of the ad at `place` have not fired yet: the ad as the session's
+    /// playlists listed it (its plan's piece, or the piece of a live break's fill as this replica
+    /// fills it now), its URLs for each event with VAST 4.3 §6.1 macros filled, the viewer's
+    /// `X-Device-*` headers.
     func fire(
         campaign id: String,
         token tokenText: String,
-        piece: Int,
+        place: BeaconPlace,
         events: BeaconEvents,
         target: String,
         headers: [(name: String, value: String)]
@@ -90,19 +96,34 @@ extension SessionController {
         guard let token = self.sessions.get(tokenText)?.token ?? SessionToken(decoding: tokenText, keys: self.policy.verifyingKeys),
             token.campaign == id, let served = await self.served(token)
         else { return }
-        guard let plan = await self.renderedPlan(served, token, tokenText: tokenText), plan.pieces.indices.contains(piece),
-            case .ad(let ad, _) = plan.pieces[piece].kind
-        else { return }
-        for name in events.names {
-            let urls = ad.tracking[name] ?? []
-            guard !urls.isEmpty else { continue }
-            guard await ledger.claim(session: token.decisionKey, piece: piece, event: name) else {
-                self.store.metrics.beacon(name, outcome: "deduped")
-                continue
-            }
-            let values = VASTMacros.values(["ASSETURI": target, "UNIVERSALADID": ad.id])
-            firer.fire(urls.map { VASTMacros.fill($0, values) }, event: name, headers: headers)
+        guard let ad = await self.beaconAd(served, token, tokenText: tokenText, place: place, headers: headers) else { return }
+        let values = VASTMacros.values(["ASSETURI": target, "UNIVERSALADID": ad.id])
+        let tracked = events.names.filter { !(ad.tracking[$0] ?? []).isEmpty }
+        let claimed = await ledger.claim(session: token.decisionKey, place: place, ad: ad.id, events: tracked)
+        for name in tracked where !claimed.contains(name) { self.store.metrics.beacon(name, outcome: "deduped") }
+        // A segment's events in play order: the impression's URLs answered before the start's go.
+        firer.fire(claimed.map { ($0, (ad.tracking[$0] ?? []).map { VASTMacros.fill($0, values) }) }, headers: headers)
+    }
+
+    /// The ad at `place` of a session: its plan's piece, or a live break's fill's; nil when the
+    /// place holds no ad (or the live break has left this replica's channel).
+    private func beaconAd(
+        _ served: ServedCampaign,
+        _ token: SessionToken,
+        tokenText: String,
+        place: BeaconPlace,
+        headers: [(name: String, value: String)]
+    ) async -> Ad? {
+        guard let plan = await self.renderedPlan(served, token, tokenText: tokenText) else { return nil }
+        guard let breakID = place.breakID else {
+            guard plan.pieces.indices.contains(place.piece), case .ad(let ad, _) = plan.pieces[place.piece].kind else { return nil }
+            return ad
         }
+        guard let joined = token.liveJoin,
+            let kind = try? await self.liveKind(served, token, joined: joined, deviceHeaders: headers),
+            let fill = try? kind.schedule(plan).fills[breakID], fill.pieces.indices.contains(place.piece)
+        else { return nil }
+        return fill.pieces[place.piece].ad
     }
 }
 
@@ -127,9 +148,13 @@ extension SessionController {
             plan = await self.renderedPlan(served, token, tokenText: tokenText)
         }
         let events: [JSONValue] = entries.map { entry in
-            var members: [(String, JSONValue)] = [("piece", .integer(entry.piece))]
-            if let plan, plan.pieces.indices.contains(entry.piece), case .ad(let ad, _) = plan.pieces[entry.piece].kind {
-                members.append(("break", .string(plan.pieces[entry.piece].breakID ?? "")))
+            let piece = entry.place.piece
+            var members: [(String, JSONValue)] = [("piece", .integer(piece))]
+            if let breakID = entry.place.breakID {
+                members.append(("break", .string(breakID)))
+                members.append(("ad", .string(entry.ad)))
+            } else if let plan, plan.pieces.indices.contains(piece), case .ad(let ad, _) = plan.pieces[piece].kind {
+                members.append(("break", .string(plan.pieces[piece].breakID ?? "")))
                 members.append(("ad", .string(ad.id)))
             }
             members.append(("event", .string(entry.event)))

@@ -22,6 +22,34 @@ extension SessionController {
         verified: VerifiedSession?,
         for request: Request
     ) async throws -> (HTTPFields, AnswerBody) {
+        let kind = try await self.liveKind(served, token, joined: joined, deviceHeaders: Self.deviceHeaders(request))
+        // Server-side reporting: the ads' event segments by their beacon links (scope viewer only).
+        let reporting = token.reporting ?? served.campaign.reporting
+        let beacons = token.scope == .viewer && reporting == .server ? self.beaconLinks(served.campaign, token: tokenText) : nil
+        let text = try self.render(Self.metricKind(file)) {
+            try kind.render(file, self.session(served, token, tokenText: tokenText, verified: verified).plan, links: SessionLinks(beacons: beacons))
+                .bytes
+        }
+        // Players reload a live playlist every target duration or so: never stored, revalidated by ETag.
+        let (headers, body) = Response.taggedParts(
+            String(decoding: text, as: UTF8.self),
+            contentType: file.contentType,
+            cache: "no-cache",
+            for: request,
+            etag: nil
+        )
+        return (headers, AnswerBody(body))
+    }
+
+    /// A live session's kind at this moment: the channel's latest windows and breaks as this
+    /// replica read them, and the ads an ad server chose for the breaks the viewer has seen (asked
+    /// for now if new, with the viewer's `X-Device-*` headers).
+    func liveKind(
+        _ served: ServedCampaign,
+        _ token: SessionToken,
+        joined: Int,
+        deviceHeaders: [(name: String, value: String)]
+    ) async throws -> LiveSessionKind {
         guard let channel = served.channel, served.campaign.live != nil else {
             throw Problem.notFound("campaign \(served.campaign.id) revision \(served.campaign.revision) is not live")
         }
@@ -36,10 +64,9 @@ extension SessionController {
                 reference.flatMap { window.cut(now: now, holdBack: $0.holdBack, span: $0.span) } ?? window
             }
         }
-        // The ads an ad server chose for the breaks the viewer has seen, asked for now if new.
-        let (decided, creatives) = try await self.liveDecisions(served, token: token, breaks: breaks, for: request)
+        let (decided, creatives) = try await self.liveDecisions(served, token: token, breaks: breaks, deviceHeaders: deviceHeaders)
         let renderer = creatives.isEmpty ? served.renderer : SessionRenderer(layout: served.renderer.layout.adding(creatives))
-        let kind = LiveSessionKind(
+        return LiveSessionKind(
             renderer: renderer,
             reporting: token.reporting ?? served.campaign.reporting,
             channel: LiveSessionKind.Channel(
@@ -50,17 +77,5 @@ extension SessionController {
                 clock: reference.map { (now - $0.holdBack, $0.targetDuration) }
             )
         )
-        let text = try self.render(Self.metricKind(file)) {
-            try kind.render(file, self.session(served, token, tokenText: tokenText, verified: verified).plan, links: SessionLinks()).bytes
-        }
-        // Players reload a live playlist every target duration or so: never stored, revalidated by ETag.
-        let (headers, body) = Response.taggedParts(
-            String(decoding: text, as: UTF8.self),
-            contentType: file.contentType,
-            cache: "no-cache",
-            for: request,
-            etag: nil
-        )
-        return (headers, AnswerBody(body))
     }
 }

@@ -61,20 +61,35 @@ public struct BeaconEvents: OptionSet, Sendable, Hashable {
     }
 }
 
+/// Which ad of a session a beacon link names: in a stitched or interstitial session a piece of
+/// its plan; in a live session a piece of one break's fill (``LiveSchedule/LiveBreakFill``), by
+/// the break's id — a live plan has no pieces, and a fill is the same on every replica.
+public struct BeaconPlace: Sendable, Hashable, CustomStringConvertible {
+    /// The live break; nil in a stitched or interstitial session.
+    public let breakID: String?
+    /// The plan's piece, or the live fill's.
+    public let piece: Int
+
+    public static func plan(_ piece: Int) -> Self { Self(breakID: nil, piece: piece) }
+    public static func live(_ breakID: String, _ piece: Int) -> Self { Self(breakID: breakID, piece: piece) }
+
+    public var description: String { self.breakID.map { "\($0)/\(self.piece)" } ?? "\(self.piece)" }
+}
+
 /// How a session's media playlists name the segments where its ads' events fall (server-side
-/// reporting): given the piece's place in the plan, the events and the segment's real URI, the
+/// reporting): given the ad's place in the session, the events and the segment's real URI, the
 /// URI the playlist lists instead — one on AdStitch's beacon route that redirects to the real one
 /// and fires the events (`adstitch serve`, docs/http-api.md "Beacons").
 public struct BeaconLinks: Sendable {
-    public let link: @Sendable (_ piece: Int, _ events: BeaconEvents, _ target: String) -> String
+    public let link: @Sendable (_ place: BeaconPlace, _ events: BeaconEvents, _ target: String) -> String
 
-    public init(_ link: @escaping @Sendable (_ piece: Int, _ events: BeaconEvents, _ target: String) -> String) {
+    public init(_ link: @escaping @Sendable (_ place: BeaconPlace, _ events: BeaconEvents, _ target: String) -> String) {
         self.link = link
     }
 
     /// `lines` (an ad's block in one rendition, as the viewer gets it) with the URI line of each
     /// segment where an event of `tracked` falls replaced by its beacon link.
-    func rewrite(_ lines: [UInt8], piece: Int, tracked: BeaconEvents) -> [UInt8] {
+    func rewrite(_ lines: [UInt8], place: BeaconPlace, tracked: BeaconEvents) -> [UInt8] {
         let rows = lines.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         var durations: [ExactDecimal] = []
         let extinf = Array("#EXTINF:".utf8)
@@ -98,8 +113,24 @@ public struct BeaconLinks: Sendable {
                 output.append(contentsOf: row)
                 continue
             }
-            output.append(contentsOf: self.link(piece, events, String(decoding: row, as: UTF8.self)).utf8)
+            output.append(contentsOf: self.link(place, events, String(decoding: row, as: UTF8.self)).utf8)
         }
         return output
+    }
+}
+
+extension SegmentLines {
+    /// The segment's URI: its last line.
+    var uri: String? {
+        self.body.split(separator: UInt8(ascii: "\n")).last.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The segment's lines with its URI (the last line) replaced by `uri`.
+    func replacingURI(with uri: String) -> SegmentLines {
+        guard let last = self.body.split(separator: UInt8(ascii: "\n")).last else { return self }
+        var body = Array(self.body[..<last.startIndex])
+        body.append(contentsOf: uri.utf8)
+        body.append(UInt8(ascii: "\n"))
+        return SegmentLines(map: self.map, keys: self.keys, body: body, duration: self.duration)
     }
 }

@@ -50,8 +50,9 @@ public struct LiveSessionKind: SessionKind {
     }
 
     /// The multivariant playlist, each rendition's playlist, the boundary manifest and the
-    /// subtitle fillers: a live session's player fires its ads' events from the boundary
-    /// manifest, so it has no tracking document.
+    /// subtitle fillers. No tracking document: reporting server-side, the playlists' beacon links
+    /// fire the ads' events (``SessionLinks/beacons``); client-side, the player fires them from
+    /// the boundary manifest, which it fetches with each refresh.
     public var files: [SessionFile] {
         [.multivariant] + self.renderer.layout.renditions.map(SessionFile.playlist) + [.boundaries] + self.subtitleFillers
     }
@@ -70,14 +71,14 @@ public struct LiveSessionKind: SessionKind {
                     "this replica has not read rendition \(rendition.id) of the live channel yet; try again in a few seconds"
                 )
             }
-            return try self.renderer.livePlaylist(try self.schedule(plan()), rendition: rendition, window: window)
+            return try self.renderer.livePlaylist(try self.schedule(plan()), rendition: rendition, window: window, beacons: links.beacons)
         case .boundaries:
             guard let window = self.channel?.windows.first ?? nil else { throw StitchError(.notReady, "the live channel has not been read yet") }
             return RenderedBytes(text: try self.schedule(plan()).manifest(window).text())
         case .emptySubtitles, .emptyIMSC: return Self.filler(file)
         case .tracking, .assetList, .adPlaylist:
             throw .notInLayout(
-                "live sessions have media playlists and boundaries.json (no \(file.name): a live session's player fires its ads' events from the boundary manifest)"
+                "live sessions have media playlists and boundaries.json (no \(file.name): a live session's ads' events fire from its playlists' beacon links, or its player fires them from the boundary manifest)"
             )
         }
     }

@@ -235,7 +235,18 @@ extension SessionRenderer {
     /// discontinuity sequence numbers from ``LiveNumbering``; the origin's dates on programme
     /// segments, the break's date plus the fill's offset on ads; the map and keys stated after
     /// every discontinuity and wherever they change; no `EXT-X-ENDLIST`.
-    public func livePlaylist(_ schedule: LiveSchedule, rendition: StitchRendition, window: LiveRenditionWindow) throws(StitchError) -> RenderedBytes {
+    ///
+    /// With `beacons` (server-side reporting), a video rendition's segments where a filled ad's
+    /// tracked events fall are listed by their beacon links, placed by the break's id and the
+    /// ad's place in its fill (``BeaconPlace/live(_:_:)``): the same segments as a stitched
+    /// session's (``BeaconEvents/schedule(_:durations:)`` over the ad's whole length, so an ad a
+    /// break's early end cuts short never reaches its later events).
+    public func livePlaylist(
+        _ schedule: LiveSchedule,
+        rendition: StitchRendition,
+        window: LiveRenditionWindow,
+        beacons: BeaconLinks? = nil
+    ) throws(StitchError) -> RenderedBytes {
         guard let index = self.layout.renditions.firstIndex(of: rendition) else {
             throw .notInLayout(rendition: rendition.id, "rendition \(rendition.id) is not part of this campaign")
         }
@@ -271,8 +282,12 @@ extension SessionRenderer {
                 playlist.tags { Self.liveDateRange(fill, into: &$0) }
             }
         }
+        var video = false
+        if case .video = rendition.kind { video = true }
+        // Each tracked ad's event segments, by its place: worked out once per playlist.
+        var eventSegments: [BeaconPlace: [Int: BeaconEvents]] = [:]
         for (position, entry) in numbered.entries.enumerated() {
-            let lines: SegmentLines
+            var lines: SegmentLines
             let date: ExactDecimal
             switch entry.item {
             case .programme(let sequence):
@@ -286,7 +301,19 @@ extension SessionRenderer {
                 }
             case .fill(let breakID, let itemPosition, let item):
                 guard let fill = schedule.fills[breakID] else { continue }
-                lines = try self.layout.block(fill.pieces[item.piece].asset, index).segments[item.index]
+                let block = try self.layout.block(fill.pieces[item.piece].asset, index)
+                lines = block.segments[item.index]
+                if let beacons, video, let ad = fill.pieces[item.piece].ad, case let tracked = BeaconEvents(tracking: ad.tracking),
+                    !tracked.isEmpty
+                {
+                    let place = BeaconPlace.live(breakID, item.piece)
+                    if eventSegments[place] == nil {
+                        eventSegments[place] = BeaconEvents.schedule(tracked, durations: block.segments.map(\.duration))
+                    }
+                    if let events = eventSegments[place]?[item.index], let uri = lines.uri {
+                        lines = lines.replacingURI(with: beacons.link(place, events, uri))
+                    }
+                }
                 date = fill.adBreak.start + fill.offsets[itemPosition]
                 if cue, itemPosition == 0, fill.adBreak.kind == .marker {
                     let duration = fill.nominalDuration

@@ -77,7 +77,7 @@ public struct SessionRenderer: Sendable {
                 case let tracked = BeaconEvents(tracking: ad.tracking), !tracked.isEmpty
             {
                 // The ad's lines as this viewer gets them, its event segments by their links.
-                let lines = beacons.rewrite(rows[position][index].bytes.filled(values), piece: position, tracked: tracked)
+                let lines = beacons.rewrite(rows[position][index].bytes.filled(values), place: .plan(position), tracked: tracked)
                 playlist.piece(rows[position], index, lines: lines)
             } else {
                 playlist.piece(rows[position], index)

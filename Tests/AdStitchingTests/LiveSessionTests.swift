@@ -282,6 +282,89 @@ struct LiveSessionTests {
         #expect(programOrder.contains("s12.ts") && programOrder.contains("s13.ts") && !programOrder.contains { $0.hasPrefix("slate") })
     }
 
+    @Test(
+        "server-side reporting: each tracked ad's event segments are beacon links placed by the break and the ad's place in its fill, the same at every poll; the rest of the playlist is the same bytes; an ad a break's early end cuts short never reaches its complete"
+    )
+    func beaconLinks() throws {
+        // alpha (two 2 s segments) tracks every event, bravo (one) its impression; the second
+        // break ends after 2 s, cutting whatever ad opens it.
+        let tracked = Self.campaign.replacingOccurrences(
+            of: "{ id: alpha, playlist: alpha/master.m3u8 }",
+            with: """
+                { id: alpha, playlist: alpha/master.m3u8, tracking: { impression: [i], start: [s], firstQuartile: [q1], midpoint: [m], thirdQuartile: [q3], complete: [c] } }
+                """
+        ).replacingOccurrences(
+            of: "{ id: bravo, playlist: bravo/master.m3u8 }",
+            with: "{ id: bravo, playlist: bravo/master.m3u8, tracking: { impression: [i] } }"
+        )
+        let channel = Channel(breaks: [(10, 4, 4), (20, 4, 1)])
+        let campaign = try Self.load(tracked, channel: channel)
+        let live = try #require(campaign.live)
+        let layout = try StitchLayout(campaign: campaign, uris: .absolute)
+        let renderer = SessionRenderer(layout: layout)
+        let links = BeaconLinks { place, events, target in "BEACON \(place) \(events.rawValue) \(target)" }
+        var tracker = LiveBreakTracker(defaultDuration: live.defaultDuration)
+        var linked: [String: Set<String>] = [:]  // rendition: "break/piece events segment"
+        var checked = 0
+        for viewer in 0..<6 {
+            let plan = Planner().plan(
+                campaign,
+                for: ViewerContext(session: "beacons-\(viewer)", milliseconds: Int64(Self.epoch) * 1000, attributes: [:])
+            )
+            tracker = LiveBreakTracker(defaultDuration: live.defaultDuration)
+            var stable: [String: String] = [:]  // "rendition number" → its link, across polls
+            for last in 5...30 {
+                let windows = try Self.windows(channel, last: last, tracker: &tracker)
+                let kind = LiveSessionKind(
+                    renderer: renderer,
+                    reporting: .server,
+                    channel: LiveSessionKind.Channel(windows: windows, breaks: tracker.breaks, joined: 6)
+                )
+                let schedule = try kind.schedule(plan)
+                for rendition in layout.renditions {
+                    let plain = try kind.render(.playlist(rendition), plan).text
+                    let text = try kind.render(.playlist(rendition), plan, links: SessionLinks(beacons: links)).text
+                    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+                    let restored = lines.map { $0.hasPrefix("BEACON ") ? $0.split(separator: " ", maxSplits: 3)[3] : $0 }
+                    #expect(restored.joined(separator: "\n") == plain, "poll \(last) \(rendition.id): only the links differ")
+                    // Each segment's line by its media sequence number: a number keeps its link.
+                    let numbered = try PlaylistParser().parseMediaPlaylist(text, url: URL(string: "https://adstitch.test/s/v.m3u8")!)
+                    for segment in numbered.segments where segment.uri.hasPrefix("BEACON ") {
+                        let line = String(segment.uri)
+                        let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
+                        let place = fields[1].split(separator: "/")
+                        let fill = try #require(schedule.fills[String(place[0])], "\(line)")
+                        let ad = try #require(fill.pieces[Int(place[1]) ?? -1].ad, "\(line): the place names an ad")
+                        #expect(fields[3].contains("/\(rendition.id)-\(ad.id)"), "\(line): the link goes to the ad's own segment")
+                        let key = "\(rendition.id) \(segment.mediaSequenceNumber)"
+                        if let earlier = stable[key] { #expect(earlier == line, "poll \(last): the link moved") }
+                        stable[key] = line
+                        linked[rendition.id, default: []].insert("\(fields[1]) \(fields[2]) \(fields[3].split(separator: "/").last ?? "")")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked > 0, "no tracked ad played: the test checks nothing")
+        // Each rendition's links, the events where they fall: alpha's first segment impression to
+        // midpoint (15), its second the third quartile and complete (48); bravo's its impression.
+        for (rendition, seen) in linked {
+            for entry in seen {
+                let fields = entry.split(separator: " ")
+                switch fields[2] {
+                case "\(rendition)-alpha0.ts": #expect(fields[1] == "15", "\(entry)")
+                case "\(rendition)-alpha1.ts": #expect(fields[1] == "48", "\(entry)")
+                case "\(rendition)-bravo0.ts": #expect(fields[1] == "1", "\(entry)")
+                default: Issue.record("\(rendition): a link to \(entry)")
+                }
+            }
+            #expect(["alpha0.ts", "alpha1.ts", "bravo0.ts"].allSatisfy { file in seen.contains { $0.hasSuffix("-" + file) } }, "\(seen)")
+            // The cut break (20, 2 s): an alpha that opens it lists its first segment only.
+            let cut = seen.filter { $0.hasPrefix("seq-20/") }
+            #expect(!cut.isEmpty && !cut.contains { $0.hasSuffix("alpha1.ts") }, "\(rendition): \(cut)")
+        }
+    }
+
     @Test("an early CUE-IN cuts the playing ad at a segment boundary, and the boundary manifest says so")
     func earlyEndCutsTheAd() throws {
         let channel = Channel(breaks: [(10, 4, 2)])

@@ -13,7 +13,7 @@ extension RealClients {
     @Suite("Live breaks filled by an ad server", .serialized)
     struct LiveAdServerTests {
         @Test(
-            "two replicas sharing PostgreSQL: a break is asked for once per session when it opens, with its id, duration and place; both replicas list the pod, then the fallback pool, under the same numbers; a server past its timeout leaves the pools, the refresh within it"
+            "two replicas sharing PostgreSQL: a break is asked for once per session when it opens, with its id, duration and place; both replicas list the pod, then the fallback pool, under the same numbers; a server past its timeout leaves the pools, the refresh within it; the pod's event segments are beacon links that redirect and fire each event once, whichever replica and however often"
         )
         func liveBreaksAskOnce() async throws {
             let database = try await PostgresServer()
@@ -78,6 +78,7 @@ extension RealClients {
             var reused = 0
             var slowest = Duration.zero
             var breakAds: [String: [String]] = [:]
+            var beaconLinks: Set<String> = []
             var slowAds: [String: [String]] = [:]
             let end = Date().addingTimeInterval(75)
             var turn = 0
@@ -92,6 +93,7 @@ extension RealClients {
                 guard answer.status == 200, slowAnswer.status == 200 else { break }
                 for segment in try PlaylistParser().parseMediaPlaylist(answer.body).segments {
                     let uri = String(segment.uri)
+                    if uri.hasPrefix("beacons/") { beaconLinks.insert(uri) }
                     if let known = served[segment.mediaSequenceNumber], known != uri { reused += 1 }
                     served[segment.mediaSequenceNumber] = uri
                 }
@@ -121,6 +123,50 @@ extension RealClients {
             #expect(requests.filter { ($0["path"] as? String)?.hasPrefix("/vast/slow") == true }.count == 1, "\(requests)")
             let metrics = try a.get("/metrics").body + (try b.get("/metrics").body)
             #expect(metrics.contains(#"adstitch_ad_server_requests_total{outcome="timeout"} 1"#), "\(metrics)")
+
+            // Server-side beacons: the pod's event segments — bravo's one (all six events), alpha's
+            // two — are links; each redirects to its segment on either replica, fetched twice on
+            // each; every event of each ad fires once.
+            let sessionBase = viewer.playlist.replacingOccurrences(of: #"[^/]+\.m3u8$"#, with: "", options: .regularExpression)
+            #expect(beaconLinks.count == 3, "\(beaconLinks)")
+            #expect(beaconLinks.allSatisfy { $0.contains("&break=\(breakID)") }, "\(beaconLinks)")
+            for link in beaconLinks.sorted() {
+                let target = BeaconTests.target(link.components(separatedBy: "&break=")[0])
+                for server in [a, b, a, b] {
+                    let answer = try LoopbackHTTP.exchange("GET", port: server.port, path: sessionBase + link)
+                    #expect(answer.status == 302, "\(link): \(answer.status)")
+                    let location = answer.head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location:") }
+                    #expect(location.map { $0.dropFirst("location:".count).trimmingCharacters(in: .whitespaces) } == target, "\(link)")
+                }
+            }
+            let forged = try LoopbackHTTP.exchange(
+                "GET",
+                port: a.port,
+                path: sessionBase + (beaconLinks.first ?? "").replacingOccurrences(of: "&break=\(breakID)", with: "&break=other")
+            )
+            #expect(forged.status == 403, "a link whose break was changed is not AdStitch's")
+            let events = ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]
+            func trackers() async throws -> [(event: String, ad: String)] {
+                try await AdServerServeTests.requestLog(ads).compactMap { request in
+                    guard let path = request["path"] as? String, path.hasPrefix("/track/"), path != "/track/error" else { return nil }
+                    return (String(path.dropFirst("/track/".count)), (request["query"] as? String)?.components(separatedBy: "ad=").last ?? "")
+                }
+            }
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline, try await trackers().count < 12 { try await Task.sleep(for: .milliseconds(100)) }
+            try await Task.sleep(for: .milliseconds(500))  // nothing more comes
+            let tracked = try await trackers()
+            for ad in ["bravo", "alpha"] {
+                #expect(tracked.filter { $0.ad == ad }.map(\.event) == events, "\(ad): \(tracked)")
+            }
+            #expect(tracked.count == 12, "\(tracked)")
+            // The ledger lists them under the break, by the ad's place in its fill.
+            let components = viewer.playlist.split(separator: "/")
+            let token = try #require(components.firstIndex(of: "sessions").map { String(components[$0 + 1]) })
+            let listed = try b.get("/v1/sessions/\(token)/events").body
+            let entries = (try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [String: Any])?["events"] as? [[String: Any]] ?? []
+            #expect(entries.count == 12 && entries.allSatisfy { $0["break"] as? String == breakID }, "\(listed)")
+            #expect(Set(entries.compactMap { $0["ad"] as? String }) == ["UAID-bravo", "UAID-alpha"], "\(listed)")
         }
     }
 }
