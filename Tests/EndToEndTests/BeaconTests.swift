@@ -15,9 +15,11 @@ extension RealClients {
     struct BeaconTests {
         typealias Setup = AdServerServeTests.Setup
 
-        /// A playlist line's segment: the line itself, or the segment a beacon link names (`?to=`).
+        /// A playlist line's segment: the line itself, or the segment a beacon link names (`?to=`,
+        /// before a live link's `&break=`).
         static func target(_ line: some StringProtocol) -> String {
-            guard line.hasPrefix("beacons/"), let to = line.components(separatedBy: "?to=").last else { return String(line) }
+            guard line.hasPrefix("beacons/"), let query = line.components(separatedBy: "?to=").last else { return String(line) }
+            let to = query.components(separatedBy: "&break=")[0]
             return to.removingPercentEncoding ?? to
         }
 

@@ -53,18 +53,25 @@ extension RealClients {
             let b = try await HardeningEndToEndTests.Server(campaigns: folder, extra: ["--database", database.url])
             defer { kill(b.process.pid, SIGKILL) }
 
-            // Two sessions joined before the break: one asks the pod's server, one the slow one.
-            func start(_ query: String) async throws -> (playlist: String, boundaries: String) {
+            // Three sessions joined before the break: one asks the pod's server, one the slow one,
+            // and hls.js plays the third through it.
+            func start(_ query: String) async throws -> (playlist: String, boundaries: String, master: String) {
                 let deadline = Date().addingTimeInterval(30)
                 while Date() < deadline {
                     let answer = try a.get("/v1/campaigns/live-e2e/master.m3u8?\(query)")
                     if answer.status == 200, let line = answer.body.split(separator: "\n").first(where: { $0.hasPrefix("sessions/") }) {
                         let playlist = "/v1/campaigns/live-e2e/" + line
-                        return (playlist, playlist.replacingOccurrences(of: #"/[^/]+\.m3u8$"#, with: "/boundaries.json", options: .regularExpression))
+                        let boundaries = playlist.replacingOccurrences(of: #"/[^/]+\.m3u8$"#, with: "/boundaries.json", options: .regularExpression)
+                        return (playlist, boundaries, answer.body)
                     }
                     try await Task.sleep(for: .milliseconds(500))
                 }
                 throw Tool.Missing(name: "a live session start on the test channel")
+            }
+            /// A session's token, from one of its paths.
+            func token(_ path: String) throws -> String {
+                let components = path.split(separator: "/")
+                return try #require(components.firstIndex(of: "sessions").map { String(components[$0 + 1]) })
             }
             let viewer = try await start("session=live-ads")
             // A live playlist ignores Range: it changes at every refresh, and a range of one version
@@ -72,6 +79,8 @@ extension RealClients {
             let ranged = try LoopbackHTTP.exchange("GET", port: a.port, path: viewer.playlist, headers: [("Range", "bytes=1000000-")])
             #expect(ranged.status == 200 && String(decoding: ranged.body, as: UTF8.self).hasPrefix("#EXTM3U"), "\(ranged.status)")
             let slowViewer = try await start("session=live-slow&tier=slow")
+            let player = try await start("session=live-hlsjs")
+            let hlsjs = try await Self.HlsJsLive(master: player.master, port: b.port)
 
             // Alternate the replicas until the break has closed for both viewers.
             var served: [Int: String] = [:]
@@ -131,7 +140,7 @@ extension RealClients {
             #expect(beaconLinks.count == 3, "\(beaconLinks)")
             #expect(beaconLinks.allSatisfy { $0.contains("&break=\(breakID)") }, "\(beaconLinks)")
             for link in beaconLinks.sorted() {
-                let target = BeaconTests.target(link.components(separatedBy: "&break=")[0])
+                let target = BeaconTests.target(link)
                 for server in [a, b, a, b] {
                     let answer = try LoopbackHTTP.exchange("GET", port: server.port, path: sessionBase + link)
                     #expect(answer.status == 302, "\(link): \(answer.status)")
@@ -146,6 +155,36 @@ extension RealClients {
             )
             #expect(forged.status == 403, "a link whose break was changed is not AdStitch's")
             let events = ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]
+            /// A session's events in the ledger (either replica's view): (break, ad, event), in order.
+            func ledger(_ path: String) throws -> [(breakID: String, ad: String, event: String)] {
+                let listed = try b.get("/v1/sessions/\(try token(path))/events").body
+                let list = (try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [String: Any])?["events"] as? [[String: Any]] ?? []
+                return list.map { ($0["break"] as? String ?? "", $0["ad"] as? String ?? "", $0["event"] as? String ?? "") }
+            }
+            let viewerEvents = try ledger(viewer.playlist)
+            #expect(viewerEvents.count == 12 && viewerEvents.allSatisfy { $0.breakID == breakID }, "\(viewerEvents)")
+            #expect(Set(viewerEvents.map(\.ad)) == ["UAID-bravo", "UAID-alpha"], "\(viewerEvents)")
+
+            // hls.js (MSE), playing its session from replica b, goes through the break's beacon
+            // links as it reaches them: the ledger has its twelve events, each ad's in play order.
+            var playerEvents: [(breakID: String, ad: String, event: String)] = []
+            let reached = Date().addingTimeInterval(40)
+            while Date() < reached {
+                playerEvents = try ledger(player.playlist)
+                if playerEvents.count >= 12 { break }
+                try await Task.sleep(for: .seconds(1))
+            }
+            let playback = try await hlsjs.finish()
+            #expect(playback.error == nil, "hls.js: \(playback)")
+            #expect(playback.currentTime > 15, "hls.js played \(playback.currentTime) s")
+            for ad in ["UAID-bravo", "UAID-alpha"] {
+                #expect(playerEvents.filter { $0.ad == ad }.map(\.event) == events, "hls.js session, \(ad): \(playerEvents)")
+            }
+            #expect(playerEvents.count == 12, "\(playerEvents)")
+
+            // What the tracking URLs received: each event of each ad twice (two sessions), and each
+            // session's in play order — in every prefix of an ad's requests, no event has come
+            // more often than the one before it.
             func trackers() async throws -> [(event: String, ad: String)] {
                 try await AdServerServeTests.requestLog(ads).compactMap { request in
                     guard let path = request["path"] as? String, path.hasPrefix("/track/"), path != "/track/error" else { return nil }
@@ -153,20 +192,66 @@ extension RealClients {
                 }
             }
             let deadline = Date().addingTimeInterval(15)
-            while Date() < deadline, try await trackers().count < 12 { try await Task.sleep(for: .milliseconds(100)) }
+            while Date() < deadline, try await trackers().count < 24 { try await Task.sleep(for: .milliseconds(100)) }
             try await Task.sleep(for: .milliseconds(500))  // nothing more comes
             let tracked = try await trackers()
+            #expect(tracked.count == 24, "\(tracked)")
             for ad in ["bravo", "alpha"] {
-                #expect(tracked.filter { $0.ad == ad }.map(\.event) == events, "\(ad): \(tracked)")
+                var counts = [Int](repeating: 0, count: events.count)
+                var inOrder = true
+                for request in tracked where request.ad == ad {
+                    guard let index = events.firstIndex(of: request.event) else { continue }
+                    counts[index] += 1
+                    if index > 0, counts[index] > counts[index - 1] { inOrder = false }
+                }
+                #expect(inOrder && counts == [Int](repeating: 2, count: events.count), "\(ad): \(tracked.filter { $0.ad == ad }.map(\.event))")
             }
-            #expect(tracked.count == 12, "\(tracked)")
-            // The ledger lists them under the break, by the ad's place in its fill.
-            let components = viewer.playlist.split(separator: "/")
-            let token = try #require(components.firstIndex(of: "sessions").map { String(components[$0 + 1]) })
-            let listed = try b.get("/v1/sessions/\(token)/events").body
-            let entries = (try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [String: Any])?["events"] as? [[String: Any]] ?? []
-            #expect(entries.count == 12 && entries.allSatisfy { $0["break"] as? String == breakID }, "\(listed)")
-            #expect(Set(entries.compactMap { $0["ad"] as? String }) == ["UAID-bravo", "UAID-alpha"], "\(listed)")
+        }
+
+        /// hls.js (MSE) in headless Chromium playing a live session: a page on a static server
+        /// whose multivariant playlist names the session's files on `port` absolutely.
+        final class HlsJsLive {
+            let browser: WebDriver
+            let pages: StaticServer
+            let folder: URL
+
+            init(master: String, port: Int) async throws {
+                self.folder = FileManager.default.temporaryDirectory.appendingPathComponent("hlsjs-live-\(UUID().uuidString.prefix(8))")
+                try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
+                try FileManager.default.copyItem(at: HlsJs.file(), to: self.folder.appendingPathComponent("hls.js"))
+                let absolute = master.replacingOccurrences(of: "sessions/", with: "http://127.0.0.1:\(port)/v1/campaigns/live-e2e/sessions/")
+                try Data(absolute.utf8).write(to: self.folder.appendingPathComponent("master.m3u8"))
+                let page = """
+                    <!doctype html>
+                    <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch e2e, live</title>
+                    <script src="hls.js"></script></head>
+                    <body><video id="video" muted playsinline width="640"></video>
+                    <script>
+                      const video = document.getElementById('video');
+                      window.hlsError = null;
+                      const hls = new Hls();
+                      hls.on('hlsError', (e, d) => { if (d.fatal) window.hlsError = d.type + ': ' + d.details; });
+                      video.addEventListener('loadedmetadata', () => video.play());
+                      hls.loadSource('master.m3u8');
+                      hls.attachMedia(video);
+                    </script></body></html>
+                    """
+                try Data(page.utf8).write(to: self.folder.appendingPathComponent("page.html"))
+                self.pages = try await StaticServer(root: self.folder)
+                self.browser = try await WebDriver()
+                try await self.browser.open(self.pages.url("page.html"))
+            }
+
+            /// What the player reached, then the browser, pages and folder gone.
+            func finish() async throws -> (currentTime: Double, error: String?) {
+                defer {
+                    self.pages.process.stop()
+                    try? FileManager.default.removeItem(at: self.folder)
+                }
+                let state = try await self.browser.execute("return [document.getElementById('video').currentTime, window.hlsError]") as? [Any] ?? []
+                await self.browser.quit()
+                return (state.first as? Double ?? 0, state.count > 1 ? state[1] as? String : nil)
+            }
         }
     }
 }

@@ -24,8 +24,10 @@ extension RealClients {
             sequence >= Self.firstBreak && (sequence - Self.firstBreak) % Self.breakEvery < Self.breakLength
         }
 
-        /// A campaigns folder with the live campaign on `origin` and the single-asset demo's ads and slate.
-        static func folder(origin port: Int) throws -> URL {
+        /// A campaigns folder with the live campaign on `origin` and the single-asset demo's ads and
+        /// slate; with `tracked`, alpha tracks its impression, midpoint and complete (on the
+        /// origin's master, which answers any query: what the server fires is counted `sent`).
+        static func folder(origin port: Int, tracked: Bool = false) throws -> URL {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-e2e-\(UUID().uuidString.prefix(8))")
             let media = folder.appendingPathComponent("live/media")
             try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
@@ -43,12 +45,17 @@ extension RealClients {
                 slate: { playlist: media/slate/master.m3u8 }
                 pools:
                   prime:
-                    - { id: alpha, playlist: media/ads/alpha/master.m3u8 }
+                    - { id: alpha, playlist: media/ads/alpha/master.m3u8\(tracked ? Self.alphaTracking(port) : "") }
                     - { id: bravo, playlist: media/ads/bravo/master.m3u8 }
                 markers: [daterange, cue]
                 """
             try Data(yaml.utf8).write(to: folder.appendingPathComponent("live/campaign.yaml"))
             return folder
+        }
+
+        static func alphaTracking(_ port: Int) -> String {
+            let events = ["impression", "midpoint", "complete"].map { #"\#($0): ["http://127.0.0.1:\#(port)/master.m3u8?track=\#($0)"]"# }
+            return ", tracking: { " + events.joined(separator: ", ") + " }"
         }
 
         /// What the checker saw under each media sequence number of a rendition.
@@ -72,7 +79,9 @@ extension RealClients {
                 ]
             }
             defer { origin.stop() }
-            let folder = try Self.folder(origin: originPort)
+            // alpha's events fire server-side: every client plays its event segments through the
+            // beacon route's redirects.
+            let folder = try Self.folder(origin: originPort, tracked: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let first = try await HardeningEndToEndTests.Server(campaigns: folder, extra: ["--database", database.url])
             defer { kill(first.process.pid, SIGKILL) }
@@ -235,6 +244,17 @@ extension RealClients {
             let ffmpegLog = (try? String(contentsOf: ffmpeg.log, encoding: .utf8)) ?? ""
             #expect(ffmpegStatus == 0, "ffmpeg: \(ffmpegLog.suffix(800))")
 
+            // The three clients and the checker each a session: alpha's events fired through the
+            // redirects the clients followed (the checker fetches no segment), each to its tracker.
+            let metrics = try first.get("/metrics").body + (try second?.get("/metrics").body ?? "")
+            for event in ["impression", "midpoint", "complete"] {
+                #expect(
+                    metrics.contains(#"adstitch_beacons_total{event="\#(event)",outcome="sent"}"#),
+                    "\(event): \(metrics.split(separator: "\n").filter { $0.contains("beacons") })"
+                )
+            }
+            #expect(!metrics.contains(#"outcome="failed""#), "\(metrics.split(separator: "\n").filter { $0.contains("beacons") })")
+
             let live = (state.first as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } ?? [:]
             let currentTime = state.count > 1 ? (state[1] as? Double ?? 0) : 0
             let waited = (live["waited"] as? Double ?? 0) / 1000
@@ -319,7 +339,9 @@ extension RealClients {
             seen.lastMediaSequence = playlist.mediaSequence
             for segment in playlist.segments {
                 let number = segment.mediaSequenceNumber
-                let file = segment.uri.split(separator: "/").suffix(3).filter { !["240p", "360p", "180p"].contains($0) }.joined(separator: "/")
+                // A beacon link is its segment here (each rendition's link signs its own target).
+                let uri = BeaconTests.target(segment.uri)
+                let file = uri.split(separator: "/").suffix(3).filter { !["240p", "360p", "180p"].contains($0) }.joined(separator: "/")
                 if let earlier = seen.segments[number], earlier != file {
                     problems.append("\(rendition): segment \(number) was \(earlier), now \(file)")
                 }
@@ -336,7 +358,7 @@ extension RealClients {
                     continue
                 }
                 let origin = ((date.secondsSinceEpoch - ExactDecimal(epoch)).scaledValue / Self.segment.scaledValue)
-                let isProgramme = segment.uri.hasPrefix("http://127.0.0.1") && !segment.uri.contains("/media/")
+                let isProgramme = uri.hasPrefix("http://127.0.0.1") && !uri.contains("/media/")
                 if isProgramme, Self.marked(Int(origin)) {
                     problems.append("\(rendition): programme segment \(origin) of a marked stretch plays")
                 }
