@@ -221,21 +221,7 @@ extension RealClients {
                 try FileManager.default.copyItem(at: HlsJs.file(), to: self.folder.appendingPathComponent("hls.js"))
                 let absolute = master.replacingOccurrences(of: "sessions/", with: "http://127.0.0.1:\(port)/v1/campaigns/live-e2e/sessions/")
                 try Data(absolute.utf8).write(to: self.folder.appendingPathComponent("master.m3u8"))
-                let page = """
-                    <!doctype html>
-                    <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch e2e, live</title>
-                    <script src="hls.js"></script></head>
-                    <body><video id="video" muted playsinline width="640"></video>
-                    <script>
-                      const video = document.getElementById('video');
-                      window.hlsError = null;
-                      const hls = new Hls();
-                      hls.on('hlsError', (e, d) => { if (d.fatal) window.hlsError = d.type + ': ' + d.details; });
-                      video.addEventListener('loadedmetadata', () => video.play());
-                      hls.loadSource('master.m3u8');
-                      hls.attachMedia(video);
-                    </script></body></html>
-                    """
+                let page = HlsJs.page(title: "AdStitch e2e, live")
                 try Data(page.utf8).write(to: self.folder.appendingPathComponent("page.html"))
                 self.pages = try await StaticServer(root: self.folder)
                 self.browser = try await WebDriver()

@@ -65,21 +65,7 @@ final class ServedSessionFolder: Sendable {
     /// `window.hlsError`.
     func writeHlsJsPage() throws -> URL {
         try FileManager.default.copyItem(at: HlsJs.file(), to: self.root.appendingPathComponent("session/hls.js"))
-        let page = """
-            <!doctype html>
-            <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>AdStitch e2e, hls.js</title>
-            <script src="hls.js"></script></head>
-            <body><video id="video" muted playsinline width="640"></video>
-            <script>
-              const video = document.getElementById('video');
-              window.hlsError = null;
-              const hls = new Hls();
-              hls.on(Hls.Events.ERROR, (event, data) => { if (data.fatal) window.hlsError = data.type + ': ' + data.details; });
-              hls.loadSource('master.m3u8');
-              hls.attachMedia(video);
-              hls.on(Hls.Events.MANIFEST_PARSED, () => { video.playbackRate = 4; video.play(); });
-            </script></body></html>
-            """
+        let page = HlsJs.page(title: "AdStitch e2e, hls.js", rate: 4)
         try Data(page.utf8).write(to: self.root.appendingPathComponent("session/hlsjs.html"))
         return self.base.appendingPathComponent("session/hlsjs.html")
     }
@@ -94,6 +80,26 @@ enum HlsJs {
     static let version = "1.6.15"
 
     /// The extracted build, after checking its banner names the pinned version.
+    /// A page that plays `master.m3u8` beside it with `hls.js` beside it (MSE) at `rate`,
+    /// recording hls.js's fatal errors in `window.hlsError`.
+    static func page(title: String, rate: Int = 1) -> String {
+        """
+        <!doctype html>
+        <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>\(title)</title>
+        <script src="hls.js"></script></head>
+        <body><video id="video" muted playsinline width="640"></video>
+        <script>
+          const video = document.getElementById('video');
+          window.hlsError = null;
+          const hls = new Hls();
+          hls.on(Hls.Events.ERROR, (event, data) => { if (data.fatal) window.hlsError = data.type + ': ' + data.details; });
+          hls.loadSource('master.m3u8');
+          hls.attachMedia(video);
+          hls.on(Hls.Events.MANIFEST_PARSED, () => { video.playbackRate = \(rate); video.play(); });
+        </script></body></html>
+        """
+    }
+
     static func file() throws -> URL {
         let file = Repository.root.appendingPathComponent(".build-hlsjs/hls.js")
         let head = (try? String(contentsOf: file, encoding: .utf8))?.prefix(80) ?? ""
