@@ -5,9 +5,10 @@ import AdSessions
 import HLSPlaylist
 import Logging
 
-/// Frequency caps at a session start (docs/campaign-format.md "Frequency caps"): which of the
-/// campaign's caps the viewer has reached, from their impressions in the ``ImpressionStore``, and
-/// the impressions of the session that starts. A store that fails or is slow never fails or
+/// Frequency caps (docs/campaign-format.md "Frequency caps"): at a session start, which of the
+/// campaign's caps the viewer has reached, from their impressions in the ``ImpressionStore``; the
+/// impressions themselves, recorded at the start or, for an ad whose beacons AdStitch fires, when
+/// the player reaches it. A store that fails or is slow never fails or
 /// delays a start past its deadline: the session starts without caps, and the log says so.
 struct FrequencyCapper: Sendable {
     let store: any ImpressionStore
@@ -86,24 +87,37 @@ struct FrequencyCapper: Sendable {
         }
     }
 
-    /// Records the impressions of `plan` (the ads any cap counts) for the viewer.
-    func record(_ plan: Plan, viewer: String, at: Int64) async {
-        let caps = plan.campaign.frequencyCaps
+    /// Records the impressions of `plan` (the ads any cap counts) for the viewer at its start,
+    /// but those `seen` says AdStitch will see play (server-side reporting: their beacons count
+    /// them, ``record(campaign:session:piece:ad:viewer:at:)``).
+    func record(_ plan: Plan, viewer: String, at: Int64, seen: (Ad) -> Bool = { _ in false }) async {
         var ads: [(piece: Int, ad: String)] = []
         for (index, piece) in plan.pieces.enumerated() {
-            guard case .ad(let ad, _) = piece.kind, caps.contains(where: { $0.ads.matches(ad.id) }) else { continue }
+            guard case .ad(let ad, _) = piece.kind, !seen(ad) else { continue }
             ads.append((index, ad.id))
         }
-        guard !ads.isEmpty else { return }
+        await self.record(plan.campaign, session: plan.context.session, ads: ads, viewer: viewer, at: at)
+    }
+
+    /// Records that the viewer's session `session` played the ad at `piece` at `at` (ms): the
+    /// first of its beacons reached AdStitch. Once per session and piece, however often.
+    func record(campaign: Campaign, session: String, piece: Int, ad: String, viewer: String, at: Int64) async {
+        await self.record(campaign, session: session, ads: [(piece, ad)], viewer: viewer, at: at)
+    }
+
+    /// The one writer: the ads any of `campaign`'s caps counts, within ``deadline``.
+    private func record(_ campaign: Campaign, session: String, ads: [(piece: Int, ad: String)], viewer: String, at: Int64) async {
+        let counted = ads.filter { ad in campaign.frequencyCaps.contains { $0.ads.matches(ad.ad) } }
+        guard !counted.isEmpty else { return }
         do {
-            let (store, id, session, recorded) = (self.store, plan.campaign.id, plan.context.session, ads)
+            let (store, id) = (self.store, campaign.id)
             try await Deadline.run(within: Self.deadline) {
-                try await store.record(campaign: id, viewer: viewer, session: session, ads: recorded, at: at)
+                try await store.record(campaign: id, viewer: viewer, session: session, ads: counted, at: at)
             }
         } catch {
             self.logger.warning(
                 "cannot record a session's impressions; frequency caps will not count them",
-                metadata: ["campaign": "\(plan.campaign.id)", "error": "\(error)"]
+                metadata: ["campaign": "\(campaign.id)", "error": "\(error)"]
             )
         }
     }

@@ -18,10 +18,15 @@ import Hummingbird
 /// (``BeaconLedger``). The signature (HMAC-SHA256 of the token, place, events and target under
 /// the token secret, 96 bits) makes the route redirect only where AdStitch's own playlists point.
 extension SessionController {
+    /// Whether this server fires ads' events for sessions that report server-side (`serve` does;
+    /// an application built without a firer and a ledger does not, and its playlists keep the
+    /// segments' own URIs).
+    var firesBeacons: Bool { self.beacons != nil && self.ledger != nil }
+
     /// The links of a session's playlists, or nil when this server fires no beacons (the caller
     /// asks only for sessions that report server-side).
     func beaconLinks(_ campaign: Campaign, token tokenText: String) -> BeaconLinks? {
-        guard self.beacons != nil, self.ledger != nil else { return nil }
+        guard self.firesBeacons else { return nil }
         let policy = self.policy
         return BeaconLinks { place, events, target in
             let key = policy.signingKey
@@ -103,6 +108,14 @@ extension SessionController {
         for name in tracked where !claimed.contains(name) { self.store.metrics.beacon(name, outcome: "deduped") }
         // A segment's events in play order: the impression's URLs answered before the start's go.
         firer.fire(claimed.map { ($0, (ad.tracking[$0] ?? []).map { VASTMacros.fill($0, values) }) }, headers: headers)
+        // The ad played: its first claimed event counts it towards the viewer's frequency caps
+        // (a stitched or interstitial session's; a live session's breaks are not counted).
+        if !claimed.isEmpty, place.breakID == nil, token.scope == .viewer, let viewer = token.attributes["viewer"],
+            !served.campaign.frequencyCaps.isEmpty
+        {
+            let at = Int64((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down))
+            await self.capper.record(campaign: served.campaign, session: token.session, piece: place.piece, ad: ad.id, viewer: viewer, at: at)
+        }
     }
 
     /// The ad at `place` of a session: its plan's piece, or a live break's fill's; nil when the

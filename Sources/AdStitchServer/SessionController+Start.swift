@@ -155,9 +155,12 @@ extension SessionController {
                 links: SessionLinks(playlistURI: { base + SessionFile.playlist($0).name }, boundariesURI: base + SessionFile.boundaries.name)
             ).text
         }
-        // A viewer's session counts towards their frequency caps (a preview's never does).
+        // A viewer's session counts towards their frequency caps (a preview's never does): an ad
+        // whose beacons AdStitch fires when the player reaches it (server-side reporting) counts
+        // then; any other ad now, at the start — nothing will say whether it played.
         if token.scope == .viewer, let viewer = token.attributes["viewer"], let plan = planned, !plan.campaign.frequencyCaps.isEmpty {
-            await self.capper.record(plan, viewer: viewer, at: token.at)
+            let fired = (token.reporting ?? served.campaign.reporting) == .server && self.firesBeacons
+            await self.capper.record(plan, viewer: viewer, at: token.at) { fired && !BeaconEvents(tracking: $0.tracking).isEmpty }
         }
         return Self.playlist(text, cache: "private, no-store", for: request)
     }

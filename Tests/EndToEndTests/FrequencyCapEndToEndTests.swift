@@ -14,10 +14,10 @@ extension RealClients {
     struct FrequencyCapEndToEndTests {
         static let startKey = "caps-e2e-start-key"
 
-        /// A signed start's query for `viewer`'s session `session`.
-        static func start(_ session: String, viewer: String) -> String {
+        /// A signed start's query for `viewer`'s session `session` (`reporting=` when given).
+        static func start(_ session: String, viewer: String, reporting: String? = nil) -> String {
             let exp = String(Int(Date().timeIntervalSince1970) + 300)
-            let pairs = [("session", session), ("viewer", viewer), ("exp", exp)]
+            let pairs = [("session", session), ("viewer", viewer)] + (reporting.map { [("reporting", $0)] } ?? []) + [("exp", exp)]
             let sig = SessionPolicy.signature(of: pairs.map { (name: $0.0, value: $0.1) }, key: Data(Self.startKey.utf8))
             return (pairs + [("sig", sig)]).map { "\($0.0)=\($0.1)" }.joined(separator: "&")
         }
@@ -37,8 +37,37 @@ extension RealClients {
             return (ads, prefix)
         }
 
+        /// Plays the mid-roll's alpha of the session under `prefix` as a player reaches it: its
+        /// first segment's beacon link (alpha tracks its impression there), fetched from `server`.
+        static func playAlpha(_ server: HardeningEndToEndTests.Server, prefix: String) throws {
+            let playlist = try server.get(prefix + "v0.m3u8").body
+            let link = try #require(
+                playlist.split(separator: "\n").first { $0.hasPrefix("beacons/") && BeaconTests.target($0).contains("/alpha/") },
+                "\(playlist)"
+            )
+            #expect(try server.get(prefix + link).status == 302)
+        }
+
+        /// The sessions whose impressions the preview on `server` lists behind viewer `viewer`'s
+        /// cap, once they are `count` (or 15 s have passed: an impression is recorded after the
+        /// beacon's `302`).
+        static func impressions(_ server: HardeningEndToEndTests.Server, viewer: String, count: Int) async throws -> [String] {
+            let deadline = Date().addingTimeInterval(15)
+            var sessions: [String] = []
+            while Date() < deadline {
+                let report = try JSONSerialization.jsonObject(
+                    with: Data(try server.get("/preview/evening-news/report.json?session=p&viewer=\(viewer)").body.utf8)
+                )
+                let cap = ((report as? [String: Any])?["frequencyCaps"] as? [String: Any])?["caps"] as? [[String: Any]]
+                sessions = (cap?.first?["impressions"] as? [[String: Any]])?.compactMap { $0["session"] as? String } ?? []
+                if sessions.count >= count { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return sessions
+        }
+
         @Test(
-            "a viewer's starts alternating between two replicas: capped after two, on either; the capped session reads alike on both; the 10 s window passes and alpha returns"
+            "a viewer's sessions alternating between two replicas: an ad counts when the player reaches it (its beacon), not when a session starts; capped after two played, on either replica; the 10 s window passes and alpha returns"
         )
         func acrossReplicas() async throws {
             let database = try await PostgresServer()
@@ -50,37 +79,48 @@ extension RealClients {
             let b = try await HardeningEndToEndTests.Server(campaigns: root, extra: extra)
             defer { kill(b.process.pid, SIGKILL) }
 
-            #expect(try Self.midroll(a, Self.start("e2e-1", viewer: "v-9")).ads.contains("alpha"))
-            // The first impression was counted at its start, before its answer came back.
-            let firstAnswered = Date()
+            // Session 1 plays alpha (its beacon on the other replica): one impression.
+            let first = try Self.midroll(a, Self.start("e2e-1", viewer: "v-9"))
+            #expect(first.ads.contains("alpha"))
+            try Self.playAlpha(b, prefix: first.prefix)
+            #expect(try await Self.impressions(a, viewer: "v-9", count: 1) == ["e2e-1"])
+            let firstPlayed = Date()
+            // Session 2 starts with alpha but never reaches it; a replayed beacon adds nothing.
             #expect(try Self.midroll(b, Self.start("e2e-2", viewer: "v-9")).ads.contains("alpha"))
-            let third = try Self.midroll(a, Self.start("e2e-3", viewer: "v-9"), reader: b)
-            #expect(!third.ads.contains("alpha") && !third.ads.isEmpty, "\(third.ads)")
-            #expect(try a.get(third.prefix + "boundaries.json").body == b.get(third.prefix + "boundaries.json").body)
-            #expect(try !Self.midroll(b, Self.start("e2e-4", viewer: "v-9")).ads.contains("alpha"), "capped on the other replica too")
-            #expect(try Self.midroll(b, Self.start("e2e-5", viewer: "v-10")).ads.contains("alpha"), "another viewer is not capped")
-            // The preview on either replica lists the two impressions behind the cap.
-            let report = try JSONSerialization.jsonObject(with: Data(try b.get("/preview/evening-news/report.json?session=p&viewer=v-9").body.utf8))
+            try Self.playAlpha(a, prefix: first.prefix)
+            // So session 3 still gets alpha, and plays it: two impressions.
+            let third = try Self.midroll(a, Self.start("e2e-3", viewer: "v-9"))
+            #expect(third.ads.contains("alpha"), "a start that did not play alpha does not count: \(third.ads)")
+            try Self.playAlpha(a, prefix: third.prefix)
+            #expect(try await Self.impressions(b, viewer: "v-9", count: 2) == ["e2e-1", "e2e-3"])
+            // Capped, on either replica; the capped session reads alike on both.
+            let fourth = try Self.midroll(a, Self.start("e2e-4", viewer: "v-9"), reader: b)
+            #expect(!fourth.ads.contains("alpha") && !fourth.ads.isEmpty, "\(fourth.ads)")
+            #expect(try a.get(fourth.prefix + "boundaries.json").body == b.get(fourth.prefix + "boundaries.json").body)
+            #expect(try !Self.midroll(b, Self.start("e2e-5", viewer: "v-9")).ads.contains("alpha"), "capped on the other replica too")
+            #expect(try Self.midroll(b, Self.start("e2e-6", viewer: "v-10")).ads.contains("alpha"), "another viewer is not capped")
+            // The preview on either replica lists the two impressions behind the cap, and it is reached.
+            let report = try JSONSerialization.jsonObject(with: Data(try a.get("/preview/evening-news/report.json?session=p&viewer=v-9").body.utf8))
             let cap = ((report as? [String: Any])?["frequencyCaps"] as? [String: Any])?["caps"] as? [[String: Any]]
             #expect(cap?.first?["reached"] as? Bool == true)
-            #expect((cap?.first?["impressions"] as? [[String: Any]])?.compactMap { $0["session"] as? String } == ["e2e-1", "e2e-2"])
-            // Ten seconds after the first, the window has left it behind: one impression counts.
-            let wait = firstAnswered.addingTimeInterval(10.3).timeIntervalSinceNow
+            #expect(try await Self.impressions(b, viewer: "v-9", count: 2) == ["e2e-1", "e2e-3"])
+            // Ten seconds after the first impression, the window has left it behind: one counts.
+            let wait = firstPlayed.addingTimeInterval(10.3).timeIntervalSinceNow
             if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
-            #expect(try Self.midroll(a, Self.start("e2e-6", viewer: "v-9")).ads.contains("alpha"))
-            // Each replica counted its starts: a took e2e-1, -3 (capped), -6; b e2e-2, -4 (capped), -5.
-            for server in [a, b] {
+            #expect(try Self.midroll(a, Self.start("e2e-7", viewer: "v-9")).ads.contains("alpha"))
+            // A session that reports client-side: AdStitch never sees its ads play, so its start counts.
+            #expect(try Self.midroll(b, Self.start("e2e-8", viewer: "v-11", reporting: "client")).ads.contains("alpha"))
+            #expect(try await Self.impressions(a, viewer: "v-11", count: 1) == ["e2e-8"])
+            // Each replica counted its starts: a took e2e-1, -3, -4 (capped), -7; b e2e-2, -5 (capped), -6, -8.
+            for (server, open) in [(a, 3), (b, 3)] {
                 let metrics = try server.get("/metrics").body
                 #expect(metrics.contains(#"adstitch_frequency_cap_starts_total{outcome="capped"} 1"#), "\(metrics)")
-                #expect(metrics.contains(#"adstitch_frequency_cap_starts_total{outcome="open"} 2"#))
+                #expect(metrics.contains(#"adstitch_frequency_cap_starts_total{outcome="open"} \#(open)"#), "\(metrics)")
             }
         }
     }
 }
 
-/// A campaigns folder holding the demo's evening-news, its mid-roll 20 s so that every ad of its
-/// pools (19.2 s) plays in it — alpha is certain until something excludes it — and `edit` applied
-/// to its campaign file.
 enum EveningNewsFolder {
     static func make(_ edit: (String) -> String) throws -> URL {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("adstitch-news-\(UUID().uuidString)")
