@@ -131,7 +131,8 @@ public struct SessionRenderer: Sendable {
     /// `anchor + offset` in whole milliseconds: the offset rounded to the nearest one, added
     /// exactly (a `Double` on the way writes 1 ms early).
     static func milliseconds(_ anchor: Int64, plus offset: ExactDecimal) -> Int64 {
-        anchor + offset.roundedMilliseconds
+        let millisecond = ExactDecimal(1).scaledValue / 1000
+        return anchor + Int64(clamping: (offset.scaledValue + millisecond / 2) / millisecond)
     }
 
     // MARK: - Multivariant playlist
