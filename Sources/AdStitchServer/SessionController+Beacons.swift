@@ -113,7 +113,7 @@ extension SessionController {
         if !claimed.isEmpty, place.breakID == nil, token.scope == .viewer, let viewer = token.attributes["viewer"],
             !served.campaign.frequencyCaps.isEmpty
         {
-            let at = Int64((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down))
+            let at = self.policy.nowMilliseconds
             await self.capper.record(campaign: served.campaign, session: token.session, piece: place.piece, ad: ad.id, viewer: viewer, at: at)
         }
     }

@@ -57,7 +57,7 @@ extension SessionController {
         // Every rendition cut at the same common clock, so replicas out of phase list the same
         // window (LiveRenditionWindow.cut); one the clock cannot cut (dates ahead of it) as polled.
         // The first rendition's hold-back and span for all, so renditions agree with each other too.
-        let now = ExactDecimal(significand: Int((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down)), exponent: 3)
+        let now = ExactDecimal(significand: Int(self.policy.nowMilliseconds), exponent: 3)
         let reference = polled.first ?? nil
         let windows = polled.map { window in
             window.map { window in

@@ -100,7 +100,7 @@ extension SessionController {
             }
             liveJoin = edge
         }
-        let at = Int64((self.policy.now().timeIntervalSince1970 * 1000).rounded(.down))
+        let at = self.policy.nowMilliseconds
         // The caps the viewer reached (a viewer only a signed start or a trusting campaign gives).
         var capped: [Int] = []
         if let viewer = attributes["viewer"], !served.campaign.frequencyCaps.isEmpty {

@@ -47,6 +47,8 @@ public struct SessionPolicy: Sendable {
 
     /// Seconds since the epoch, now.
     var nowSeconds: Int64 { Int64(self.now().timeIntervalSince1970.rounded(.down)) }
+    /// `now` in whole milliseconds since the epoch (a session's decision time, an impression's).
+    var nowMilliseconds: Int64 { Int64((self.now().timeIntervalSince1970 * 1000).rounded(.down)) }
 
     /// The expiry of a token issued now.
     var expiryOfNewToken: Int64 {

@@ -120,16 +120,11 @@ public struct BeaconLinks: Sendable {
 }
 
 extension SegmentLines {
-    /// The segment's URI: its last line.
-    var uri: String? {
-        self.body.split(separator: UInt8(ascii: "\n")).last.map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// The segment's lines with its URI (the last line) replaced by `uri`.
-    func replacingURI(with uri: String) -> SegmentLines {
+    /// The segment's lines with its URI (the last line) replaced by what `link` makes of it.
+    func replacingURI(_ link: (String) -> String) -> SegmentLines {
         guard let last = self.body.split(separator: UInt8(ascii: "\n")).last else { return self }
         var body = Array(self.body[..<last.startIndex])
-        body.append(contentsOf: uri.utf8)
+        body.append(contentsOf: link(String(decoding: last, as: UTF8.self)).utf8)
         body.append(UInt8(ascii: "\n"))
         return SegmentLines(map: self.map, keys: self.keys, body: body, duration: self.duration)
     }

@@ -310,8 +310,8 @@ extension SessionRenderer {
                     if eventSegments[place] == nil {
                         eventSegments[place] = BeaconEvents.schedule(tracked, durations: block.segments.map(\.duration))
                     }
-                    if let events = eventSegments[place]?[item.index], let uri = lines.uri {
-                        lines = lines.replacingURI(with: beacons.link(place, events, uri))
+                    if let events = eventSegments[place]?[item.index] {
+                        lines = lines.replacingURI { beacons.link(place, events, $0) }
                     }
                 }
                 date = fill.adBreak.start + fill.offsets[itemPosition]
