@@ -23,7 +23,8 @@ inline ad has a pause tracker and an Open Measurement verification in <AdVerific
   /vast/mp4?ad=ID&dur=S                     an inline ad whose only MediaFile is an MP4
   /vmap?pre=PATH&mid=SECONDS:PATH&post=PATH a VMAP: a pre-roll, a mid-roll at SECONDS, a post-roll,
                                             each an AdTagURI to PATH on this server
-  /track/EVENT?…                            a tracker: 204; [&fail=N|always] 500 to the first N requests
+  /track/EVENT?…                            a tracker (an ad's: bp=[BREAKPOSITION]&ap=[ADPLAYHEAD]&
+                                            cp=[CONTENTPLAYHEAD]&ad=ID): 204; [&fail=N|always] 500 to the first N requests
                                             of this path and query (or all); [&ms=M] after M ms
   /requests                                 every request so far, as JSON (not recorded itself)
   /reset                                    forgets the requests
@@ -60,7 +61,9 @@ class Answers:
         self.media_base = media_base.rstrip("/")
 
     def tracker(self, ad, event):
-        return cdata("%s/track/%s?ad=%s" % (self.base, event, urllib.parse.quote(ad)))
+        # The VAST 4.3 playhead macros a stitcher fills when it fires (bp, ap, cp), before ad=.
+        return cdata("%s/track/%s?bp=[BREAKPOSITION]&ap=[ADPLAYHEAD]&cp=[CONTENTPLAYHEAD]&ad=%s"
+                     % (self.base, event, urllib.parse.quote(ad)))
 
     def verification(self, vendor, ad):
         return (

@@ -37,6 +37,35 @@ public enum VASTMacros {
         return values
     }
 
+    /// A time as VAST 4.3 §6.1 writes playheads (`[ADPLAYHEAD]`, `[CONTENTPLAYHEAD]`):
+    /// `HH:MM:SS.mmm`, from whole milliseconds.
+    public static func time(milliseconds: Int64) -> String {
+        let value = max(0, milliseconds)
+        let (seconds, millis) = value.quotientAndRemainder(dividingBy: 1000)
+        let (minutes, second) = seconds.quotientAndRemainder(dividingBy: 60)
+        let (hours, minute) = minutes.quotientAndRemainder(dividingBy: 60)
+        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let three = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return "\(two(hours)):\(two(minute)):\(two(second)).\(three)"
+    }
+
+    /// `uri` as it can be requested: every character RFC 3986 §3.3–3.5 does not allow after the
+    /// authority (a macro left unfilled, `[CONTENTPLAYHEAD]`, as `%5BCONTENTPLAYHEAD%5D`; a space)
+    /// percent-encoded, the escapes already there kept. Without it, Foundation escapes a whole URL
+    /// that holds one bracket, `%` included, and every filled value arrives encoded twice.
+    public static func requestable(_ uri: String) -> String {
+        guard let scheme = uri.range(of: "://") else { return uri }
+        let rest = uri[scheme.upperBound...]
+        guard let start = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) else { return uri }
+        let tail = rest[start...]
+        guard tail.unicodeScalars.contains(where: { !Self.allowedAfterAuthority.contains($0) }) else { return uri }
+        return String(uri[..<start]) + (tail.addingPercentEncoding(withAllowedCharacters: Self.allowedAfterAuthority) ?? String(tail))
+    }
+
+    /// What a path, query and fragment may hold as they are (RFC 3986 §3.3–3.5): unreserved,
+    /// sub-delims, `:@/?#` and `%` (escapes already made).
+    static let allowedAfterAuthority = Self.unreserved.union(CharacterSet(charactersIn: "!$&'()*+,;=:@/?#%"))
+
     /// RFC 3986's unreserved characters: everything else in a value is percent-encoded.
     public static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }

@@ -32,7 +32,7 @@ struct BeaconFirer: Sendable {
             (
                 event,
                 urls.compactMap { text -> (text: String, url: URL)? in
-                    guard let url = URL(string: text) else {
+                    guard let url = URL(string: VASTMacros.requestable(text)) else {
                         metrics.beacon(event, outcome: "invalid")
                         return nil
                     }

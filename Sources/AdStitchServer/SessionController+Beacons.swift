@@ -101,13 +101,19 @@ extension SessionController {
         guard let token = self.sessions.get(tokenText)?.token ?? SessionToken(decoding: tokenText, keys: self.policy.verifyingKeys),
             token.campaign == id, let served = await self.served(token)
         else { return }
-        guard let ad = await self.beaconAd(served, token, tokenText: tokenText, place: place, headers: headers) else { return }
-        let values = VASTMacros.values(["ASSETURI": target, "UNIVERSALADID": ad.id])
+        guard let placed = await self.beaconAd(served, token, tokenText: tokenText, place: place, headers: headers) else { return }
+        let ad = placed.ad
         let tracked = events.names.filter { !(ad.tracking[$0] ?? []).isEmpty }
         let claimed = await ledger.claim(session: token.decisionKey, place: place, ad: ad.id, events: tracked)
         for name in tracked where !claimed.contains(name) { self.store.metrics.beacon(name, outcome: "deduped") }
         // A segment's events in play order: the impression's URLs answered before the start's go.
-        firer.fire(claimed.map { ($0, (ad.tracking[$0] ?? []).map { VASTMacros.fill($0, values) }) }, headers: headers)
+        firer.fire(
+            claimed.map { event in
+                let values = VASTMacros.values(placed.macros(event: event, target: target))
+                return (event, (ad.tracking[event] ?? []).map { VASTMacros.fill($0, values) })
+            },
+            headers: headers
+        )
         // The ad played: its first claimed event counts it towards the viewer's frequency caps
         // (a stitched or interstitial session's; a live session's breaks are not counted).
         if !claimed.isEmpty, place.breakID == nil, token.scope == .viewer, let viewer = token.attributes["viewer"],
@@ -115,6 +121,43 @@ extension SessionController {
         {
             let at = self.policy.nowMilliseconds
             await self.capper.record(campaign: served.campaign, session: token.session, piece: place.piece, ad: ad.id, viewer: viewer, at: at)
+        }
+    }
+
+    /// An ad where a session plays it, as its events' macros need it.
+    struct PlacedAd {
+        let ad: Ad
+        /// VAST 4.3 `[BREAKPOSITION]`: 1 pre-roll, 2 mid-roll, 3 post-roll.
+        let breakPosition: String
+        /// The programme time the ad plays at (the programme before it, ads left out); nil in a
+        /// live session, whose programme has no start the viewer shares.
+        let contentPlayhead: ExactDecimal?
+
+        /// The macros AdStitch knows when it fires `event` (VAST 4.3 §6.1), beside `[TIMESTAMP]`
+        /// and `[CACHEBUSTING]`: the segment (`[ASSETURI]`), the ad's identity, the break's
+        /// position, the ad's playhead at the event (0 at its impression and start, its quartiles,
+        /// its duration at complete) and the programme's (as `[CONTENTPLAYHEAD]` and, its VAST
+        /// 4.1 name, `[MEDIAPLAYHEAD]`).
+        func macros(event: String, target: String) -> [String: String] {
+            let quarters =
+                switch event {
+                case "firstQuartile": 1
+                case "midpoint": 2
+                case "thirdQuartile": 3
+                case "complete": 4
+                default: 0
+                }
+            let duration = self.ad.asset.duration.roundedMilliseconds
+            var values = [
+                "ASSETURI": target, "UNIVERSALADID": self.ad.id, "BREAKPOSITION": self.breakPosition,
+                "ADPLAYHEAD": VASTMacros.time(milliseconds: duration * Int64(quarters) / 4),
+            ]
+            if let contentPlayhead {
+                let playhead = VASTMacros.time(milliseconds: contentPlayhead.roundedMilliseconds)
+                values["CONTENTPLAYHEAD"] = playhead
+                values["MEDIAPLAYHEAD"] = playhead
+            }
+            return values
         }
     }
 
@@ -126,18 +169,26 @@ extension SessionController {
         tokenText: String,
         place: BeaconPlace,
         headers: [(name: String, value: String)]
-    ) async -> Ad? {
+    ) async -> PlacedAd? {
         guard let plan = await self.renderedPlan(served, token, tokenText: tokenText) else { return nil }
         guard let breakID = place.breakID else {
-            guard plan.pieces.indices.contains(place.piece), case .ad(let ad, _) = plan.pieces[place.piece].kind else { return nil }
-            return ad
+            guard plan.pieces.indices.contains(place.piece), case .ad(let ad, let breakID) = plan.pieces[place.piece].kind else { return nil }
+            let position = plan.breaks.first { $0.adBreak.id == breakID }.map { AdServerDecisions.position($0.adBreak, in: plan.campaign) }
+            let programme = plan.pieces[..<place.piece].compactMap { piece -> ExactDecimal? in
+                if case .island = piece.kind { piece.duration } else { nil }
+            }
+            return PlacedAd(ad: ad, breakPosition: Self.breakPositions[position ?? "mid"] ?? "2", contentPlayhead: programme.sum())
         }
         guard let joined = token.liveJoin,
             let kind = try? await self.liveKind(served, token, joined: joined, deviceHeaders: headers),
-            let fill = try? kind.schedule(plan).fills[breakID], fill.pieces.indices.contains(place.piece)
+            let fill = try? kind.schedule(plan).fills[breakID], fill.pieces.indices.contains(place.piece),
+            let ad = fill.pieces[place.piece].ad
         else { return nil }
-        return fill.pieces[place.piece].ad
+        return PlacedAd(ad: ad, breakPosition: "2", contentPlayhead: nil)
     }
+
+    /// VAST 4.3 `[BREAKPOSITION]` of a break by where ad requests place it (``AdServerDecisions/position(_:in:)``).
+    static let breakPositions = ["pre": "1", "mid": "2", "post": "3"]
 }
 
 extension SessionController {

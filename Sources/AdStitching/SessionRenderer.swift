@@ -131,8 +131,7 @@ public struct SessionRenderer: Sendable {
     /// `anchor + offset` in whole milliseconds: the offset rounded to the nearest one, added
     /// exactly (a `Double` on the way writes 1 ms early).
     static func milliseconds(_ anchor: Int64, plus offset: ExactDecimal) -> Int64 {
-        let millisecond = ExactDecimal(1).scaledValue / 1000
-        return anchor + Int64(clamping: (offset.scaledValue + millisecond / 2) / millisecond)
+        anchor + offset.roundedMilliseconds
     }
 
     // MARK: - Multivariant playlist

@@ -18,4 +18,19 @@ struct VASTMacrosTests {
         #expect(standard["CACHEBUSTING"]?.count == 8 && standard["CACHEBUSTING"]?.allSatisfy(\.isNumber) == true)
         #expect(standard["ERRORCODE"] == "407" && standard["TIMESTAMP"]?.contains("T") == true)
     }
+
+    @Test(
+        "a filled URI as it is requested: an unfilled macro's brackets and a space escaped, the filled values' escapes kept (not encoded twice), an IPv6 host's brackets kept; Foundation reads it as that string"
+    )
+    func requestable() throws {
+        let filled = VASTMacros.fill("https://t.example/e?ap=[ADPLAYHEAD]&cp=[CONTENTPLAYHEAD]&n=a b", ["ADPLAYHEAD": "00:00:01.920"])
+        let sent = VASTMacros.requestable(filled)
+        #expect(sent == "https://t.example/e?ap=00%3A00%3A01.920&cp=%5BCONTENTPLAYHEAD%5D&n=a%20b")
+        #expect(try #require(URL(string: sent)).absoluteString == sent)
+        #expect(VASTMacros.requestable("http://[::1]:8080/t?c=[X]") == "http://[::1]:8080/t?c=%5BX%5D")
+        for plain in ["https://t.example/i?ad=alpha&t=2026-11-28T11%3A02%3A41.377Z", "https://t.example", "not a url [x]"] {
+            #expect(VASTMacros.requestable(plain) == plain)
+        }
+        #expect(VASTMacros.time(milliseconds: 3_723_004) == "01:02:03.004" && VASTMacros.time(milliseconds: -5) == "00:00:00.000")
+    }
 }

@@ -28,12 +28,22 @@ extension RealClients {
             playlist.split(separator: "\n").filter { $0.hasPrefix("beacons/") }.map { base + $0 }
         }
 
-        /// The test ad server's `/track/{event}?ad=…` requests: (event, ad, headers), in arrival order.
-        static func tracked(_ setup: Setup) async throws -> [(event: String, ad: String, headers: [String: String])] {
+        /// A tracking request: its event, its ad, the headers it came with and its query's fields
+        /// (decoded; the playhead macros the firer filled: `bp`, `ap`, `cp`).
+        typealias Tracked = (event: String, ad: String, headers: [String: String], fields: [String: String])
+
+        /// The test ad server's `/track/{event}?…ad=…` requests, in arrival order.
+        static func tracked(_ setup: Setup) async throws -> [Tracked] {
             try await AdServerServeTests.requestLog(setup.adServer).compactMap { request in
                 guard let path = request["path"] as? String, path.hasPrefix("/track/"), path != "/track/error" else { return nil }
-                let ad = (request["query"] as? String)?.components(separatedBy: "ad=").last ?? ""
-                return (String(path.dropFirst("/track/".count)), ad, request["headers"] as? [String: String] ?? [:])
+                let query = request["query"] as? String ?? ""
+                let ad = query.components(separatedBy: "ad=").last ?? ""
+                var fields: [String: String] = [:]
+                for pair in query.split(separator: "&") {
+                    let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                    if parts.count == 2 { fields[parts[0]] = parts[1].removingPercentEncoding ?? parts[1] }
+                }
+                return (String(path.dropFirst("/track/".count)), ad, request["headers"] as? [String: String] ?? [:], fields)
             }
         }
 
@@ -50,7 +60,7 @@ extension RealClients {
 
         /// What the test ad server recorded once `count` events came (or 15 s passed), and 0.5 s more
         /// for any that should not come.
-        static func tracked(_ setup: Setup, expecting count: Int) async throws -> [(event: String, ad: String, headers: [String: String])] {
+        static func tracked(_ setup: Setup, expecting count: Int) async throws -> [Tracked] {
             let deadline = Date().addingTimeInterval(15)
             while Date() < deadline, try await Self.tracked(setup).count < count { try await Task.sleep(for: .milliseconds(100)) }
             try await Task.sleep(for: .milliseconds(500))  // nothing more comes
@@ -114,6 +124,26 @@ extension RealClients {
                     #expect(fired.filter { $0.ad == ad && $0.event == event }.count == times, "\(ad) \(event)")
                 }
             }
+            // The VAST 4.3 macros the firer fills: the break's position (1 pre-roll, 2 mid-roll,
+            // 3 post-roll), the ad's playhead at the event (bravo 3.84 s, delta 1.92 s) and the
+            // programme's at the ad (0 for the pre-roll, the most for the post-roll).
+            let playheads = [
+                "bravo": ["00:00:00.000", "00:00:00.000", "00:00:00.960", "00:00:01.920", "00:00:02.880", "00:00:03.840"],
+                "delta": ["00:00:00.000", "00:00:00.000", "00:00:00.480", "00:00:00.960", "00:00:01.440", "00:00:01.920"],
+            ]
+            let events = ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]
+            for request in fired {
+                let expected = playheads[request.ad]?[events.firstIndex(of: request.event) ?? 0]
+                #expect(request.fields["ap"] == expected, "\(request.ad) \(request.event): \(request.fields)")
+                #expect(request.fields["cp"]?.wholeMatch(of: /\d\d:\d\d:\d\d\.\d{3}/) != nil, "\(request.fields)")
+            }
+            let bravo = fired.filter { $0.ad == "bravo" && $0.event == "impression" }
+            #expect(Set(bravo.compactMap { $0.fields["bp"] }) == ["1", "2", "3"], "\(bravo.map(\.fields))")
+            let content = Dictionary(bravo.map { ($0.fields["bp"] ?? "", $0.fields["cp"] ?? "") }) { first, _ in first }
+            #expect(
+                content["1"] == "00:00:00.000" && (content["2"] ?? "") > "00:00:00.000" && (content["3"] ?? "") > (content["2"] ?? ""),
+                "\(content)"
+            )
             #expect(fired.allSatisfy { $0.headers["X-Device-IP"] == "198.51.100.23" && $0.headers["X-Device-User-Agent"] == "BeaconTest/1.0" })
             // The ledger, from either replica: every event once, with its break and ad.
             let token = String(v0.split(separator: "/")[1])
@@ -211,6 +241,26 @@ extension RealClients {
                     #expect(fired.filter { $0.ad == ad && $0.event == event }.count == times, "\(ad) \(event)")
                 }
             }
+            // The VAST 4.3 macros the firer fills: the break's position (1 pre-roll, 2 mid-roll,
+            // 3 post-roll), the ad's playhead at the event (bravo 3.84 s, delta 1.92 s) and the
+            // programme's at the ad (0 for the pre-roll, the most for the post-roll).
+            let playheads = [
+                "bravo": ["00:00:00.000", "00:00:00.000", "00:00:00.960", "00:00:01.920", "00:00:02.880", "00:00:03.840"],
+                "delta": ["00:00:00.000", "00:00:00.000", "00:00:00.480", "00:00:00.960", "00:00:01.440", "00:00:01.920"],
+            ]
+            let events = ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]
+            for request in fired {
+                let expected = playheads[request.ad]?[events.firstIndex(of: request.event) ?? 0]
+                #expect(request.fields["ap"] == expected, "\(request.ad) \(request.event): \(request.fields)")
+                #expect(request.fields["cp"]?.wholeMatch(of: /\d\d:\d\d:\d\d\.\d{3}/) != nil, "\(request.fields)")
+            }
+            let bravo = fired.filter { $0.ad == "bravo" && $0.event == "impression" }
+            #expect(Set(bravo.compactMap { $0.fields["bp"] }) == ["1", "2", "3"], "\(bravo.map(\.fields))")
+            let content = Dictionary(bravo.map { ($0.fields["bp"] ?? "", $0.fields["cp"] ?? "") }) { first, _ in first }
+            #expect(
+                content["1"] == "00:00:00.000" && (content["2"] ?? "") > "00:00:00.000" && (content["3"] ?? "") > (content["2"] ?? ""),
+                "\(content)"
+            )
             #expect(fired.allSatisfy { $0.headers["X-Device-User-Agent"]?.contains("Chrome") == true }, "the player's own headers")
             // The ledger, from the other replica: every event once, with its break and ad.
             let token = String(v0.split(separator: "/")[1])

@@ -196,6 +196,14 @@ extension RealClients {
             try await Task.sleep(for: .milliseconds(500))  // nothing more comes
             let tracked = try await trackers()
             #expect(tracked.count == 24, "\(tracked)")
+            // A live break is a mid-roll; its ads' playheads are filled, the programme's is not (a
+            // live channel has no start the viewer shares).
+            let queries = try await AdServerServeTests.requestLog(ads).compactMap { request -> String? in
+                guard let path = request["path"] as? String, path.hasPrefix("/track/"), path != "/track/error" else { return nil }
+                return (request["query"] as? String)?.removingPercentEncoding
+            }
+            #expect(queries.allSatisfy { $0.hasPrefix("bp=2&ap=00:00:0") && $0.contains("&cp=[CONTENTPLAYHEAD]&") }, "\(queries)")
+            #expect(queries.contains { $0.contains("ap=00:00:03.840") && $0.hasSuffix("ad=alpha") }, "alpha's complete at 3.84 s: \(queries)")
             for ad in ["bravo", "alpha"] {
                 var counts = [Int](repeating: 0, count: events.count)
                 var inOrder = true

@@ -158,6 +158,15 @@ public struct ExactDecimal: Sendable, Hashable, Comparable, CustomStringConverti
     }
 }
 
+extension ExactDecimal {
+    /// The value in whole milliseconds, rounded to the nearest one (halves up), exactly: no
+    /// `Double` on the way (one writes a millisecond early).
+    public var roundedMilliseconds: Int64 {
+        let millisecond = Self.unit / 1000
+        return Int64(clamping: (self.scaledValue + millisecond / 2) / millisecond)
+    }
+}
+
 extension ExactDecimal: ExpressibleByIntegerLiteral {
     public init(integerLiteral value: Int) { self.init(value) }
 }
