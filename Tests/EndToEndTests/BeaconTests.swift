@@ -23,6 +23,12 @@ extension RealClients {
             return to.removingPercentEncoding ?? to
         }
 
+        /// The end of a test ad server tracker as the ad server wrote it, its playhead macros
+        /// unfilled: what a client-side document hands the player, which fills them.
+        static func unfilled(_ event: String, ad: String) -> String {
+            "/track/\(event)?bp=[BREAKPOSITION]&ap=[ADPLAYHEAD]&cp=[CONTENTPLAYHEAD]&ad=\(ad)"
+        }
+
         /// The beacon links of a media playlist, as absolute paths on the server.
         static func links(_ playlist: String, base: String) -> [String] {
             playlist.split(separator: "\n").filter { $0.hasPrefix("beacons/") }.map { base + $0 }
@@ -374,11 +380,11 @@ extension RealClients {
                             let quarters = TrackingNames.quarters[event["event"] as? String ?? ""] ?? -1
                             #expect((at - start) * 4 == duration * quarters, "\(name) \(event)")
                             let urls = event["urls"] as? [String] ?? []
-                            #expect(urls.contains { $0.hasSuffix("/track/\(event["event"] as? String ?? "")?ad=\(name)") }, "\(urls)")
+                            #expect(urls.contains { $0.hasSuffix(Self.unfilled(event["event"] as? String ?? "", ad: name)) }, "\(urls)")
                         }
                         // The wrapper's impression and start go with the inline ad's.
-                        #expect((events.first?["urls"] as? [String] ?? []).contains { $0.hasSuffix("/track/impression?ad=wrapper-1") })
-                        #expect((ad["interactive"] as? [String: [String]])?["pause"]?.first?.hasSuffix("/track/pause?ad=\(name)") == true)
+                        #expect((events.first?["urls"] as? [String] ?? []).contains { $0.hasSuffix(Self.unfilled("impression", ad: "wrapper-1")) })
+                        #expect((ad["interactive"] as? [String: [String]])?["pause"]?.first?.hasSuffix(Self.unfilled("pause", ad: name)) == true)
                         let verifications = try #require(ad["verifications"] as? [[String: Any]])
                         #expect(verifications.map { $0["vendor"] as? String } == ["wrapper.example-omid", "inline.example-omid"])
                         #expect(verifications.last?["parameters"] as? String == "{\"ad\": \"\(name)\"}")
