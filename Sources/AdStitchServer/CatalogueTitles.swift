@@ -383,9 +383,13 @@ final class CatalogueTitles: Sendable {
     /// Calibrated on 2026-11-28: loading 160 two-hour titles of six variants (239 KB of playlists
     /// each; 1.0 MB of blocks) one after another without eviction grew the server's RSS by 4.8 MB
     /// a title, evenly (scripts/bench-catalogue.sh's setup; docs/performance.md "Catalogues").
+    ///
+    /// The programme's cut blocks are written as viewers play each rendition (``StitchLayout``),
+    /// so they are counted as if every rendition were written: one copy of the programme's
+    /// segment lines, plain and deflated, twice its playlists' text (those 1.0 MB held two copies).
     static func estimatedBytes(_ served: ServedCampaign, playlistBytes: Int) -> Int {
         let blocks = served.body.blocks.reduce(0) { $0 + $1.plain.readableBytes + $1.deflated.readableBytes }
-        return 4_096 + blocks + 16 * playlistBytes
+        return 4_096 + blocks + 2 * playlistBytes + 16 * playlistBytes
     }
 
     private static func digest(_ playlist: FetchedPlaylist) -> UInt64 {

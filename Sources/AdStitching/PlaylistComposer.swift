@@ -79,7 +79,7 @@ struct PlaylistComposer {
     /// `lines`, the viewer's copy of them), after the key lines that change the state in force to
     /// its first segment's. The block is read in place (a copy of a ``SegmentBlock`` retains each
     /// of its fields: a third of a stitched playlist's render).
-    mutating func piece(_ row: [SegmentBlock], _ rendition: Int, lines: [UInt8]? = nil) {
+    mutating func piece(_ row: BlockRow, _ rendition: Int, lines: [UInt8]? = nil) {
         self.transition(to: row[rendition].startKeys)
         self.keys = row[rendition].endKeys
         if let lines {

@@ -59,7 +59,7 @@ extension SessionRenderer {
             parts: 4
         )
         // The viewer's lines, then the event segments by their links (their targets as written).
-        composer.piece([block], 0, lines: beacons.rewrite(block.bytes.filled(values), place: .plan(position), tracked: tracked))
+        composer.piece(BlockRow([block]), 0, lines: beacons.rewrite(block.bytes.filled(values), place: .plan(position), tracked: tracked))
         return composer.finish().text
     }
 

@@ -172,7 +172,7 @@ public struct SessionRenderer: Sendable {
 
     /// A viewer's rewritten rows and the values of their slots.
     private struct RewrittenRows {
-        let rows: [[SegmentBlock]]
+        let rows: [BlockRow]
         let values: [[UInt8]]
     }
 
@@ -313,18 +313,16 @@ public struct SessionRenderer: Sendable {
             // As the viewer's rewrite rules write the keys (`applies_to: [keys]`), slots filled.
             var declared: Set<String> = []
             for row in rewritten?.rows ?? rows {
-                for block in row {
-                    for key in block.sessionKeys {
-                        var line = key
-                        if let values = rewritten?.values, key.utf8.contains(URIRewriter.marker) {
-                            var bytes: [UInt8] = []
-                            URIRewriter.fill(key, with: values, into: &bytes)
-                            line = String(decoding: bytes, as: UTF8.self)
-                        }
-                        guard declared.insert(line).inserted else { continue }
-                        text += line
-                        text += "\n"
+                for key in row.sessionKeys {
+                    var line = key
+                    if let values = rewritten?.values, key.utf8.contains(URIRewriter.marker) {
+                        var bytes: [UInt8] = []
+                        URIRewriter.fill(key, with: values, into: &bytes)
+                        line = String(decoding: bytes, as: UTF8.self)
                     }
+                    guard declared.insert(line).inserted else { continue }
+                    text += line
+                    text += "\n"
                 }
             }
         }
@@ -337,12 +335,12 @@ public struct SessionRenderer: Sendable {
     /// variant's list, then each format another piece played there declares that the list does
     /// not hold yet (compared without case), in play order. A programme variant without CODECS
     /// stays without: a list of the ads' formats alone would claim the programme's are absent.
-    private static func codecs(_ programme: [String], _ rows: [[SegmentBlock]], rendition: Int) -> [String] {
+    private static func codecs(_ programme: [String], _ rows: [BlockRow], rendition: Int) -> [String] {
         guard !programme.isEmpty else { return [] }
         var codecs = programme
         var listed = Set(programme.map { $0.lowercased() })
         for row in rows {
-            for codec in row[rendition].codecs where listed.insert(codec.lowercased()).inserted { codecs.append(codec) }
+            for codec in row.summary(rendition).codecs where listed.insert(codec.lowercased()).inserted { codecs.append(codec) }
         }
         return codecs
     }
@@ -350,15 +348,16 @@ public struct SessionRenderer: Sendable {
     /// The peak BANDWIDTH over the pieces of a session in one rendition, and the duration-weighted
     /// AVERAGE-BANDWIDTH (from each source's AVERAGE-BANDWIDTH, else its BANDWIDTH), rounded up
     /// but never above the peak — in integers: bits/s below 2⁵³ times whole microseconds.
-    private static func bandwidth(_ assets: [Asset], _ rows: [[SegmentBlock]], rendition: Int) -> (peak: Int?, average: Int?) {
+    private static func bandwidth(_ assets: [Asset], _ rows: [BlockRow], rendition: Int) -> (peak: Int?, average: Int?) {
         var peak: Int?
         var weighted: Int128 = 0
         var microseconds: Int128 = 0
         for (piece, row) in zip(assets, rows) {
-            guard let bandwidth = row[rendition].bandwidth else { continue }
+            let summary = row.summary(rendition)
+            guard let bandwidth = summary.bandwidth else { continue }
             peak = max(peak ?? 0, bandwidth)
             let duration = piece.duration.scaledValue / 1_000_000_000_000
-            weighted += Int128(row[rendition].averageBandwidth ?? bandwidth) * duration
+            weighted += Int128(summary.averageBandwidth ?? bandwidth) * duration
             microseconds += duration
         }
         guard let peak, microseconds > 0 else { return (peak, nil) }

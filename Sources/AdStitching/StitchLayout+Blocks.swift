@@ -43,6 +43,24 @@ extension StitchLayout {
         let playlist: MediaPlaylist
         let kind: Kind
 
+        /// The multivariant playlist's figures of the block, as ``block(uris:emptySubtitleURI:version:passthrough:perSegment:)`` sets them.
+        var summary: BlockRow.Summary {
+            switch self.kind {
+            case .variant(let bandwidth, let averageBandwidth, let codecs):
+                BlockRow.Summary(bandwidth: bandwidth, averageBandwidth: averageBandwidth, codecs: codecs)
+            case .iFrame(let streamInf):
+                BlockRow.Summary(bandwidth: streamInf.bandwidth, averageBandwidth: streamInf.averageBandwidth, codecs: streamInf.codecs)
+            case .iFrameGap, .rendition, .subtitleFiller:
+                BlockRow.Summary(bandwidth: nil, averageBandwidth: nil, codecs: [])
+            }
+        }
+
+        /// Whether the block may list session keys: a filler writes none of its playlist's keys.
+        var mayDeclareKeys: Bool {
+            if case .subtitleFiller = self.kind { return false }
+            return self.playlist.declaresKeys
+        }
+
         /// The block: `playlist`'s segments written by `uris`.
         func block(uris: URIStyle, emptySubtitleURI: String, version: Int? = nil, passthrough: Bool = false, perSegment: Bool = false) -> SegmentBlock
         {
@@ -146,24 +164,5 @@ extension StitchLayout {
     private static func isSameRung<Variant: VariantAttributes>(_ variant: Variant, as target: Variant) -> Bool {
         CodecFamily.video(of: variant.codecs) == CodecFamily.video(of: target.codecs)
             && variant.range == target.range && variant.resolution == target.resolution
-    }
-}
-
-/// A value worked out on first use, once: the first caller makes it while the others wait.
-final class Deferred<Value: Sendable>: Sendable {
-    private let make: @Sendable () -> Value
-    private let made = Mutex<Value?>(nil)
-
-    init(_ make: @escaping @Sendable () -> Value) {
-        self.make = make
-    }
-
-    var value: Value {
-        self.made.withLock { made in
-            if let made { return made }
-            let value = self.make()
-            made = value
-            return value
-        }
     }
 }

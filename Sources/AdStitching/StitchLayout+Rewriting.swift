@@ -16,7 +16,7 @@ final class Rewriting: Sendable {
     /// Every distinct URI each asset writes, for reports (``applied(_:rewrites:)``).
     private let written: [ObjectIdentifier: [(url: URL, role: URIStyle.Role)]]
     private let assets: [ObjectIdentifier: (asset: Asset, isIsland: Bool)]
-    private let rows = Mutex([RowKey: [SegmentBlock]]())
+    private let rows = Mutex([RowKey: BlockRow]())
 
     /// Assets reached by at most this many rules get every combination's blocks at load.
     static let precomputedRules = 3
@@ -80,7 +80,7 @@ final class Rewriting: Sendable {
     }
 
     /// The rows of `asset` playing as `kind` for a viewer whose rules are `rewrites`.
-    func row(_ asset: Asset, kind: RewriteTargets, rewrites: RewriteSet, layout: StitchLayout) throws(StitchError) -> [SegmentBlock] {
+    func row(_ asset: Asset, kind: RewriteTargets, rewrites: RewriteSet, layout: StitchLayout) throws(StitchError) -> BlockRow {
         let target = Target(asset: ObjectIdentifier(asset), kind: kind.rawValue)
         let set = rewrites.intersection(self.reach[target] ?? .none)
         guard !set.isEmpty else { return try layout.row(asset) }
@@ -94,8 +94,8 @@ final class Rewriting: Sendable {
     }
 
     /// The blocks of the target's asset with its URIs written by `set`.
-    private func make(_ target: Target, _ set: RewriteSet, layout: StitchLayout) throws(StitchError) -> [SegmentBlock] {
-        guard let (asset, isIsland) = self.assets[target.asset] else { return [] }
+    private func make(_ target: Target, _ set: RewriteSet, layout: StitchLayout) throws(StitchError) -> BlockRow {
+        guard let (asset, isIsland) = self.assets[target.asset] else { return BlockRow([]) }
         let shared = try layout.row(asset)
         let style = self.rewriter.style(kind: RewriteTargets(rawValue: target.kind), set: set)
         var row: [SegmentBlock] = []
@@ -115,7 +115,7 @@ final class Rewriting: Sendable {
             block.seal(id: -1, slots: true)
             row.append(block)
         }
-        return row
+        return BlockRow(row)
     }
 
     /// The kind a piece plays as, for `applies_to:`.

@@ -12,15 +12,11 @@ public struct StitchLayout: Sendable {
     public let campaign: Campaign
     /// The stitched playlists of every session, in multivariant order of the programme.
     public let renditions: [StitchRendition]
-    /// Blocks by asset (one instance per playlist URL), one per rendition (same order as `renditions`).
-    private(set) var blocks: [ObjectIdentifier: [SegmentBlock]]
-    /// The one programme asset's blocks, written on first use: only interstitial sessions play
-    /// it whole, and writing it at load doubled the layout of a catalogue title (docs/performance.md
-    /// "Catalogue cold starts, third round"). Which playlist plays in each rendition, its
-    /// alignment and its longest segments are settled at load (``BlockSource``), so writing
-    /// cannot fail. Its blocks have no ``ByteBlock/id``: a server writes them as it writes a
-    /// rewritten row's. Nil when every asset's blocks are in ``blocks``.
-    let whole: (asset: Asset, row: Deferred<[SegmentBlock]>)?
+    /// Blocks by asset (one instance per playlist URL), one per rendition (same order as
+    /// `renditions`). The programme's — its islands, its cuts and, for interstitial sessions, the
+    /// one programme asset whole — are written on first use, rendition by rendition (``BlockRow``),
+    /// unless rewrite rules need every URI at load or the campaign is live.
+    private(set) var blocks: [ObjectIdentifier: BlockRow]
     /// Every block's bytes, by ``ByteBlock/id``: what a server prepares other forms of at load.
     public let byteBlocks: [ByteBlock]
     /// Target duration per rendition: one value for all video and audio playlists (invariant 3).
@@ -51,22 +47,22 @@ public struct StitchLayout: Sendable {
         }
         var assets: [(name: String, asset: Asset)]
         let isLive: Bool
-        // Interstitial sessions play the one programme asset whole; stitched ones, its cuts.
-        var whole: Asset?
         switch campaign.programme {
         case .islands(let islands):
             (assets, isLive) = (islands.map { ("island \"\($0.id)\"", $0.asset) }, false)
         case .asset(let programme, let cuts):
-            (assets, isLive) = (cuts.map { ("island \"\($0.id)\"", $0.asset) }, false)
-            // Rewrite rules find the rules that reach an asset from the URIs its blocks wrote at
-            // load: with rules, the whole programme is written at load too.
-            if campaign.rewrites.isEmpty { whole = programme } else { assets.append(("the programme", programme)) }
+            // Interstitial sessions play the one programme asset whole; stitched ones, its cuts.
+            (assets, isLive) = (cuts.map { ("island \"\($0.id)\"", $0.asset) } + [("the programme", programme)], false)
         case .live:
             (assets, isLive) = ([], true)
         case .catalogue:
             // A template: each title is laid out as a campaign of its own (templateAsset is nil).
             throw .noProgramme()
         }
+        // The programme's blocks are written on first use, except where rewrite rules find the
+        // rules that reach an asset from the URIs its blocks wrote at load, and on live channels,
+        // whose ads are cut segment by segment at load.
+        let deferred = !isLive && campaign.rewrites.isEmpty ? Set(assets.map { ObjectIdentifier($0.asset) }) : []
         // A live session has no I-frame playlists: trick play over a sliding window of minutes
         // is left to the player (docs/design-decisions.md "Live").
         if !isLive { renditions += program.iFrameVariants.indices.map { StitchRendition(kind: .iFrame($0)) } }
@@ -76,7 +72,9 @@ public struct StitchLayout: Sendable {
 
         let frame = Self.frameDuration(program)
         let islands = Set(campaign.islands.map(\.asset.url))
-        var blocks: [ObjectIdentifier: [SegmentBlock]] = [:]
+        var blocks: [ObjectIdentifier: BlockRow] = [:]
+        // Each asset's longest segment (rounded) per rendition, for the target durations.
+        var longest: [[Int]] = []
         var byteBlocks: [ByteBlock] = []
         // With rewrite rules: every URI each asset writes, to find the rules that can touch it.
         let written = Mutex<[(url: URL, role: URIStyle.Role)]>([])
@@ -89,6 +87,22 @@ public struct StitchLayout: Sendable {
             })
         var writtenByAsset: [ObjectIdentifier: [(url: URL, role: URIStyle.Role)]] = [:]
         for (name, asset) in assets where blocks[ObjectIdentifier(asset)] == nil {
+            if deferred.contains(ObjectIdentifier(asset)) {
+                let (row, longestSegments) = try Self.deferredRow(
+                    asset,
+                    named: name,
+                    renditions: renditions,
+                    isIsland: islands.contains(asset.url),
+                    program: program,
+                    frame: frame,
+                    uris: uris,
+                    emptySubtitleURI: emptySubtitleURI,
+                    passthrough: campaign.markersPassthrough && islands.contains(asset.url)
+                )
+                blocks[ObjectIdentifier(asset)] = row
+                longest.append(longestSegments)
+                continue
+            }
             var row: [SegmentBlock] = []
             for rendition in renditions {
                 var block = try Self.block(
@@ -107,47 +121,14 @@ public struct StitchLayout: Sendable {
                 row.append(block)
             }
             if isLive { try Self.checkLiveSegments(row, renditions: renditions, of: asset, named: name) }
-            blocks[ObjectIdentifier(asset)] = row
+            blocks[ObjectIdentifier(asset)] = BlockRow(row)
+            longest.append(row.map(\.maxRoundedDuration))
             if !campaign.rewrites.isEmpty {
                 writtenByAsset[ObjectIdentifier(asset)] = written.withLock { urls in
                     defer { urls = [] }
                     return urls
                 }
             }
-        }
-        // The whole programme: which playlist plays in each rendition, and its alignment, now;
-        // its blocks on first use. Its longest segments count in the target durations as if
-        // written (a block's longest segment is its playlist's).
-        var longest = blocks.values.map { $0.map(\.maxRoundedDuration) }
-        if let whole, blocks[ObjectIdentifier(whole)] == nil {
-            let sources = try renditions.map { (rendition) throws(StitchError) in
-                try Self.source(for: rendition, of: whole, isIsland: islands.contains(whole.url), program: program)
-            }
-            for (rendition, source) in zip(renditions, sources) {
-                try Self.checkAlignment(
-                    duration: source.playlist.duration,
-                    source: source.playlist.url,
-                    rendition: rendition,
-                    of: whole,
-                    named: "the programme",
-                    program: program,
-                    frame: frame
-                )
-            }
-            longest.append(sources.map { $0.playlist.segmentDurations.reduce(0) { max($0, $1.roundedToInteger) } })
-            let passthrough = campaign.markersPassthrough && islands.contains(whole.url)
-            self.whole = (
-                whole,
-                Deferred {
-                    sources.map { source in
-                        var block = source.block(uris: uris, emptySubtitleURI: emptySubtitleURI, passthrough: passthrough)
-                        block.seal(id: -1)
-                        return block
-                    }
-                }
-            )
-        } else {
-            self.whole = nil
         }
         var shared = 1
         for row in longest {
@@ -183,7 +164,7 @@ public struct StitchLayout: Sendable {
     /// (``adding(_:)``). Holds its asset: the row is found by the asset's identity.
     public struct LaidOutCreative: Sendable {
         public let asset: Asset
-        let row: [SegmentBlock]
+        let row: BlockRow
     }
 
     /// `asset`'s blocks, one per rendition, checked as a pool ad's are at load (a playlist per
@@ -225,7 +206,7 @@ public struct StitchLayout: Sendable {
             row.append(block)
         }
         if self.campaign.live != nil { try Self.checkLiveSegments(row, renditions: self.renditions, of: asset, named: name) }
-        return LaidOutCreative(asset: asset, row: row)
+        return LaidOutCreative(asset: asset, row: BlockRow(row))
     }
 
     /// This layout with `creatives` beside its own assets: what renders a session whose breaks
@@ -238,6 +219,43 @@ public struct StitchLayout: Sendable {
             layout.blocks[ObjectIdentifier(creative.asset)] = creative.row
         }
         return layout
+    }
+
+    /// The row of an asset written on first use (``BlockRow``): which playlist plays in each
+    /// rendition, and its alignment, now; and its longest segments, which count in the target
+    /// durations as if written (a block's longest segment is its playlist's).
+    private static func deferredRow(
+        _ asset: Asset,
+        named name: String,
+        renditions: [StitchRendition],
+        isIsland: Bool,
+        program: Asset,
+        frame: ExactDecimal,
+        uris: URIStyle,
+        emptySubtitleURI: String,
+        passthrough: Bool
+    ) throws(StitchError) -> (row: BlockRow, longest: [Int]) {
+        let sources = try renditions.map { (rendition) throws(StitchError) in
+            try Self.source(for: rendition, of: asset, isIsland: isIsland, program: program)
+        }
+        for (rendition, source) in zip(renditions, sources) {
+            try Self.checkAlignment(
+                duration: source.playlist.duration,
+                source: source.playlist.url,
+                rendition: rendition,
+                of: asset,
+                named: name,
+                program: program,
+                frame: frame
+            )
+        }
+        let longest = sources.map { $0.playlist.segmentDurations.reduce(0) { max($0, $1.roundedToInteger) } }
+        let row = BlockRow(deferring: sources) { source in
+            var block = source.block(uris: uris, emptySubtitleURI: emptySubtitleURI, passthrough: passthrough)
+            block.seal(id: -1)
+            return block
+        }
+        return (row, longest)
     }
 
     /// docs/architecture.md invariant 2: each piece's duration in every rendition within a frame of the main
@@ -349,20 +367,19 @@ public struct StitchLayout: Sendable {
 
     /// The blocks a piece plays, one per rendition: the shared ones, or those the viewer's
     /// rewrite rules make of them (made once per distinct outcome, then shared too).
-    func row(_ piece: Piece, rewrites: RewriteSet) throws(StitchError) -> [SegmentBlock] {
+    func row(_ piece: Piece, rewrites: RewriteSet) throws(StitchError) -> BlockRow {
         guard let rewriting = self.rewriting, !rewrites.isEmpty else { return try self.row(piece.asset) }
         return try rewriting.row(piece.asset, kind: Rewriting.kind(of: piece), rewrites: rewrites, layout: self)
     }
 
     /// The blocks an asset of primary content plays in an interstitial session, one per rendition.
-    func primaryRow(_ asset: Asset, rewrites: RewriteSet) throws(StitchError) -> [SegmentBlock] {
+    func primaryRow(_ asset: Asset, rewrites: RewriteSet) throws(StitchError) -> BlockRow {
         guard let rewriting = self.rewriting, !rewrites.isEmpty else { return try self.row(asset) }
         return try rewriting.row(asset, kind: .program, rewrites: rewrites, layout: self)
     }
 
     /// The blocks of `asset`, one per rendition.
-    func row(_ asset: Asset) throws(StitchError) -> [SegmentBlock] {
-        if let whole = self.whole, whole.asset === asset { return whole.row.value }
+    func row(_ asset: Asset) throws(StitchError) -> BlockRow {
         guard let row = self.blocks[ObjectIdentifier(asset)] else {
             throw .notInLayout(
                 asset: asset.url,

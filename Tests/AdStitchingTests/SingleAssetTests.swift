@@ -1,9 +1,10 @@
 import AdCampaign
 import AdDecision
-import AdStitching
 import Foundation
 import HLSPlaylist
 import Testing
+
+@testable import AdStitching
 
 /// One programme asset cut at its breaks (docs/campaign-format.md "One programme asset"): breaks from its CUE markers (an insertion
 /// point, a replaced stretch) and at a programme time, filled and stitched like islands.
@@ -100,6 +101,38 @@ struct SingleAssetTests {
             report.text.contains("inserted at 32 s (asked for 34 s)") || report.text.contains("inserted at 32.000 s (asked for 34.0 s)"),
             "\(report.text)"
         )
+    }
+
+    @Test(
+        "the programme's blocks are written on first use, rendition by rendition: a session's start writes none (its multivariant playlist's figures come from the playlists), a media playlist its own; an encrypted programme's start writes what declares its session keys"
+    )
+    func blocksWrittenOnFirstUse() throws {
+        for encrypted in [false, true] {
+            let key = "#EXT-X-KEY:METHOD=AES-128,URI=\"k.key\",IV=0x00000000000000000000000000000001"
+            // Two cuts: the campaign's break at 34 s (the programme has no markers).
+            let campaign = try Self.load(Self.campaign, programme: Self.programme(encrypted ? [0: key] : [:]))
+            let layout = try StitchLayout(campaign: campaign, uris: .relative(to: Self.root))
+            let renderer = SessionRenderer(layout: layout)
+            let plan = Planner().plan(campaign, for: ViewerContext(session: "s-1", at: Date(timeIntervalSince1970: 1_795_800_000)))
+            let cuts = try campaign.islands.map { island throws in try layout.row(island.asset) }
+            let whole = try layout.row(try #require(campaign.programAsset))
+            #expect(
+                cuts.count == 2 && cuts.allSatisfy { $0.written.isEmpty } && whole.written.isEmpty,
+                "nothing written at load: \(cuts.map(\.written)) \(whole.written)"
+            )
+
+            let master = try renderer.multivariant(plan, playlistURI: { "\($0.id).m3u8" }, boundariesURI: "b.json")
+            #expect(master.contains("#EXT-X-SESSION-KEY:METHOD=AES-128,URI=\"p/k.key\"") == encrypted, "\(master)")
+            // The programme's session keys are its blocks' own: the encrypted cuts are written to list them.
+            #expect(cuts.allSatisfy { $0.written == (encrypted ? [0, 1] : []) }, "\(cuts.map(\.written))")
+            #expect(whole.written.isEmpty, "a stitched session never plays the programme whole")
+
+            let second = try #require(layout.renditions.last)
+            let text = try renderer.mediaPlaylist(plan, rendition: second)
+            #expect(text.hasSuffix("p/s9.ts\n#EXT-X-ENDLIST\n"), "\(text)")
+            #expect(cuts.allSatisfy { $0.written == (encrypted ? [0, 1] : [1]) }, "\(cuts.map(\.written))")
+            #expect(try renderer.mediaPlaylist(plan, rendition: second) == text)
+        }
     }
 
     // SCTE-35 sections (made with threefive, checked by the SCTE35 module's CRC): splice_insert

@@ -49,6 +49,8 @@ public struct MediaPlaylist: Sendable {
     public let parseDiagnostics: [Diagnostic]
     /// The exact total duration.
     public let duration: ExactDecimal
+    /// Whether an `EXT-X-KEY` tag appears: without one, no segment has a key in force.
+    public var declaresKeys: Bool { self.keySets.count > 1 }
 
     /// Every non-blank line, in order.
     public var lines: PlaylistLines { PlaylistLines(parsed: self.parsed) }
