@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -51,7 +52,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "AdDecision", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
-        .target(name: "AdStitching", dependencies: ["AdDecision", "AdCampaign", "AdLive", "HLSPlaylist"], swiftSettings: swiftSettings),
+        .target(
+            name: "AdStitching",
+            dependencies: ["AdDecision", "AdCampaign", "AdLive", "HLSPlaylist", .product(name: "Atomics", package: "swift-atomics")],
+            swiftSettings: swiftSettings
+        ),
         // Live channels (docs/design-decisions.md "Live"): break tracking and a viewer's live numbering, pure.
         .target(name: "AdLive", dependencies: ["AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         // Ad decision servers: VAST 2–4.3 and VMAP 1.0.1 read (libxml2's SAX2), wrappers followed.

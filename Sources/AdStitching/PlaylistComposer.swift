@@ -80,12 +80,12 @@ struct PlaylistComposer {
     /// its first segment's. The block is read in place (a copy of a ``SegmentBlock`` retains each
     /// of its fields: a third of a stitched playlist's render).
     mutating func piece(_ row: BlockRow, _ rendition: Int, lines: [UInt8]? = nil) {
-        self.transition(to: row[rendition].startKeys)
-        self.keys = row[rendition].endKeys
+        self.transition(to: row.startKeys(rendition))
+        self.keys = row.endKeys(rendition)
         if let lines {
             self.output.appendLiteral { $0.append(contentsOf: lines) }
         } else {
-            self.output.append(row[rendition].bytes)
+            self.output.append(row.bytes(rendition))
         }
         self.entered()
     }

@@ -24,7 +24,7 @@ extension SessionRenderer {
         let values = plan.rewrites.isEmpty ? [] : self.layout.rewriting?.rewriter.values(for: plan.context) ?? []
         let anchor = plan.context.milliseconds
         var playlist = PlaylistComposer(
-            self.header(rendition, index: index, version: rows.reduce(1) { max($0, $1[index].version) }),
+            self.header(rendition, index: index, version: rows.reduce(1) { max($0, $1.version(index)) }),
             date: anchor,
             values: values,
             literalCapacity: 512 + schedule.interstitials.count * 512,

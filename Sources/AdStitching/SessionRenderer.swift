@@ -42,7 +42,7 @@ public struct SessionRenderer: Sendable {
         let daterange = plan.campaign.markers.contains(.daterange)
         let anchor = plan.context.milliseconds
         var playlist = PlaylistComposer(
-            self.header(rendition, index: index, version: rows.reduce(1) { max($0, $1[index].version) }),
+            self.header(rendition, index: index, version: rows.reduce(1) { max($0, $1.version(index)) }),
             date: daterange ? anchor : nil,
             values: values,
             literalCapacity: 256 + plan.pieces.count * (daterange ? 480 : 32),
@@ -77,7 +77,7 @@ public struct SessionRenderer: Sendable {
                 case let tracked = BeaconEvents(tracking: ad.tracking), !tracked.isEmpty
             {
                 // The ad's lines as this viewer gets them, its event segments by their links.
-                let lines = beacons.rewrite(rows[position][index].bytes.filled(values), place: .plan(position), tracked: tracked)
+                let lines = beacons.rewrite(rows[position].bytes(index).filled(values), place: .plan(position), tracked: tracked)
                 playlist.piece(rows[position], index, lines: lines)
             } else {
                 playlist.piece(rows[position], index)
@@ -340,7 +340,7 @@ public struct SessionRenderer: Sendable {
         var codecs = programme
         var listed = Set(programme.map { $0.lowercased() })
         for row in rows {
-            for codec in row.summary(rendition).codecs where listed.insert(codec.lowercased()).inserted { codecs.append(codec) }
+            for codec in row.codecs(rendition) where listed.insert(codec.lowercased()).inserted { codecs.append(codec) }
         }
         return codecs
     }
@@ -353,11 +353,11 @@ public struct SessionRenderer: Sendable {
         var weighted: Int128 = 0
         var microseconds: Int128 = 0
         for (piece, row) in zip(assets, rows) {
-            let summary = row.summary(rendition)
-            guard let bandwidth = summary.bandwidth else { continue }
+            let (rowPeak, average) = row.bandwidth(rendition)
+            guard let bandwidth = rowPeak else { continue }
             peak = max(peak ?? 0, bandwidth)
             let duration = piece.duration.scaledValue / 1_000_000_000_000
-            weighted += Int128(summary.averageBandwidth ?? bandwidth) * duration
+            weighted += Int128(average ?? bandwidth) * duration
             microseconds += duration
         }
         guard let peak, microseconds > 0 else { return (peak, nil) }
