@@ -73,6 +73,29 @@ extension RealClients {
             return try await Self.tracked(setup)
         }
 
+        /// The VAST 4.3 macros the firer fills in the stitched test's trackers: the break's position
+        /// (1 pre-roll, 2 mid-roll, 3 post-roll), the ad's playhead at the event (bravo 3.84 s,
+        /// delta 1.92 s) and the programme's at the ad (0 for the pre-roll, the most for the post-roll).
+        static func expectPlayheadMacros(_ fired: [Tracked]) {
+            let playheads = [
+                "bravo": ["00:00:00.000", "00:00:00.000", "00:00:00.960", "00:00:01.920", "00:00:02.880", "00:00:03.840"],
+                "delta": ["00:00:00.000", "00:00:00.000", "00:00:00.480", "00:00:00.960", "00:00:01.440", "00:00:01.920"],
+            ]
+            let events = ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]
+            for request in fired {
+                let expected = playheads[request.ad]?[events.firstIndex(of: request.event) ?? 0]
+                #expect(request.fields["ap"] == expected, "\(request.ad) \(request.event): \(request.fields)")
+                #expect(request.fields["cp"]?.wholeMatch(of: /\d\d:\d\d:\d\d\.\d{3}/) != nil, "\(request.fields)")
+            }
+            let bravo = fired.filter { $0.ad == "bravo" && $0.event == "impression" }
+            #expect(Set(bravo.compactMap { $0.fields["bp"] }) == ["1", "2", "3"], "\(bravo.map(\.fields))")
+            let content = Dictionary(bravo.map { ($0.fields["bp"] ?? "", $0.fields["cp"] ?? "") }) { first, _ in first }
+            #expect(
+                content["1"] == "00:00:00.000" && (content["2"] ?? "") > "00:00:00.000" && (content["3"] ?? "") > (content["2"] ?? ""),
+                "\(content)"
+            )
+        }
+
         @Test(
             "each ad's impression, start, quartiles and complete fire once per session, with the viewer's headers, however often and wherever its segments are fetched; GStreamer plays through the redirects"
         )
@@ -130,26 +153,7 @@ extension RealClients {
                     #expect(fired.filter { $0.ad == ad && $0.event == event }.count == times, "\(ad) \(event)")
                 }
             }
-            // The VAST 4.3 macros the firer fills: the break's position (1 pre-roll, 2 mid-roll,
-            // 3 post-roll), the ad's playhead at the event (bravo 3.84 s, delta 1.92 s) and the
-            // programme's at the ad (0 for the pre-roll, the most for the post-roll).
-            let playheads = [
-                "bravo": ["00:00:00.000", "00:00:00.000", "00:00:00.960", "00:00:01.920", "00:00:02.880", "00:00:03.840"],
-                "delta": ["00:00:00.000", "00:00:00.000", "00:00:00.480", "00:00:00.960", "00:00:01.440", "00:00:01.920"],
-            ]
-            let events = ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]
-            for request in fired {
-                let expected = playheads[request.ad]?[events.firstIndex(of: request.event) ?? 0]
-                #expect(request.fields["ap"] == expected, "\(request.ad) \(request.event): \(request.fields)")
-                #expect(request.fields["cp"]?.wholeMatch(of: /\d\d:\d\d:\d\d\.\d{3}/) != nil, "\(request.fields)")
-            }
-            let bravo = fired.filter { $0.ad == "bravo" && $0.event == "impression" }
-            #expect(Set(bravo.compactMap { $0.fields["bp"] }) == ["1", "2", "3"], "\(bravo.map(\.fields))")
-            let content = Dictionary(bravo.map { ($0.fields["bp"] ?? "", $0.fields["cp"] ?? "") }) { first, _ in first }
-            #expect(
-                content["1"] == "00:00:00.000" && (content["2"] ?? "") > "00:00:00.000" && (content["3"] ?? "") > (content["2"] ?? ""),
-                "\(content)"
-            )
+            Self.expectPlayheadMacros(fired)
             #expect(fired.allSatisfy { $0.headers["X-Device-IP"] == "198.51.100.23" && $0.headers["X-Device-User-Agent"] == "BeaconTest/1.0" })
             // The ledger, from either replica: every event once, with its break and ad.
             let token = String(v0.split(separator: "/")[1])
@@ -247,26 +251,7 @@ extension RealClients {
                     #expect(fired.filter { $0.ad == ad && $0.event == event }.count == times, "\(ad) \(event)")
                 }
             }
-            // The VAST 4.3 macros the firer fills: the break's position (1 pre-roll, 2 mid-roll,
-            // 3 post-roll), the ad's playhead at the event (bravo 3.84 s, delta 1.92 s) and the
-            // programme's at the ad (0 for the pre-roll, the most for the post-roll).
-            let playheads = [
-                "bravo": ["00:00:00.000", "00:00:00.000", "00:00:00.960", "00:00:01.920", "00:00:02.880", "00:00:03.840"],
-                "delta": ["00:00:00.000", "00:00:00.000", "00:00:00.480", "00:00:00.960", "00:00:01.440", "00:00:01.920"],
-            ]
-            let events = ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]
-            for request in fired {
-                let expected = playheads[request.ad]?[events.firstIndex(of: request.event) ?? 0]
-                #expect(request.fields["ap"] == expected, "\(request.ad) \(request.event): \(request.fields)")
-                #expect(request.fields["cp"]?.wholeMatch(of: /\d\d:\d\d:\d\d\.\d{3}/) != nil, "\(request.fields)")
-            }
-            let bravo = fired.filter { $0.ad == "bravo" && $0.event == "impression" }
-            #expect(Set(bravo.compactMap { $0.fields["bp"] }) == ["1", "2", "3"], "\(bravo.map(\.fields))")
-            let content = Dictionary(bravo.map { ($0.fields["bp"] ?? "", $0.fields["cp"] ?? "") }) { first, _ in first }
-            #expect(
-                content["1"] == "00:00:00.000" && (content["2"] ?? "") > "00:00:00.000" && (content["3"] ?? "") > (content["2"] ?? ""),
-                "\(content)"
-            )
+            Self.expectPlayheadMacros(fired)
             #expect(fired.allSatisfy { $0.headers["X-Device-User-Agent"]?.contains("Chrome") == true }, "the player's own headers")
             // The ledger, from the other replica: every event once, with its break and ad.
             let token = String(v0.split(separator: "/")[1])
