@@ -7,7 +7,7 @@ import Synchronization
 /// written at load, or each on first use.
 ///
 /// A programme's cuts and islands are written on first use, rendition by rendition: a session
-/// starts with the multivariant playlist alone, whose figures (``summary(_:)``) come from the
+/// starts with the multivariant playlist alone, whose figures (``bandwidth(_:)``, ``codecs(_:)``) come from the
 /// playlists, and a viewer then plays one or two of the renditions (docs/performance.md
 /// "Catalogue cold starts, fourth round"). Which playlist plays in each rendition, its alignment
 /// and its longest segments are settled at load from the playlists (``StitchLayout/BlockSource``),
