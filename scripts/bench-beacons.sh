@@ -8,7 +8,9 @@
 #   together  the same, while a second wrk cycles through every beacon link of those sessions
 #             (a 302 each, the events fired in the background once per session and event);
 #   firing    the tracking server's hits over the run, beside the events the redirects claimed,
-#             and how long after the run the last event was sent (the firing backlog).
+#             and how long after the run the last event was sent (the firing backlog);
+#   repeats   the links the first beacon run asked for, asked again: each a 302 whose events are
+#             claimed already (a player's retry), so the route's own cost without firing.
 #
 # Usage: scripts/bench-beacons.sh [SECONDS per run, default 10]
 # Environment: CONNECTIONS (playlists' wrk connections, default 32), BEACON_CONNECTIONS (16),
@@ -143,10 +145,20 @@ wait "$beacon_job"
 together_drain=$(drain)
 drained=$(date +%s.%N)
 hits=$(( $(tracker_hits) - hits_before ))
+# The links the first beacon run claimed (one wrk thread: its requests went through the list in
+# order, from the first), asked again.
+asked=$(awk '/requests in/ {print $1}' "$work/wrk-beacons-alone.txt")
+{ sed -n '1p' "$work/beacons-alone.lua"; awk -v n="$asked" '/^  "/ && ++k <= n' "$work/beacons-alone.lua" | sed '$ s/,$//'; sed -n '/^}/,$p' "$work/beacons-alone.lua"; } >"$work/beacons-repeat.lua"
+deduped_before=$(curl -sf "http://127.0.0.1:$app_port/metrics" | awk '/^adstitch_beacons_total\{.*outcome="deduped"/ {s += $2} END {printf "%d", s}')
+settled_before=$(settled)
+beacons beacons-repeat "$work/beacons-repeat.lua"
+sleep 1
+settled_repeats=$(( $(settled) - settled_before ))
 read -r alone_rate alone_p50 alone_p99 _ <<<"$(figures "$work/wrk-alone.txt")"
 read -r together_rate together_p50 together_p99 _ <<<"$(figures "$work/wrk-together.txt")"
 read -r beacon_rate beacon_p50 beacon_p99 beacon_other <<<"$(figures "$work/wrk-beacons.txt")"
 read -r alone_beacon_rate alone_beacon_p50 alone_beacon_p99 _ <<<"$(figures "$work/wrk-beacons-alone.txt")"
+read -r repeat_rate repeat_p50 repeat_p99 _ <<<"$(figures "$work/wrk-beacons-repeat.txt")"
 beacon_requests=$(awk '/requests in/ {print $1}' "$work/wrk-beacons.txt")
 metrics=$(curl -sf "http://127.0.0.1:$app_port/metrics")
 fired=$(printf '%s\n' "$metrics" | awk '/^adstitch_beacons_total\{.*outcome="sent"/ {s += $2} END {printf "%d", s}')
@@ -164,6 +176,7 @@ deduped=$(printf '%s\n' "$metrics" | awk '/^adstitch_beacons_total\{.*outcome="d
     echo "| playlists beside the beacons | $together_rate | $together_p50 | $together_p99 |"
     echo "| beacon redirects (302) alone | $alone_beacon_rate | $alone_beacon_p50 | $alone_beacon_p99 |"
     echo "| beacon redirects (302) beside the playlists | $beacon_rate | $beacon_p50 | $beacon_p99 |"
+    echo "| beacon redirects of claimed links (repeats, nothing fired) alone | $repeat_rate | $repeat_p50 | $repeat_p99 |"
     echo
-    echo "Beacon requests beside the playlists: $beacon_requests (answers other than 2xx/3xx: ${beacon_other:-0}), tracking server hits from them: $hits over $(python3 -c "print(round($drained - $started, 1))") s; over both beacon runs, events sent / failed / deduped (adstitch_beacons_total): $fired / $failed / $deduped. The last event was sent $alone_drain s after the redirects alone ended, $together_drain s after the run beside the playlists."
+    echo "Beacon requests beside the playlists: $beacon_requests (answers other than 2xx/3xx: ${beacon_other:-0}), tracking server hits from them: $hits over $(python3 -c "print(round($drained - $started, 1))") s; over both beacon runs, events sent / failed / deduped (adstitch_beacons_total): $fired / $failed / $deduped. The last event was sent $alone_drain s after the redirects alone ended, $together_drain s after the run beside the playlists. The repeats deduped $(( deduped - deduped_before )) events; events sent or given up during them: $settled_repeats."
 } | tee "$work/report.md"
