@@ -121,11 +121,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The endpoint's metric families over one Prometheus registry, shared by the campaign
+        // store, conditioning, beacons and requests (docs/http-api.md "Metrics").
+        .target(
+            name: "AdMetrics",
+            dependencies: [
+                "AdCampaign",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "AdStitchServer",
             dependencies: [
                 "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib", "AdOrigin", "AdLive", "AdLiveRuntime", "AdMedia",
-                "AdServerClient", "AdConditioning", "AdFrontDoor", "AdSessions", "AdPostgres",
+                "AdServerClient", "AdConditioning", "AdFrontDoor", "AdSessions", "AdPostgres", "AdMetrics",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -137,8 +150,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CompressNIO", package: "compress-nio"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -155,6 +166,7 @@ let package = Package(
                 "AdDecision",
                 "AdStitching",
                 "AdStitchServer",
+                "AdMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -167,7 +179,7 @@ let package = Package(
         .testTarget(
             name: "AdStitchServerTests",
             dependencies: [
-                "AdStitchServer", "AdSessions", "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist",
+                "AdStitchServer", "AdSessions", "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "AdMetrics",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -180,6 +192,7 @@ let package = Package(
                 "AdCampaign", "AdDecision", "AdSessions", "AdStitching", "AdStitchServer", "AdOrigin", "AdLive", "AdLiveRuntime", "AdServer",
                 "HLSPlaylist",
                 "AdMedia",
+                "AdMetrics",
                 "SCTE35",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -2,6 +2,7 @@ import AdCampaign
 import AdDecision
 import AdFrontDoor
 import AdLiveRuntime
+import AdMetrics
 import AdOrigin
 import Foundation
 import Hummingbird

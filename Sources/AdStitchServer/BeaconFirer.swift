@@ -1,3 +1,4 @@
+import AdMetrics
 import AdOrigin
 import AdServerClient
 import Foundation

@@ -1,6 +1,7 @@
 import AdCampaign
 import AdDecision
 import AdLiveRuntime
+import AdMetrics
 import AdOrigin
 import AdStitching
 import Foundation

@@ -1,5 +1,6 @@
 import AdCampaign
 import AdConditioning
+import AdMetrics
 import AdOrigin
 import AdServerClient
 import Foundation

@@ -1,6 +1,7 @@
 import AdCampaign
 import AdDecision
 import AdLive
+import AdMetrics
 import AdServerClient
 import AdSessions
 import AdStitching
@@ -78,7 +79,7 @@ extension SessionController {
                 return .failure(failure)
             }
         }
-        self.store.metrics.adServer(decisions.reports, duration: ContinuousClock.now - started)
+        self.store.metrics.adServer(outcomes: decisions.reports.map(\.metricOutcome), duration: ContinuousClock.now - started)
         return (decisions, laidOut.withLock { $0 })
     }
 

@@ -2,6 +2,7 @@ import AdCampaign
 import AdDecision
 import AdLive
 import AdLiveRuntime
+import AdMetrics
 import AdSessions
 import AdStitching
 import Crypto

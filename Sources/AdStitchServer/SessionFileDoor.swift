@@ -1,4 +1,5 @@
 import AdFrontDoor
+import AdMetrics
 import AdSessions
 import HTTPTypes
 import Hummingbird

@@ -1,3 +1,4 @@
+import AdMetrics
 import AdStitchServer
 import ArgumentParser
 import CoreMetrics

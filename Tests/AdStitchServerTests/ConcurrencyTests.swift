@@ -1,3 +1,4 @@
+import AdMetrics
 import AdStitchServer
 import Foundation
 import HLSPlaylist

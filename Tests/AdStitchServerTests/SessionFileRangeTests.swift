@@ -1,4 +1,5 @@
 import AdCampaign
+import AdMetrics
 import AdStitchServer
 import CompressNIO
 import Foundation

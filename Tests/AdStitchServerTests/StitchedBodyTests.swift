@@ -1,5 +1,6 @@
 import AdCampaign
 import AdDecision
+import AdMetrics
 import AdSessions
 import AdStitching
 import CompressNIO

@@ -1,4 +1,5 @@
 import AdCampaign
+import AdMetrics
 import AdOrigin
 import Foundation
 import Logging

@@ -1,9 +1,7 @@
 import AdCampaign
-import AdServerClient
 import CoreMetrics
-import Foundation
 import HTTPTypes
-import Hummingbird
+import NIOCore
 import Prometheus
 import Synchronization
 
@@ -55,23 +53,23 @@ public struct ServerMetrics: Sendable {
     private let runningEncodes = SharedCounter()
 
     /// Stitching takes tens of microseconds; requests well under a millisecond on loopback.
-    static let stitchBuckets: [Duration] = [
+    package static let stitchBuckets: [Duration] = [
         .microseconds(25), .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500),
         .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(50),
     ]
-    static let requestBuckets: [Duration] = [
+    package static let requestBuckets: [Duration] = [
         .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5),
         .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2),
     ]
 
     /// An ad server answers in tens to hundreds of milliseconds; the timeout is seconds.
-    static let adServerBuckets: [Duration] = [
+    package static let adServerBuckets: [Duration] = [
         .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
         .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),
     ]
 
     /// An encode of a creative takes seconds to minutes.
-    static let conditioningBuckets: [Duration] = [
+    package static let conditioningBuckets: [Duration] = [
         .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(120), .seconds(300), .seconds(900),
     ]
 
@@ -92,7 +90,7 @@ public struct ServerMetrics: Sendable {
         self.conditioningRunningGauge.record(0)
     }
 
-    func request(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration) {
+    package func request(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration) {
         let (counter, timer) = self.requestHandles(RequestLabels(route: route, method: method, status: status.code)) {
             (
                 Counter(
@@ -108,7 +106,7 @@ public struct ServerMetrics: Sendable {
     }
 
     /// Runs `body` (a plan and render) and records how long it took under `kind`.
-    func stitch<T>(_ kind: String, _ body: () throws -> T) rethrows -> T {
+    package func stitch<T>(_ kind: String, _ body: () throws -> T) rethrows -> T {
         let start = ContinuousClock.now
         defer {
             self.stitchTimers(kind) {
@@ -119,10 +117,10 @@ public struct ServerMetrics: Sendable {
         return try body()
     }
 
-    /// One session's ad server round: each break's outcome, and how long the round took.
-    func adServer(_ reports: [AdServerDecisions.BreakReport], duration: Duration) {
-        for report in reports {
-            let outcome = report.metricOutcome
+    /// One session's ad server round: each break's outcome (`filled`, `empty`, `timeout`,
+    /// `error`), and how long the round took.
+    package func adServer(outcomes: [String], duration: Duration) {
+        for outcome in outcomes {
             self.adServerOutcomes(outcome) {
                 Counter(label: "adstitch_ad_server_requests_total", dimensions: [("outcome", outcome)], factory: self.factory)
             }
@@ -133,7 +131,7 @@ public struct ServerMetrics: Sendable {
 
     /// A conditioning job's attempt on this replica ended: `done`, `retry` (failed, taken again
     /// later) or `failed` (given up); `duration`: the attempt's encode and check.
-    func conditioning(_ outcome: String, duration: Duration) {
+    package func conditioning(_ outcome: String, duration: Duration) {
         self.conditioningOutcomes(outcome) {
             Counter(label: "adstitch_conditioning_jobs_total", dimensions: [("outcome", outcome)], factory: self.factory)
         }
@@ -143,7 +141,7 @@ public struct ServerMetrics: Sendable {
 
     /// A tracking URL fired (`event`: `error`…; `outcome`: `sent`, `failed` after its tries,
     /// `invalid`: not a URL).
-    func beacon(_ event: String, outcome: String) {
+    package func beacon(_ event: String, outcome: String) {
         self.beaconOutcomes(event + "\u{1f}" + outcome) {
             Counter(label: "adstitch_beacons_total", dimensions: [("event", event), ("outcome", outcome)], factory: self.factory)
         }
@@ -151,10 +149,10 @@ public struct ServerMetrics: Sendable {
     }
 
     /// Creatives queued for conditioning by this replica's sessions (each once per replica).
-    func conditioningQueued() { self.conditioningQueuedCounter.increment() }
+    package func conditioningQueued() { self.conditioningQueuedCounter.increment() }
 
     /// Encodes running on this replica.
-    func conditioningRunning(_ change: Int) {
+    package func conditioningRunning(_ change: Int) {
         self.conditioningRunningGauge.record(
             Double(
                 self.runningEncodes.withLock {
@@ -165,18 +163,18 @@ public struct ServerMetrics: Sendable {
         )
     }
 
-    func responseCache(hit: Bool) {
+    package func responseCache(hit: Bool) {
         (hit ? self.cacheHits : self.cacheMisses).increment()
     }
 
-    func campaigns(loaded: Int, failing: Int) {
+    package func campaigns(loaded: Int, failing: Int) {
         Gauge(label: "adstitch_campaigns_loaded", factory: self.factory).record(loaded)
         Gauge(label: "adstitch_campaigns_failing", factory: self.factory).record(failing)
     }
 
     /// A session start of a campaign with frequency caps and a viewer: `capped` (a cap was
     /// reached), `open` (none was), `unavailable` (the impressions could not be read: uncapped).
-    func frequencyCap(outcome: String) {
+    package func frequencyCap(outcome: String) {
         self.capOutcomes(outcome) {
             Counter(label: "adstitch_frequency_cap_starts_total", dimensions: [("outcome", outcome)], factory: self.factory)
         }
@@ -185,7 +183,7 @@ public struct ServerMetrics: Sendable {
 
     /// A catalogue title asked for by a new session: `hit` (held), `load` (fetched now, or
     /// waiting for the load running).
-    func catalogueTitle(outcome: String) {
+    package func catalogueTitle(outcome: String) {
         self.catalogueOutcomes(outcome) {
             Counter(label: "adstitch_catalogue_titles_total", dimensions: [("outcome", outcome)], factory: self.factory)
         }
@@ -193,21 +191,21 @@ public struct ServerMetrics: Sendable {
     }
 
     /// The titles a catalogue holds and their estimated bytes (gauges).
-    func catalogueHeld(_ titles: Int, bytes: Int, campaign: String) {
+    package func catalogueHeld(_ titles: Int, bytes: Int, campaign: String) {
         Gauge(label: "adstitch_catalogue_titles_held", dimensions: [("campaign", campaign)], factory: self.factory).record(titles)
         Gauge(label: "adstitch_catalogue_bytes_held", dimensions: [("campaign", campaign)], factory: self.factory).record(bytes)
     }
 
-    func folderListingFailed() {
+    package func folderListingFailed() {
         Counter(label: "adstitch_campaign_folder_errors_total", factory: self.factory).increment()
     }
 
-    func reloadFailed(campaign: String) {
+    package func reloadFailed(campaign: String) {
         Counter(label: "adstitch_campaign_reload_failures_total", dimensions: [("campaign", campaign)], factory: self.factory).increment()
     }
 
     /// The Prometheus text exposition of every family.
-    func exposition() -> ByteBuffer {
+    package func exposition() -> ByteBuffer {
         // PCRE2 counts its stopped matches process-wide; the counter catches up when scraped.
         let hits = Pattern.limitHits
         let counter = Counter(label: "adstitch_pattern_limit_hits_total", factory: self.factory)
@@ -226,23 +224,6 @@ extension CoreMetrics.Timer {
     func record(duration: Duration) {
         let (seconds, attoseconds) = duration.components
         self.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
-
-/// Counts every answered request by its route pattern and final status (after errors became
-/// problem documents and conditional GETs became 304s), and times it.
-struct RequestMetricsMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
-    let metrics: ServerMetrics
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let start = ContinuousClock.now
-        let response = try await next(request, context)
-        // The registered pattern (`/v1/campaigns/{id}/…`); no route matched (Hummingbird says
-        // "NotFound"): one label for all, so unknown paths cannot grow the label set.
-        let route = context.endpointPath.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "unmatched"
-        self.metrics.request(route: route, method: request.method, status: response.status, duration: ContinuousClock.now - start)
-        return response
     }
 }
 
