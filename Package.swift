@@ -134,11 +134,28 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The campaigns a server serves, without HTTP: the folder and its reloads, each
+        // campaign's revisions laid out with their stitched bodies, catalogues' titles, an ad
+        // server's creatives, live breaks' decisions.
+        .target(
+            name: "AdCampaignStore",
+            dependencies: [
+                "AdCampaign", "AdDecision", "AdLiveRuntime", "AdOrigin", "AdStitching", "AdServerClient", "AdMetrics", "CZlib",
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "AdStitchServer",
             dependencies: [
                 "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib", "AdOrigin", "AdLive", "AdLiveRuntime", "AdMedia",
-                "AdServerClient", "AdConditioning", "AdFrontDoor", "AdSessions", "AdPostgres", "AdMetrics",
+                "AdServerClient", "AdConditioning", "AdFrontDoor", "AdSessions", "AdPostgres", "AdMetrics", "AdCampaignStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -179,7 +196,7 @@ let package = Package(
         .testTarget(
             name: "AdStitchServerTests",
             dependencies: [
-                "AdStitchServer", "AdSessions", "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "AdMetrics",
+                "AdStitchServer", "AdSessions", "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "AdMetrics", "AdCampaignStore",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -193,12 +210,21 @@ let package = Package(
                 "HLSPlaylist",
                 "AdMedia",
                 "AdMetrics",
+                "AdCampaignStore",
                 "SCTE35",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AdCampaignStoreTests",
+            dependencies: [
+                "AdCampaignStore", "AdCampaign", "AdDecision", "AdStitching", "HLSPlaylist",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

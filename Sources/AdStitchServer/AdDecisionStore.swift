@@ -1,4 +1,5 @@
 import AdCampaign
+import AdCampaignStore
 import AdOrigin
 import AdPostgres
 import Foundation

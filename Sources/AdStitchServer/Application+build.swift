@@ -1,4 +1,5 @@
 import AdCampaign
+import AdCampaignStore
 import AdDecision
 import AdFrontDoor
 import AdLiveRuntime
@@ -90,7 +91,6 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         live: live,
         mediaRoots: configuration.mediaRoots,
         revisionRetention: configuration.policy.sessionTTL,
-        mediaURIs: MediaController.uris,
         loadNow: false
     )
     do {
@@ -201,26 +201,6 @@ struct AdDecisionsService: Service {
                     self.logger.warning("cannot forget expired ad decisions in PostgreSQL", metadata: ["error": "\(error)"])
                 }
                 try await Task.sleep(for: .seconds(3_600))
-            }
-        }
-    }
-}
-
-/// Polls the campaigns folder and reloads what changed (see ``CampaignStore/reload(logger:)``),
-/// on NIO's blocking-work thread pool: a poll reads thousands of file times and a reload parses
-/// playlists, and neither may hold up an event loop (`adstitch serve` runs Swift concurrency's
-/// jobs on them).
-struct CampaignReloader: Service {
-    let store: CampaignStore
-    let interval: Duration
-    let logger: Logger
-
-    func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try await Task.sleep(for: self.interval)
-                // A slow origin answers in the background; local edits are not held up by it.
-                _ = try await NIOThreadPool.singleton.runIfActive { self.store.reload(logger: self.logger, originWait: .seconds(1)) }
             }
         }
     }

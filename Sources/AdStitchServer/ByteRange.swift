@@ -1,3 +1,4 @@
+import AdCampaignStore
 import HTTPTypes
 import Hummingbird
 import NIOCore

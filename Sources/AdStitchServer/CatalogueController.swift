@@ -1,4 +1,5 @@
 import AdCampaign
+import AdCampaignStore
 import AdServerClient
 import Crypto
 import Foundation

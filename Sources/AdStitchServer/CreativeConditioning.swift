@@ -1,4 +1,5 @@
 import AdCampaign
+import AdCampaignStore
 import AdConditioning
 import AdMetrics
 import AdOrigin

@@ -1,3 +1,4 @@
+import AdCampaignStore
 import AdStitching
 import CompressNIO
 import Crypto

@@ -1,8 +1,13 @@
 import AdCampaign
+import AdCampaignStore
+import AdLiveRuntime
+import AdMetrics
+import AdOrigin
 import AdStitching
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 
 /// `GET /v1/campaigns/{id}/media/**`: the media of local campaigns, so the demo plays from the
 /// same server. Only what the campaign's playlists reference is served (segments, init sections,
@@ -58,8 +63,6 @@ struct MediaController: Sendable {
         return Response(status: status, headers: headers, body: body)
     }
 
-    /// Local media as absolute paths under `/v1/campaigns/{id}/media/` (what this controller
-    /// serves); remote URLs unchanged.
     /// Whether `url` is a file of a creative conditioned into the campaign's store (its
     /// playlists, segments and init sections; not an encode still being written).
     static func isConditioned(_ url: URL, in campaign: Campaign) -> Bool {
@@ -71,6 +74,8 @@ struct MediaController: Sendable {
         return inside.count >= 3 && !inside.contains { $0.hasPrefix(".") }
     }
 
+    /// Local media as absolute paths under `/v1/campaigns/{id}/media/` (what this controller
+    /// serves); remote URLs unchanged.
     static func uris(campaign id: String, folder: URL) -> URIStyle {
         // A path-only base: `rebased` writes it and the file's path below `folder` after it.
         URIStyle.rebased(root: folder, onto: URL(string: Routes.mediaPrefix(id)) ?? URL(fileURLWithPath: "/"))
@@ -87,5 +92,32 @@ struct MediaController: Sendable {
         case "key": "application/octet-stream"
         default: "application/octet-stream"
         }
+    }
+}
+
+extension CampaignStore {
+    /// A store whose campaigns' local media are served by this server's media route
+    /// (``MediaController/uris(campaign:folder:)``), as `serve` builds it; tests build it so too.
+    package convenience init(
+        folder: URL,
+        logger: Logger,
+        metrics: ServerMetrics = ServerMetrics(),
+        remote: RemotePlaylists? = nil,
+        live: LiveChannels? = nil,
+        mediaRoots: [URL] = [],
+        revisionRetention: Duration = .seconds(86_400),
+        loadNow: Bool = true
+    ) {
+        self.init(
+            folder: folder,
+            logger: logger,
+            metrics: metrics,
+            remote: remote,
+            live: live,
+            mediaRoots: mediaRoots,
+            revisionRetention: revisionRetention,
+            mediaURIs: MediaController.uris,
+            loadNow: loadNow
+        )
     }
 }

@@ -1,4 +1,5 @@
 import AdCampaign
+import AdCampaignStore
 import AdDecision
 import AdLive
 import AdLiveRuntime

@@ -1,3 +1,4 @@
+import AdCampaignStore
 import AdFrontDoor
 import AdMetrics
 import AdSessions

@@ -1,4 +1,5 @@
 import AdCampaign
+import AdCampaignStore
 import AdStitchServer
 import AdStitching
 import Foundation

@@ -1,4 +1,5 @@
 import AdCampaign
+import AdCampaignStore
 import Foundation
 import HLSPlaylist
 import Hummingbird

@@ -1,3 +1,4 @@
+import AdCampaignStore
 import AdMetrics
 import AdStitchServer
 import Foundation

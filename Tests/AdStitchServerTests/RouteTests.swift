@@ -1,3 +1,4 @@
+import AdCampaignStore
 import AdSessions
 import AdStitchServer
 import CompressNIO

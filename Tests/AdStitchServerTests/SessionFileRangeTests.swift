@@ -1,4 +1,5 @@
 import AdCampaign
+import AdCampaignStore
 import AdMetrics
 import AdStitchServer
 import CompressNIO

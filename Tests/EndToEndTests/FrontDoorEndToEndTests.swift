@@ -1,3 +1,4 @@
+import AdCampaignStore
 import Foundation
 import Testing
 

@@ -5,7 +5,6 @@ import AdMetrics
 import AdOrigin
 import AdStitching
 import Foundation
-import Hummingbird
 import Logging
 import Synchronization
 
@@ -72,14 +71,14 @@ public final class CampaignStore: Sendable {
     /// Folders campaigns' media may lie in through a link (`serve --media-root`).
     let mediaRoots: [URL]
     /// For what happens outside a request (a session's decisions not recorded).
-    let logger: Logger
+    package let logger: Logger
     /// How long a revision that is no longer current is kept: the session TTL, past which no
     /// session started on it plays.
     let revisionRetention: Duration
 
     /// Where a campaign's local media are served: its layout's URI style, given the campaign's
-    /// id and folder (nil: the server's media route, ``MediaController/uris(campaign:folder:)``).
-    /// The store lays campaigns out with it and knows no route.
+    /// id and folder (the server passes its media route's). The store lays campaigns out with it
+    /// and knows no route.
     public typealias MediaURIs = @Sendable (_ campaign: String, _ folder: URL) -> URIStyle
     let mediaURIs: MediaURIs
 
@@ -94,11 +93,11 @@ public final class CampaignStore: Sendable {
         live: LiveChannels? = nil,
         mediaRoots: [URL] = [],
         revisionRetention: Duration = .seconds(86_400),
-        mediaURIs: MediaURIs? = nil,
+        mediaURIs: @escaping MediaURIs,
         loadNow: Bool = true
     ) {
         self.live = live
-        self.mediaURIs = mediaURIs ?? MediaController.uris
+        self.mediaURIs = mediaURIs
         self.logger = logger
         self.mediaRoots = mediaRoots
         self.revisionRetention = revisionRetention
@@ -128,7 +127,7 @@ public final class CampaignStore: Sendable {
     /// sessions planned on it: ``SessionController``), so a title's memory goes with it.
     private let evictionObservers = Mutex([@Sendable ([String]) -> Void]())
 
-    func onTitlesEvicted(_ observer: @escaping @Sendable ([String]) -> Void) {
+    package func onTitlesEvicted(_ observer: @escaping @Sendable ([String]) -> Void) {
         self.evictionObservers.withLock { $0.append(observer) }
     }
 
@@ -138,7 +137,7 @@ public final class CampaignStore: Sendable {
     }
 
     /// The catalogue campaign `id` (`program: { catalogue: URL }`); nil: none is loaded.
-    func catalogue(_ id: String) -> CatalogueTitles? {
+    package func catalogue(_ id: String) -> CatalogueTitles? {
         self.state.withLock { $0.catalogues[id] }
     }
 
@@ -148,13 +147,13 @@ public final class CampaignStore: Sendable {
 
     /// Loads what changed and has stayed unchanged since the previous call (with `settle`
     /// false: what changed, at once). Returns whether any campaign was loaded, failed or removed.
-    @discardableResult
     ///
     /// Local changes are loaded first; then the origins of unchanged campaigns whose poll is due
     /// are asked concurrently, each on its own thread and bounded by its own timeout, and this
     /// waits for them at most `originWait` (nil: until they answer). A check still running then
     /// goes on — its campaign loads when it answers — and the next call starts none for that
     /// campaign: one slow origin holds up no other campaign's reload.
+    @discardableResult
     public func reload(logger: Logger, settle: Bool = true, originWait: Duration? = nil) -> Bool {
         let files: [URL]
         do {

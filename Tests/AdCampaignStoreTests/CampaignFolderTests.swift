@@ -1,7 +1,6 @@
+import AdCampaignStore
 import Foundation
 import Testing
-
-@testable import AdStitchServer
 
 /// What the reload poll watches in a campaign's folder.
 @Suite("Campaign folder")

@@ -6,28 +6,28 @@ import AdStitching
 import Foundation
 import Synchronization
 
-/// A campaign ready to serve: loaded, laid out for stitching with media URIs under
-/// `/v1/campaigns/{id}/media/`.
+/// A campaign ready to serve: loaded, laid out for stitching with its local media's URIs as the
+/// store's `mediaURIs` writes them (the server's: under `/v1/campaigns/{id}/media/`).
 public struct ServedCampaign: Sendable {
     public let campaign: Campaign
     public let folder: URL
     public let renderer: SessionRenderer
     /// The layout's segment blocks deflated at load, for gzip answers.
-    let body: StitchedBody
+    package let body: StitchedBody
     /// Which load of the process this is (a campaign reloaded unchanged keeps its revision but
     /// gets new assets, so a plan is rendered only by the load it was made on).
-    let load: Int
+    package let load: Int
     /// The local playlists of ads and slate: interstitial sessions' asset lists point players at
     /// them, so the media route serves them (never the programme's: its sessions are stitched or
     /// primary playlists).
-    let adPlaylists: Set<URL>
+    package let adPlaylists: Set<URL>
     /// A live campaign's channel poller (``LiveChannels``); nil for VOD.
-    let channel: LiveChannel?
+    package let channel: LiveChannel?
     /// The creatives of the campaign's ad decision server, loaded once per load; nil without one,
     /// or on a server without an origin client.
-    let creatives: CreativeCache?
+    package let creatives: CreativeCache?
     /// A live campaign's ad server decisions per session and break, as this replica knows them.
-    let liveDecisions: LiveAdDecisions?
+    package let liveDecisions: LiveAdDecisions?
 
     init(
         campaign: Campaign,
@@ -70,7 +70,7 @@ public struct ServedCampaign: Sendable {
     }
 
     /// The plan explained, with the rewrite rules that wrote each piece's URIs.
-    func report(_ plan: Plan) -> PlanReport {
+    package func report(_ plan: Plan) -> PlanReport {
         PlanReport(plan) { self.renderer.layout.appliedRewrites($0, rewrites: plan.rewrites) }
     }
 }

@@ -1,4 +1,3 @@
-import Hummingbird
 import NIOCore
 
 /// An answer's body as the buffers it is written from, in order.
@@ -9,30 +8,25 @@ import NIOCore
 /// each of those one buffer made at load (``StitchedBody/Block/plain``, ``StitchedBody/sharedMinimum``):
 /// no request copies them, and an answer in flight holds only its own bytes
 /// (docs/performance.md "Direct answers"). Every other answer is one buffer.
-struct AnswerBody: Sendable {
+package struct AnswerBody: Sendable {
     /// The buffers, in order; none of them empty.
-    let buffers: [ByteBuffer]
+    package let buffers: [ByteBuffer]
     /// The body's length in bytes.
-    let count: Int
+    package let count: Int
     /// What the answer holds in memory of its own: the capacity of the buffers not shared with
     /// the layout (the response cache counts it where it exceeds ``count``).
-    let ownedBytes: Int
+    package let ownedBytes: Int
 
-    init(_ buffer: ByteBuffer) {
+    package init(_ buffer: ByteBuffer) {
         self.buffers = buffer.readableBytes > 0 ? [buffer] : []
         self.count = buffer.readableBytes
         self.ownedBytes = buffer.capacity
     }
 
     /// `buffers` in order, of which `ownedBytes` are the answer's own.
-    init(buffers: [ByteBuffer], ownedBytes: Int) {
+    package init(buffers: [ByteBuffer], ownedBytes: Int) {
         self.buffers = buffers.filter { $0.readableBytes > 0 }
         self.count = buffers.reduce(0) { $0 + $1.readableBytes }
         self.ownedBytes = ownedBytes
-    }
-
-    /// The body for Hummingbird's writer (the router's answers).
-    var responseBody: ResponseBody {
-        self.buffers.count > 1 ? ResponseBody(contentsOf: self.buffers) : ResponseBody(byteBuffer: self.buffers.first ?? ByteBuffer())
     }
 }

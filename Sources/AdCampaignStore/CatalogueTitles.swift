@@ -24,15 +24,15 @@ import Synchronization
 ///   its revision. Revisions stay loaded while the cache holds them, current or not, so sessions
 ///   keep their ads; a session whose revision this replica does not hold loads the title again,
 ///   and plays if the origin still has those bytes (``restore(_:revision:)``).
-final class CatalogueTitles: Sendable {
+package final class CatalogueTitles: Sendable {
     /// The catalogue campaign as loaded from its file: every title is loaded from the same file.
-    struct Template: Sendable {
-        let campaign: Campaign
-        let catalogue: Catalogue
+    package struct Template: Sendable {
+        package let campaign: Campaign
+        package let catalogue: Catalogue
         let file: URL
-        let folder: URL
+        package let folder: URL
         /// Its local ad and slate playlists (``ServedCampaign/adPlaylists``), for the media route.
-        let adPlaylists: Set<URL>
+        package let adPlaylists: Set<URL>
 
         init(campaign: Campaign, catalogue: Catalogue, file: URL, folder: URL) {
             self.campaign = campaign
@@ -73,7 +73,7 @@ final class CatalogueTitles: Sendable {
     }
 
     /// Why a title cannot start: what the viewer's request gets.
-    enum Failure: Error {
+    package enum Failure: Error {
         /// The origin has no such title (404, 410).
         case missing(String)
         /// The origin failed (timeout, 5xx, connection).
@@ -128,7 +128,7 @@ final class CatalogueTitles: Sendable {
         self.metrics = metrics
     }
 
-    var template: Template { self.state.withLock { $0.template } }
+    package var template: Template { self.state.withLock { $0.template } }
 
     /// A new load of the campaign file: titles load on it from now on; those held stay for their
     /// sessions while the cache keeps them.
@@ -142,10 +142,10 @@ final class CatalogueTitles: Sendable {
     }
 
     /// The titles held: how many, and their estimated bytes.
-    var held: (titles: Int, bytes: Int) { self.state.withLock { ($0.held.count, $0.bytes) } }
+    package var held: (titles: Int, bytes: Int) { self.state.withLock { ($0.held.count, $0.bytes) } }
 
     /// Paths started recently, newest first.
-    var recent: [String] { self.state.withLock { $0.recent.reversed() } }
+    package var recent: [String] { self.state.withLock { $0.recent.reversed() } }
 
     /// The title a held revision is, for a session's files (nil: not held here).
     func title(revision: String) -> ServedCampaign? {
@@ -159,7 +159,7 @@ final class CatalogueTitles: Sendable {
 
     /// The title at `path` for a new session: held, or loaded now (one load however many ask).
     /// Past the cache's `ttl`, the origin is asked in the background whether it changed.
-    func start(_ path: String) async throws(Failure) -> ServedCampaign {
+    package func start(_ path: String) async throws(Failure) -> ServedCampaign {
         let (held, due) = self.state.withLock { state -> (Title?, Bool) in
             guard let title = state.current[path] else { return (nil, false) }
             Self.started(path, &state)
@@ -191,7 +191,7 @@ final class CatalogueTitles: Sendable {
 
     /// The title a session started on, loaded again (evicted, or started on another replica):
     /// nil when the origin no longer has the bytes of `revision`.
-    func restore(_ path: String, revision: String) async throws(Failure) -> ServedCampaign? {
+    package func restore(_ path: String, revision: String) async throws(Failure) -> ServedCampaign? {
         if let held = self.title(revision: revision) { return held }
         // The title as held now, checked within the ttl, is another revision: the origin has moved
         // on, and asking it again for every file of an old session would only repeat that.
@@ -398,16 +398,6 @@ final class CatalogueTitles: Sendable {
         digest.feed(playlist.bytes)
         digest.feed(playlist.url.absoluteString)
         return digest.value
-    }
-}
-
-extension CatalogueTitles.Failure {
-    var problem: Problem {
-        switch self {
-        case .missing(let detail): Problem.notFound(detail)
-        case .origin(let detail): Problem(status: .badGateway, title: "Origin failed", detail: detail + "; try again")
-        case .invalid(let detail): Problem(status: .unprocessableContent, title: "Title not stitchable", detail: detail)
-        }
     }
 }
 

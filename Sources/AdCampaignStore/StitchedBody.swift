@@ -17,10 +17,10 @@ import Synchronization
 ///
 /// A plain answer writes the long blocks from their own buffers, made at load too, between the
 /// session's lines (``AnswerBody``): never copied per request.
-struct StitchedBody: Sendable {
-    struct Block: Sendable {
+package struct StitchedBody: Sendable {
+    package struct Block: Sendable {
         /// The block's bytes, shared by every answer that plays it.
-        var plain: ByteBuffer
+        package var plain: ByteBuffer
         var deflated: ByteBuffer
         var crc: UInt32
         /// `crc32_combine_gen` of the block's length: appends its CRC to a running one in one step.
@@ -28,7 +28,7 @@ struct StitchedBody: Sendable {
     }
 
     /// By ``ByteBlock/id``.
-    let blocks: [Block]
+    package let blocks: [Block]
     /// Blocks made after load — rows rewritten for a combination of `rewrite:` rules, without
     /// per-viewer values — deflated on their first gzip answer and kept with the block they came
     /// from (held, so its identity cannot be reused while cached). Blocks with per-viewer values
@@ -51,7 +51,7 @@ struct StitchedBody: Sendable {
         }
     }
 
-    init(blocks: [Block]) {
+    package init(blocks: [Block]) {
         self.blocks = blocks
     }
 
@@ -61,7 +61,7 @@ struct StitchedBody: Sendable {
     }
 
     /// One block as a buffer, and as a raw deflate stream of its own ended by a sync flush.
-    static func deflate(_ block: ByteBlock) throws -> Block {
+    package static func deflate(_ block: ByteBlock) throws -> Block {
         let compressor = try ZlibCompressor(algorithm: .deflate, configuration: .init(compressionLevel: .bestCompression))
         var window = ByteBufferAllocator().buffer(capacity: 64 << 10)
         let plain = ByteBuffer(bytes: block.bytes)
@@ -86,7 +86,7 @@ struct StitchedBody: Sendable {
     /// The file's bytes as written: the session's own bytes — its lines, short blocks, blocks
     /// filled with its values — in one buffer, between the buffers of the long shared blocks (this
     /// revision's). Byte for byte ``plain(_:)``.
-    func plainBody(_ file: RenderedBytes) -> AnswerBody {
+    package func plainBody(_ file: RenderedBytes) -> AnswerBody {
         var ownCount = file.literal.count
         for part in file.parts {
             if case .block(let block) = part, self.shared(block) == nil { ownCount += block.count(filling: file.values) }
@@ -127,10 +127,10 @@ struct StitchedBody: Sendable {
     /// costs a pending write and an I/O vector (measured: a two-hour playlist written as ~30
     /// buffers, islands and ads alike, cost more CPU than one joined copy); an island is tens of KB,
     /// an ad a few hundred bytes.
-    static let sharedMinimum = 16 * 1024
+    package static let sharedMinimum = 16 * 1024
 
     /// The file's bytes in one buffer.
-    static func plain(_ file: RenderedBytes) -> ByteBuffer {
+    package static func plain(_ file: RenderedBytes) -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: file.count)
         for part in file.parts {
             switch part {
@@ -146,7 +146,7 @@ struct StitchedBody: Sendable {
 
     /// The file as one gzip member; its blocks must be this revision's. Rewritten blocks with a
     /// viewer's values go out stored, as the session's lines do; those without are deflated once.
-    func gzip(_ file: RenderedBytes) -> ByteBuffer {
+    package func gzip(_ file: RenderedBytes) -> ByteBuffer {
         var capacity = 10 + 5 + 8 + file.literal.count
         for part in file.parts {
             switch part {
@@ -204,5 +204,5 @@ struct StitchedBody: Sendable {
     }
 
     /// The most a stored block holds (its LEN is 16 bits).
-    static let maxStored = 65_535
+    package static let maxStored = 65_535
 }

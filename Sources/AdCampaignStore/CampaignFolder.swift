@@ -4,8 +4,12 @@ import Foundation
 
 /// A folder of campaigns as the store polls it: which campaign files it holds, and a cheap
 /// fingerprint of everything a campaign reads, to tell when one changed.
-struct CampaignFolder: Sendable {
+package struct CampaignFolder: Sendable {
     let url: URL
+
+    package init(url: URL) {
+        self.url = url
+    }
 
     /// The campaign files of the folder, sorted; throws when the folder cannot be listed.
     func campaignFiles() throws -> [URL] {
@@ -33,7 +37,7 @@ struct CampaignFolder: Sendable {
     /// every file its last good load referenced (`watched`: segments, keys, init sections): cheap
     /// to compute every few seconds, and it changes when anything the campaign reads does — a
     /// deleted segment included.
-    func fingerprint(_ file: URL, watched: [String]) -> String {
+    package func fingerprint(_ file: URL, watched: [String]) -> String {
         var paths = Set([file.path])
         if file.lastPathComponent == "campaign.yaml" {
             paths.formUnion(Self.playlists(under: file.deletingLastPathComponent().path))
@@ -62,7 +66,7 @@ struct CampaignFolder: Sendable {
     /// The paths of the `.m3u8` files under `folder` and its subfolders (not through symlinked
     /// folders), read with `readdir`: a campaign folder holds thousands of segments, and
     /// Foundation's enumerator spent half of every poll rewriting their paths.
-    static func playlists(under folder: String) -> [String] {
+    package static func playlists(under folder: String) -> [String] {
         guard let directory = opendir(folder) else { return [] }
         defer { closedir(directory) }
         var found: [String] = []

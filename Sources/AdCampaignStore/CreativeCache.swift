@@ -19,16 +19,16 @@ import Synchronization
 /// and plays the one loaded before; the new one replaces it when it loads (a failed reload keeps
 /// the old one until the next interval). A failed load is kept ``failureLifetime``, then tried
 /// again. At most ``capacity`` creatives; past it the oldest loads go first.
-final class CreativeCache: Sendable {
+package final class CreativeCache: Sendable {
     let campaign: Campaign
     let layout: StitchLayout
     /// What asks the ad server (``AdServerDecisions/decide``) and fetches creatives' playlists.
-    let client: OriginClient
+    package let client: OriginClient
     let source: PlaylistSource
     /// How old a loaded creative is before it is loaded again: the origin's poll interval.
     let revalidateAfter: Duration
 
-    typealias Outcome = Result<StitchLayout.LaidOutCreative, AdServerDecisions.CreativeFailure>
+    package typealias Outcome = Result<StitchLayout.LaidOutCreative, AdServerDecisions.CreativeFailure>
 
     private struct Key: Hashable {
         var id: String
@@ -59,7 +59,7 @@ final class CreativeCache: Sendable {
 
     /// The creative at `url`, loaded now or earlier. Only http(s) URLs, and the campaign's own
     /// store of conditioned creatives: an ad server never gets to read this machine's files.
-    func creative(_ url: URL, id: String) async -> Outcome {
+    package func creative(_ url: URL, id: String) async -> Outcome {
         let scheme = url.scheme?.lowercased()
         let conditioned = self.campaign.creatives.map {
             url.isFileURL && url.standardizedFileURL.path.hasPrefix($0.store.standardizedFileURL.path + "/")

@@ -9,11 +9,16 @@ import Synchronization
 /// so a refresh costs neither a store read nor an ask: refreshes that arrive together (a video
 /// and an audio playlist) await the same task. At most ``capacity`` entries, the oldest dropped
 /// first (a dropped one is read from the store again).
-final class LiveAdDecisions: Sendable {
+package final class LiveAdDecisions: Sendable {
     /// A break's ads and their creatives laid out for the campaign's renditions.
-    struct Decided: Sendable {
-        var ads: [Ad]
-        var creatives: [StitchLayout.LaidOutCreative]
+    package struct Decided: Sendable {
+        package var ads: [Ad]
+        package var creatives: [StitchLayout.LaidOutCreative]
+
+        package init(ads: [Ad], creatives: [StitchLayout.LaidOutCreative]) {
+            self.ads = ads
+            self.creatives = creatives
+        }
     }
 
     private struct State {
@@ -32,7 +37,7 @@ final class LiveAdDecisions: Sendable {
 
     /// The decision under `key`: known, or made now by `decide` (nil: none could be had — a
     /// recorded creative that would not load — so the next refresh tries again).
-    func decided(_ key: String, _ decide: @escaping @Sendable () async -> Decided?) async -> Decided? {
+    package func decided(_ key: String, _ decide: @escaping @Sendable () async -> Decided?) async -> Decided? {
         let task = self.state.withLock { state -> Task<Decided?, Never> in
             if let task = state.tasks[key] { return task }
             let task = Task { await decide() }
