@@ -151,11 +151,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The preview tool's pages, as HTML from a served campaign and a viewer's plan (docs/preview.md).
+        .target(
+            name: "AdPreview",
+            dependencies: [
+                "AdCampaign", "AdCampaignStore", "AdDecision", "AdLive", "AdLiveRuntime", "AdMedia", "AdServerClient", "AdSessions",
+                "AdStitching", "HLSPlaylist",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "AdStitchServer",
             dependencies: [
                 "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib", "AdOrigin", "AdLive", "AdLiveRuntime", "AdMedia",
-                "AdServerClient", "AdConditioning", "AdFrontDoor", "AdSessions", "AdPostgres", "AdMetrics", "AdCampaignStore",
+                "AdServerClient", "AdConditioning", "AdFrontDoor", "AdSessions", "AdPostgres", "AdMetrics", "AdCampaignStore", "AdPreview",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -228,6 +237,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "AdPreviewTests", dependencies: ["AdPreview", "AdCampaign"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AdFrontDoorTests",
             dependencies: [

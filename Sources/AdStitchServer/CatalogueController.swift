@@ -1,5 +1,6 @@
 import AdCampaign
 import AdCampaignStore
+import AdPreview
 import AdServerClient
 import Crypto
 import Foundation

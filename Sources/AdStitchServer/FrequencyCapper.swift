@@ -16,20 +16,10 @@ struct FrequencyCapper: Sendable {
     /// How long a start waits for the store, reading and then writing.
     static let deadline = Duration.milliseconds(500)
 
-    /// What the viewer's impressions say of each cap of `campaign` at `at` (ms).
-    struct Status: Sendable {
-        /// Per cap (the first ``SessionToken/maxCapped``), the impressions it counts.
-        var counted: [[Impression]] = []
-        /// The indexes of the caps reached.
-        var reached: [Int] = []
-        /// The impressions could not be read: no cap is reached.
-        var unavailable = false
-    }
-
     /// The caps of `campaign` the viewer has reached at `at` (ms), and the impressions each counts.
-    func status(_ campaign: Campaign, viewer: String, at: Int64) async -> Status {
+    func status(_ campaign: Campaign, viewer: String, at: Int64) async -> FrequencyCapStatus {
         let caps = campaign.frequencyCaps.prefix(SessionToken.maxCapped)
-        guard let longest = caps.map(\.per).max() else { return Status() }
+        guard let longest = caps.map(\.per).max() else { return FrequencyCapStatus() }
         let impressions: [Impression]
         do {
             let (store, id, since) = (self.store, campaign.id, at - Int64(longest) * 1000)
@@ -39,52 +29,9 @@ struct FrequencyCapper: Sendable {
                 "cannot read a viewer's impressions; the session starts without frequency caps",
                 metadata: ["campaign": "\(campaign.id)", "error": "\(error)"]
             )
-            return Status(unavailable: true)
+            return FrequencyCapStatus(unavailable: true)
         }
-        var status = Status()
-        for (index, cap) in caps.enumerated() {
-            let since = at - Int64(cap.per) * 1000
-            let counted = impressions.filter { $0.at >= since && $0.at <= at && cap.ads.matches($0.ad) }
-            status.counted.append(counted)
-            if counted.count >= cap.max { status.reached.append(index) }
-        }
-        return status
-    }
-
-    /// A viewer's caps as the preview shows them.
-    struct Viewer: Sendable {
-        let id: String
-        let status: Status
-
-        /// As the preview's report writes it (`frequencyCaps`).
-        func json(_ caps: [FrequencyCap]) -> JSONValue {
-            .object([
-                ("viewer", .string(self.id)),
-                (
-                    "caps",
-                    .array(
-                        zip(caps, self.status.counted).enumerated().map { index, pair in
-                            let (cap, counted) = pair
-                            return .object([
-                                ("ads", .string(cap.ads.source)), ("max", .integer(cap.max)), ("per", .string(cap.perText)),
-                                ("reached", .bool(self.status.reached.contains(index))),
-                                (
-                                    "impressions",
-                                    .array(
-                                        counted.map {
-                                            .object([
-                                                ("ad", .string($0.ad)), ("at", .string(DateTime.iso8601(millisecondsSinceEpoch: $0.at))),
-                                                ("session", .string($0.session)),
-                                            ])
-                                        }
-                                    )
-                                ),
-                            ])
-                        }
-                    )
-                ),
-            ])
-        }
+        return FrequencyCapStatus(caps: caps, impressions: impressions, at: at)
     }
 
     /// Records the impressions of `plan` (the ads any cap counts) for the viewer at its start,

@@ -1,17 +1,10 @@
 import AdCampaign
+import AdDecision
 import AdPostgres
 import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
-
-/// One impression of an ad for a viewer: a session that started with it in its plan.
-struct Impression: Sendable, Hashable {
-    let ad: String
-    /// Milliseconds since the epoch.
-    let at: Int64
-    let session: String
-}
 
 /// Viewers' impressions for frequency caps (docs/campaign-format.md "Frequency caps"): PostgreSQL
 /// when replicas share one (`serve --database`), else this replica's memory.

@@ -1,5 +1,6 @@
 import AdCampaign
 import AdCampaignStore
+import AdDecision
 import Foundation
 import HLSPlaylist
 import Hummingbird

@@ -1,3 +1,4 @@
+import AdPreview
 import Foundation
 import HLSPlaylist
 import Testing

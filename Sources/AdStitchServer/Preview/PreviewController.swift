@@ -3,6 +3,7 @@ import AdCampaignStore
 import AdDecision
 import AdLiveRuntime
 import AdMedia
+import AdPreview
 import AdServerClient
 import AdSessions
 import AdStitching
@@ -27,7 +28,6 @@ import Hummingbird
 ///   token-scoped ones;
 /// - `GET /preview/assets/preview.css|preview.js`, and `hls.js` with `serve --hls-js`.
 struct PreviewController: Sendable {
-    static let maxCompared = 24
 
     let store: CampaignStore
     let sessions: SessionController
@@ -168,13 +168,13 @@ struct PreviewController: Sendable {
         _ served: ServedCampaign,
         viewer: PreviewContext,
         request: Request
-    ) async -> (plan: Plan, reports: [AdServerDecisions.BreakReport], renderer: SessionRenderer, caps: FrequencyCapper.Viewer?) {
+    ) async -> (plan: Plan, reports: [AdServerDecisions.BreakReport], renderer: SessionRenderer, caps: FrequencyCapStatus.Viewer?) {
         var context = viewer.viewer
-        var caps: FrequencyCapper.Viewer?
+        var caps: FrequencyCapStatus.Viewer?
         if let id = viewer.attributes["viewer"], !served.campaign.frequencyCaps.isEmpty {
             let status = await self.sessions.capper.status(served.campaign, viewer: id, at: viewer.at)
             context.capped = status.reached
-            caps = FrequencyCapper.Viewer(id: id, status: status)
+            caps = FrequencyCapStatus.Viewer(id: id, status: status)
         }
         guard let asked = await self.sessions.ask(served, for: context, deviceHeaders: SessionController.deviceHeaders(request)) else {
             return (Planner().plan(served.campaign, for: context), [], served.renderer, caps)
@@ -189,10 +189,10 @@ struct PreviewController: Sendable {
         let served = try await self.requiredSubject(context, viewer: viewer)
         let countText = PreviewContext.pairs(request.uri.query).last { $0.key == "count" }?.value ?? "6"
         var count = 6
-        if let value = Int(countText), (1...Self.maxCompared).contains(value) {
+        if let value = Int(countText), (1...PreviewPage.maxCompared).contains(value) {
             count = value
         } else {
-            viewer.errors.append("count: \(countText) must be a whole number from 1 to \(Self.maxCompared)")
+            viewer.errors.append("count: \(countText) must be a whole number from 1 to \(PreviewPage.maxCompared)")
         }
         // Sessions `{session}-1` … `{session}-N`: the same viewer context, N draws.
         let plans =

@@ -1,3 +1,4 @@
+import AdPreview
 import AdServerClient
 import Foundation
 

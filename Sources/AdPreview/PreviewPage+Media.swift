@@ -6,7 +6,7 @@ import Foundation
 extension PreviewPage {
     /// What `adstitch validate --media` finds in a campaign's segments: the findings first, then
     /// what was measured of every rendition of every piece.
-    static func media(_ served: ServedCampaign, report: MediaReport) -> String {
+    package static func media(_ served: ServedCampaign, report: MediaReport) -> String {
         let campaign = served.campaign
         let id = escape(campaign.id)
         let warnings = report.findings.filter { $0.severity == .warning }.count

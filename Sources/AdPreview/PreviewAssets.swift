@@ -1,8 +1,8 @@
 /// The preview tool's stylesheet and script, served by the app (`/preview/assets/…`): the
 /// machines it runs on may be offline, so nothing comes from elsewhere. Kept in Swift rather
 /// than as package resources so the `adstitch` binary is self-contained.
-enum PreviewAssets {
-    static let stylesheet = #"""
+package enum PreviewAssets {
+    package static let stylesheet = #"""
         :root { --ink: #1d2330; --muted: #5b6475; --line: #d8dce4; --island: #b8c0cc; --slate: #8d96a5; --now: #e8590c; }
         body { font: 15px/1.45 system-ui, sans-serif; color: var(--ink); margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; }
         h1 small, h2 small { color: var(--muted); font-weight: normal; font-size: 60%; }
@@ -49,7 +49,7 @@ enum PreviewAssets {
     /// The reference client of the boundary manifest (the seeds' boundary-time observer, in the
     /// browser): highlights the piece and break that play, and snaps seeks back to the start of a
     /// break whose `restrict` holds `skip` or `jump`, unless that break has played through.
-    static let script = #"""
+    package static let script = #"""
         "use strict";
         // Players that need hls.js (fMP4 in Chromium; interstitial sessions): data-hls names the master.
         function attach(video) {

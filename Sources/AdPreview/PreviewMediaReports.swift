@@ -6,7 +6,7 @@ import Synchronization
 /// `validate --media` for the preview (docs/preview.md "Media"): a campaign revision's media
 /// report, made once per revision on a thread of its own — ffprobe runs for seconds, and no event
 /// loop may wait on it — and shared by every request that asks while it runs or after.
-final class PreviewMediaReports: Sendable {
+package final class PreviewMediaReports: Sendable {
     private struct Key: Hashable {
         let campaign: String
         let revision: String
@@ -16,12 +16,12 @@ final class PreviewMediaReports: Sendable {
     private let reports = Mutex<[String: (key: Key, task: Task<MediaReport, Never>)]>([:])
     private let inspector: MediaInspector
 
-    init(inspector: MediaInspector = MediaInspector()) {
+    package init(inspector: MediaInspector = MediaInspector()) {
         self.inspector = inspector
     }
 
     /// The report of `campaign`'s revision, made now or earlier.
-    func report(_ campaign: Campaign) async -> MediaReport {
+    package func report(_ campaign: Campaign) async -> MediaReport {
         let key = Key(campaign: campaign.id, revision: campaign.revision)
         let inspector = self.inspector
         let task = self.reports.withLock { reports -> Task<MediaReport, Never> in

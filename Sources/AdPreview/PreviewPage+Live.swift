@@ -12,7 +12,7 @@ extension PreviewPage {
     /// window, whether it is stalled — the break airing now and the ones before it in the window
     /// with the ads this viewer gets in each, what the next break will be filled from (its marker
     /// has not aired, so its ads are not drawn yet), and a player of a live session for the context.
-    static func live(_ served: ServedCampaign, live: LiveProgram, context: PreviewContext, plan: Plan, hasPlayer: Bool) -> String {
+    package static func live(_ served: ServedCampaign, live: LiveProgram, context: PreviewContext, plan: Plan, hasPlayer: Bool) -> String {
         let campaign = served.campaign
         var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a></p>\n"
         body +=

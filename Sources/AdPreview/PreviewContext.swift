@@ -3,30 +3,29 @@ import AdDecision
 import AdSessions
 import Foundation
 import HLSPlaylist
-import Hummingbird
 
 /// The viewer context of a preview page, from its query string: `session`, `at` (ISO 8601)
 /// and attributes — the form's `locale`, `device`, `market`, `seen`, `bandwidth`, any other
 /// parameter, and `more` (one `key=value` per line). Empty fields are not attributes, so
 /// submitting the form untouched previews a viewer with none.
-struct PreviewContext: Sendable {
+package struct PreviewContext: Sendable {
     /// The attributes the form has a field for, in form order.
     static let fields = ["locale", "device", "market", "seen", "bandwidth"]
 
-    var session: String
+    package var session: String
     /// Whole milliseconds since the epoch: what a session token carries, so the page and the
     /// player plan with the same instant.
-    var at: Int64
-    var attributes: [String: String]
+    package var at: Int64
+    package var attributes: [String: String]
     /// `insertion=`: the mode the player's session gets (not an attribute); nil: the campaign's.
-    var insertion: Insertion?
+    package var insertion: Insertion?
     /// `title=`: a catalogue's title, the path of its multivariant playlist below the catalogue's
     /// prefix (not an attribute); nil for a campaign, or a catalogue's list of titles.
-    var title: String?
+    package var title: String?
     /// What was wrong with the query, one message per problem; the page shows them.
-    var errors: [String] = []
+    package var errors: [String] = []
 
-    var viewer: ViewerContext {
+    package var viewer: ViewerContext {
         ViewerContext(session: self.session, milliseconds: self.at, attributes: self.attributes)
     }
 
@@ -40,7 +39,7 @@ struct PreviewContext: Sendable {
     }
 
     /// Reads the query; a missing session is `preview-1`, a missing `at` is `now`.
-    init(query: [(key: String, value: String)], now: Date = Date()) {
+    package init(query: [(key: String, value: String)], now: Date = Date()) {
         self.session = "preview-1"
         self.at = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
         self.attributes = [:]
@@ -108,7 +107,7 @@ struct PreviewContext: Sendable {
     }
 
     /// The same context for another session (the compare view's rows).
-    func with(session: String) -> PreviewContext {
+    package func with(session: String) -> PreviewContext {
         var copy = self
         copy.session = session
         return copy
@@ -116,7 +115,7 @@ struct PreviewContext: Sendable {
 
     /// A query string as HTML forms write it (`application/x-www-form-urlencoded`: `+` is a
     /// space), names and values percent-decoded; undecodable pairs are kept as written.
-    static func pairs(_ query: String?) -> [(key: String, value: String)] {
+    package static func pairs(_ query: String?) -> [(key: String, value: String)] {
         guard let query, !query.isEmpty else { return [] }
         return query.split(separator: "&").map { item in
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

@@ -12,10 +12,13 @@ import HLSPlaylist
 /// can highlight what plays, and the page embeds the plan report and the boundary manifest as
 /// JSON (`#plan-report`, `#boundary-manifest`) — the same report `adstitch preview --format json`
 /// prints.
-enum PreviewPage {
+package enum PreviewPage {
+    /// At most this many sessions are compared side by side (`count=`).
+    package static let maxCompared = 24
+
     // MARK: - Campaign list
 
-    static func list(_ statuses: [CampaignStatus], served: (String) -> ServedCampaign?) -> String {
+    package static func list(_ statuses: [CampaignStatus], served: (String) -> ServedCampaign?) -> String {
         var rows = ""
         for status in statuses {
             let name = status.id ?? status.file
@@ -46,7 +49,7 @@ enum PreviewPage {
 
     /// A catalogue's page: the titles started recently (newest first), each a link to its
     /// preview with the form's context, and the form, whose title field previews any path.
-    static func catalogue(_ campaign: Campaign, recent: [String], held: (titles: Int, bytes: Int), context: PreviewContext) -> String {
+    package static func catalogue(_ campaign: Campaign, recent: [String], held: (titles: Int, bytes: Int), context: PreviewContext) -> String {
         var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a></p>\n"
         body +=
             "<h1>\(escape(campaign.title)) <small><code>\(escape(campaign.id))</code> revision <code>\(escape(campaign.revision))</code> · catalogue</small></h1>\n"
@@ -74,14 +77,14 @@ enum PreviewPage {
     /// - Parameters:
     ///   - adServer: each break's request to the campaign's ad decision server and what came of it.
     ///   - renderer: the load's renderer with the ad server's creatives (default: the load's).
-    static func campaign(
+    package static func campaign(
         _ served: ServedCampaign,
         context: PreviewContext,
         plan: Plan?,
         hasPlayer: Bool = false,
         adServer: [AdServerDecisions.BreakReport] = [],
         renderer: SessionRenderer? = nil,
-        caps: FrequencyCapper.Viewer? = nil
+        caps: FrequencyCapStatus.Viewer? = nil
     ) -> String {
         let campaign = served.campaign
         var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a>"
@@ -184,7 +187,7 @@ enum PreviewPage {
 
     // MARK: - Compare
 
-    static func compare(_ served: ServedCampaign, context: PreviewContext, plans: [Plan], count: Int) -> String {
+    package static func compare(_ served: ServedCampaign, context: PreviewContext, plans: [Plan], count: Int) -> String {
         let campaign = served.campaign
         var body =
             "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a> › <a href=\"/preview/\(escape(campaign.id))?\(escape(context.query))\">\(escape(campaign.title))</a></p>\n"
@@ -244,7 +247,7 @@ enum PreviewPage {
             "<label class=\"wide\">More attributes (key=value per line) <textarea name=\"more\" rows=\"1\">\(escape(more.joined(separator: "\n")))</textarea></label>\n"
         if let count {
             fields +=
-                "<label>Sessions <input name=\"count\" type=\"number\" min=\"1\" max=\"\(PreviewController.maxCompared)\" value=\"\(count)\"></label>\n"
+                "<label>Sessions <input name=\"count\" type=\"number\" min=\"1\" max=\"\(Self.maxCompared)\" value=\"\(count)\"></label>\n"
         }
         return """
             <form class="context" method="get" action="\(escape(action))">
@@ -283,7 +286,7 @@ enum PreviewPage {
     }
 
     /// The viewer's frequency caps: each, whether it is reached, and the impressions it counts.
-    static func frequencyCaps(_ viewer: FrequencyCapper.Viewer?, campaign: Campaign) -> String {
+    static func frequencyCaps(_ viewer: FrequencyCapStatus.Viewer?, campaign: Campaign) -> String {
         guard let viewer else { return "" }
         let rows = zip(campaign.frequencyCaps, viewer.status.counted).enumerated().map { index, pair in
             let (cap, counted) = pair
@@ -437,7 +440,7 @@ enum PreviewPage {
 
     // MARK: - Helpers
 
-    static func document(title: String, body: String) -> String {
+    package static func document(title: String, body: String) -> String {
         """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -453,7 +456,7 @@ enum PreviewPage {
     /// Text for HTML content and quoted attribute values. By Unicode scalar, never by `Character`:
     /// `"` followed by a combining mark (U+0301) is one grapheme that no `case "\""` matches, and
     /// once let through it ends the attribute it stands in.
-    static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
