@@ -2,6 +2,7 @@ import AdCampaign
 import AdDecision
 import AdOrigin
 import AdSessions
+import AdStitching
 import HLSPlaylist
 import Logging
 
@@ -43,23 +44,24 @@ struct FrequencyCapper: Sendable {
             guard case .ad(let ad, _) = piece.kind, !seen(ad) else { continue }
             ads.append((index, ad.id))
         }
-        await self.record(plan.campaign, session: plan.context.session, ads: ads, viewer: viewer, at: at)
+        await self.record(plan.campaign, session: plan.context.session, breakID: "", ads: ads, viewer: viewer, at: at)
     }
 
-    /// Records that the viewer's session `session` played the ad at `piece` at `at` (ms): the
-    /// first of its beacons reached AdStitch. Once per session and piece, however often.
-    func record(campaign: Campaign, session: String, piece: Int, ad: String, viewer: String, at: Int64) async {
-        await self.record(campaign, session: session, ads: [(piece, ad)], viewer: viewer, at: at)
+    /// Records that the viewer's session `session` played the ad at `place` (a plan's piece, or
+    /// a live break's) at `at` (ms): the first of its beacons reached AdStitch. Once per session
+    /// and place, however often.
+    func record(campaign: Campaign, session: String, place: BeaconPlace, ad: String, viewer: String, at: Int64) async {
+        await self.record(campaign, session: session, breakID: place.breakID ?? "", ads: [(place.piece, ad)], viewer: viewer, at: at)
     }
 
     /// The one writer: the ads any of `campaign`'s caps counts, within ``deadline``.
-    private func record(_ campaign: Campaign, session: String, ads: [(piece: Int, ad: String)], viewer: String, at: Int64) async {
+    private func record(_ campaign: Campaign, session: String, breakID: String, ads: [(piece: Int, ad: String)], viewer: String, at: Int64) async {
         let counted = ads.filter { ad in campaign.frequencyCaps.contains { $0.ads.matches(ad.ad) } }
         guard !counted.isEmpty else { return }
         do {
             let (store, id) = (self.store, campaign.id)
             try await Deadline.run(within: Self.deadline) {
-                try await store.record(campaign: id, viewer: viewer, session: session, ads: counted, at: at)
+                try await store.record(campaign: id, viewer: viewer, session: session, breakID: breakID, ads: counted, at: at)
             }
         } catch {
             self.logger.warning(

@@ -11,9 +11,11 @@ import Synchronization
 protocol ImpressionStore: Sendable {
     /// The viewer's impressions in the campaign at or after `since` (ms), oldest first.
     func impressions(campaign: String, viewer: String, since: Int64) async throws -> [Impression]
-    /// Records a session's impressions (its plan's pieces by index, each ad's id) at `at` (ms);
-    /// the same session and piece recorded again (a player asking the master twice) count once.
-    func record(campaign: String, viewer: String, session: String, ads: [(piece: Int, ad: String)], at: Int64) async throws
+    /// Records a session's impressions (its plan's pieces by index, or a live break's ads by their
+    /// index in its fill; each ad's id) at `at` (ms); the same session, break and piece recorded
+    /// again (a player asking the master twice) count once. `breakID`: the live break, empty for
+    /// a plan's pieces.
+    func record(campaign: String, viewer: String, session: String, breakID: String, ads: [(piece: Int, ad: String)], at: Int64) async throws
     /// What `serve` says at start about where impressions are counted.
     var summary: String { get }
 }
@@ -23,6 +25,7 @@ protocol ImpressionStore: Sendable {
 final class MemoryImpressionStore: ImpressionStore {
     private struct Entry {
         let session: String
+        let breakID: String
         let piece: Int
         let impression: Impression
     }
@@ -46,13 +49,13 @@ final class MemoryImpressionStore: ImpressionStore {
         }
     }
 
-    func record(campaign: String, viewer: String, session: String, ads: [(piece: Int, ad: String)], at: Int64) async throws {
+    func record(campaign: String, viewer: String, session: String, breakID: String, ads: [(piece: Int, ad: String)], at: Int64) async throws {
         let key = campaign + "\u{1f}" + viewer
         let oldest = at - Int64(FrequencyCap.maxWindow) * 1000
         self.state.withLock { state in
             var entries = (state.entries[key] ?? []).filter { $0.impression.at >= oldest }
-            for (piece, ad) in ads where !entries.contains(where: { $0.session == session && $0.piece == piece }) {
-                entries.append(Entry(session: session, piece: piece, impression: Impression(ad: ad, at: at, session: session)))
+            for (piece, ad) in ads where !entries.contains(where: { $0.session == session && $0.breakID == breakID && $0.piece == piece }) {
+                entries.append(Entry(session: session, breakID: breakID, piece: piece, impression: Impression(ad: ad, at: at, session: session)))
             }
             if state.entries[key] == nil { state.order.append(key) }
             state.count += entries.count - (state.entries[key]?.count ?? 0)
@@ -70,7 +73,7 @@ final class MemoryImpressionStore: ImpressionStore {
 }
 
 /// Impressions in PostgreSQL, shared by every replica: a row per (campaign, viewer, session,
-/// piece); rows older than the longest window a cap may have are deleted as the viewer's next
+/// break, piece); rows older than the longest window a cap may have are deleted as the viewer's next
 /// impressions are recorded. The caller bounds each call (``FrequencyCapper/deadline``).
 final class PostgresImpressionStore: ImpressionStore {
     let table: PostgresTable
@@ -85,11 +88,27 @@ final class PostgresImpressionStore: ImpressionStore {
                     campaign text NOT NULL,
                     viewer text NOT NULL,
                     session text NOT NULL,
+                    break_id text NOT NULL DEFAULT '',
                     piece integer NOT NULL,
                     ad text NOT NULL,
                     at_ms bigint NOT NULL,
-                    PRIMARY KEY (campaign, viewer, session, piece)
+                    PRIMARY KEY (campaign, viewer, session, break_id, piece)
                 )
+                """,
+                // A table made before live sessions counted: the break added and the key widened
+                // to it (else two live breaks' first ads would count once).
+                "ALTER TABLE adstitch_impressions ADD COLUMN IF NOT EXISTS break_id text NOT NULL DEFAULT ''",
+                """
+                DO $$ BEGIN
+                    IF NOT EXISTS (
+                        SELECT 1 FROM information_schema.key_column_usage
+                        WHERE table_name = 'adstitch_impressions' AND constraint_name = 'adstitch_impressions_pkey'
+                            AND column_name = 'break_id'
+                    ) THEN
+                        ALTER TABLE adstitch_impressions DROP CONSTRAINT adstitch_impressions_pkey,
+                            ADD PRIMARY KEY (campaign, viewer, session, break_id, piece);
+                    END IF;
+                END $$
                 """,
                 "CREATE INDEX IF NOT EXISTS adstitch_impressions_by_time ON adstitch_impressions (campaign, viewer, at_ms)",
             ]
@@ -100,7 +119,7 @@ final class PostgresImpressionStore: ImpressionStore {
         let rows = try await self.table.query(
             """
             SELECT ad, at_ms, session FROM adstitch_impressions
-            WHERE campaign = \(campaign) AND viewer = \(viewer) AND at_ms >= \(since) ORDER BY at_ms, session, piece
+            WHERE campaign = \(campaign) AND viewer = \(viewer) AND at_ms >= \(since) ORDER BY at_ms, session, break_id, piece
             """
         )
         var found: [Impression] = []
@@ -110,7 +129,7 @@ final class PostgresImpressionStore: ImpressionStore {
         return found
     }
 
-    func record(campaign: String, viewer: String, session: String, ads: [(piece: Int, ad: String)], at: Int64) async throws {
+    func record(campaign: String, viewer: String, session: String, breakID: String, ads: [(piece: Int, ad: String)], at: Int64) async throws {
         guard !ads.isEmpty else { return }
         let pieces = ads.map { Int32(clamping: $0.piece) }
         let names = ads.map(\.ad)
@@ -121,8 +140,8 @@ final class PostgresImpressionStore: ImpressionStore {
             WITH expired AS (
                 DELETE FROM adstitch_impressions WHERE campaign = \(campaign) AND viewer = \(viewer) AND at_ms < \(oldest)
             )
-            INSERT INTO adstitch_impressions (campaign, viewer, session, piece, ad, at_ms)
-            SELECT \(campaign), \(viewer), \(session), piece, ad, \(at) FROM unnest(\(pieces)::integer[], \(names)::text[]) AS u(piece, ad)
+            INSERT INTO adstitch_impressions (campaign, viewer, session, break_id, piece, ad, at_ms)
+            SELECT \(campaign), \(viewer), \(session), \(breakID), piece, ad, \(at) FROM unnest(\(pieces)::integer[], \(names)::text[]) AS u(piece, ad)
             ON CONFLICT DO NOTHING
             """
         )

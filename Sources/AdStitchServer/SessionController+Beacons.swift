@@ -116,13 +116,11 @@ extension SessionController {
             },
             headers: headers
         )
-        // The ad played: its first claimed event counts it towards the viewer's frequency caps
-        // (a stitched or interstitial session's; a live session's breaks are not counted).
-        if !claimed.isEmpty, place.breakID == nil, token.scope == .viewer, let viewer = token.attributes["viewer"],
-            !served.campaign.frequencyCaps.isEmpty
-        {
+        // The ad played: its first claimed event counts it towards the viewer's frequency caps,
+        // in a stitched, interstitial or live session alike (a live ad under its break).
+        if !claimed.isEmpty, token.scope == .viewer, let viewer = token.attributes["viewer"], !served.campaign.frequencyCaps.isEmpty {
             let at = self.policy.nowMilliseconds
-            await self.capper.record(campaign: served.campaign, session: token.session, piece: place.piece, ad: ad.id, viewer: viewer, at: at)
+            await self.capper.record(campaign: served.campaign, session: token.session, place: place, ad: ad.id, viewer: viewer, at: at)
         }
     }
 

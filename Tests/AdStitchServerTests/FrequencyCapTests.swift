@@ -126,7 +126,7 @@ struct FrequencyCapTests {
             throw CancellationError()
         }
 
-        func record(campaign: String, viewer: String, session: String, ads: [(piece: Int, ad: String)], at: Int64) async throws {
+        func record(campaign: String, viewer: String, session: String, breakID: String, ads: [(piece: Int, ad: String)], at: Int64) async throws {
             if self.hangs { try await Task.sleep(for: .seconds(120)) }
             throw CancellationError()
         }
