@@ -140,7 +140,7 @@ let package = Package(
         .target(
             name: "AdCampaignStore",
             dependencies: [
-                "AdCampaign", "AdDecision", "AdLiveRuntime", "AdOrigin", "AdStitching", "AdServerClient", "AdMetrics", "CZlib",
+                "AdCampaign", "AdDecision", "AdLiveRuntime", "AdOrigin", "AdStitching", "AdServerClient", "AdMetrics", "CZlib", "HLSPlaylist",
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

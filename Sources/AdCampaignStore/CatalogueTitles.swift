@@ -3,6 +3,7 @@ import AdMetrics
 import AdOrigin
 import AdStitching
 import Foundation
+import HLSPlaylist
 import HTTPTypes
 import Logging
 import NIOCore
@@ -321,13 +322,25 @@ package final class CatalogueTitles: Sendable {
         let prefix = template.catalogue.prefix.absoluteString
         let validators = Mutex([URL: Validator]())
         let originFailure = Mutex<OriginError?>(nil)
+        // The media playlists of the title's multivariant playlist, asked of the origin together
+        // as soon as it is read: the loader then waits about two round trips, not one per playlist.
+        let started = Mutex([URL: OriginClient.Started]())
         // The title's playlists fresh from the origin; the ads' as the campaign's load read them.
         let isTitle: @Sendable (URL) -> Bool = { $0.absoluteString.hasPrefix(prefix) }
         let source = self.remote.source(current: true).allowingLinks(into: self.mediaRoots).routingRemote(isTitle) { url, options in
             do {
+                let settings = client.settings.applying(options)
+                let fetch = started.withLock { $0.removeValue(forKey: url) } ?? client.start(url, settings: settings)
                 // No validators sent: the answer is a playlist, never a 304.
-                guard case .fetched(let playlist) = try client.fetchWaiting(url, settings: client.settings.applying(options)) else {
+                guard case .fetched(let playlist) = try fetch.wait() else {
                     throw UnexpectedNotModified(url: url)
+                }
+                let next = Self.mediaPlaylists(playlist).filter(isTitle)
+                if !next.isEmpty {
+                    let fetches = next.map { ($0, client.start($0, settings: settings)) }
+                    started.withLock { started in
+                        for (url, fetch) in fetches where started[url] == nil { started[url] = fetch }
+                    }
                 }
                 validators.withLock {
                     $0[url] = Validator(
@@ -391,6 +404,16 @@ package final class CatalogueTitles: Sendable {
     static func estimatedBytes(_ served: ServedCampaign, playlistBytes: Int) -> Int {
         let blocks = served.body.blocks.reduce(0) { $0 + $1.plain.readableBytes + $1.deflated.readableBytes }
         return 4_096 + blocks + 2 * playlistBytes + 16 * playlistBytes
+    }
+
+    /// The media playlists a fetched multivariant playlist references, as the loader resolves
+    /// them (variables substituted, against where it was found); none for a media playlist, or
+    /// one that does not parse (the loader says why).
+    private static func mediaPlaylists(_ playlist: FetchedPlaylist) -> [URL] {
+        guard case .multivariant(let multivariant) = try? PlaylistParser().parse(bytes: playlist.bytes, url: playlist.url),
+            let resolved = try? multivariant.resolvingVariables()
+        else { return [] }
+        return resolved.mediaPlaylistURLs
     }
 
     private static func digest(_ playlist: FetchedPlaylist) -> UInt64 {

@@ -186,6 +186,29 @@ public final class OriginClient: Sendable {
         }
     }
 
+    /// A fetch started now and waited for later (``Started/wait()``), for synchronous callers
+    /// that know which playlists they will ask for next: the media playlists of a multivariant
+    /// playlist fetched together rather than one after another.
+    public func start(_ url: URL, settings: OriginSettings? = nil) -> Started {
+        Started(url: url, future: self.outcome(url, settings: settings ?? self.settings, etag: nil, lastModified: nil))
+    }
+
+    /// A fetch under way (``start(_:settings:)``).
+    public struct Started: Sendable {
+        let url: URL
+        let future: EventLoopFuture<FetchOutcome>
+
+        /// Its outcome, as ``fetchWaiting(_:settings:etag:lastModified:)`` gives it: waits on the
+        /// calling thread; never call it on an event loop.
+        public func wait() throws(OriginError) -> FetchOutcome {
+            do {
+                return try self.future.wait()
+            } catch {
+                throw OriginClient.originError(error, url: self.url)
+            }
+        }
+    }
+
     /// The fetch as NIO futures, tries and backoff included: one implementation for both the
     /// async and the waiting form.
     private func outcome(

@@ -47,9 +47,9 @@ extension RealClients {
             return root
         }
 
-        /// A campaigns folder with the catalogue `library` over `origin`'s `vod/`, the demo's ads
+        /// A campaigns folder with the catalogue `library` over `origin`'s `prefix`, the demo's ads
         /// and slate local.
-        static func campaigns(origin: StaticServer, cache: String = "{ titles: 10, ttl: 300 }") throws -> URL {
+        static func campaigns(origin: StaticServer, cache: String = "{ titles: 10, ttl: 300 }", prefix: String = "vod/") throws -> URL {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalogue-\(UUID().uuidString.prefix(8))")
             let media = folder.appendingPathComponent("library/media")
             try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
@@ -62,7 +62,7 @@ extension RealClients {
             let yaml = """
                 version: 1
                 id: library
-                program: { catalogue: "\(origin.base.absoluteString)vod/", breaks: markers }
+                program: { catalogue: "\(origin.base.absoluteString)\(prefix)", breaks: markers }
                 marker_breaks: { duration: 3.84, pools: [prime] }
                 schedule: { preroll: 3.84, every: 12, mid_duration: 3.84, min_tail: 5, postroll: 3.84, pools: [prime] }
                 cache: \(cache)
@@ -472,6 +472,42 @@ extension RealClients {
             )
             let list = try server.get("/" + interstitial.prefix + "/" + listURI)
             #expect(list.status == 200 && list.body.contains("ASSETS"), "\(listURI): \(list)")
+        }
+
+        @Test(
+            "a title's media playlists are asked of a slow origin together once its master is read: six variants (one URI through a variable) load in about two round trips, each playlist fetched once"
+        )
+        func mediaPlaylistsTogether() async throws {
+            let root = try Self.originFolder()
+            defer { try? FileManager.default.removeItem(at: root) }
+            // The `plain` title's two playlists, each named three ways by a ladder of six.
+            var master = "#EXTM3U\n#EXT-X-VERSION:8\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-DEFINE:NAME=\"q\",VALUE=\"v=6\"\n"
+            for (index, uri) in [
+                "240p/index.m3u8?v=1", "240p/index.m3u8?v=2", "240p/index.m3u8?v=3", "360p/index.m3u8?v=4", "360p/index.m3u8?v=5",
+                "360p/index.m3u8?{$q}",
+            ].enumerated() {
+                let (width, height) = uri.hasPrefix("240p") ? (426, 240) : (640, 360)
+                master +=
+                    "#EXT-X-STREAM-INF:BANDWIDTH=\(250_000 + 50_000 * index),CODECS=\"avc1.42c01e,mp4a.40.2\",RESOLUTION=\(width)x\(height)\n\(uri)\n"
+            }
+            try Data(master.utf8).write(to: root.appendingPathComponent("vod/plain/master.m3u8"))
+            let origin = try await StaticServer(root: root)
+            // Every answer of the title's prefix waits 300 ms at the origin.
+            let folder = try Self.campaigns(origin: origin, prefix: "_/slow/300/vod/")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let server = try await Server(campaigns: folder)
+            defer { kill(server.process.pid, SIGKILL) }
+
+            let began = ContinuousClock.now
+            let session = try Self.start(server, "plain/master.m3u8", query: "session=wide")
+            let took = ContinuousClock.now - began
+            #expect(session.playlists.count == 6, "\(session.playlists)")
+            // One after another, the master and six media playlists would take 7 × 300 ms.
+            #expect(took < .milliseconds(1500), "the cold start took \(took)")
+            let hits = try origin.hits()
+            #expect(hits["/_/slow/300/vod/plain/master.m3u8"] == 1, "\(hits)")
+            #expect(hits["/_/slow/300/vod/plain/240p/index.m3u8"] == 3 && hits["/_/slow/300/vod/plain/360p/index.m3u8"] == 3, "each once: \(hits)")
+            print("catalogue cold start over a 300 ms origin, 6 variants: \(took)")
         }
     }
 }

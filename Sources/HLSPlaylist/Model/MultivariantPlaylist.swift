@@ -149,4 +149,12 @@ public struct MultivariantPlaylist: Sendable {
     public func resolve(_ uri: some StringProtocol) -> URL? {
         URIResolution.resolve(String(uri), against: self.url)
     }
+
+    /// Every media playlist this playlist references, resolved, in order and once each: its
+    /// variant streams', its I-frame streams' and its renditions' (`EXT-X-MEDIA` with a `URI`).
+    public var mediaPlaylistURLs: [URL] {
+        let uris = self.variants.map { String($0.uri) } + self.iFrameVariants.compactMap(\.value.uri) + self.renditions.compactMap(\.value.uri)
+        var seen = Set<URL>()
+        return uris.compactMap(self.resolve).filter { seen.insert($0).inserted }
+    }
 }
