@@ -42,3 +42,23 @@ public final class PostgresTable: Sendable {
         return try await self.client.query(query, logger: self.logger)
     }
 }
+
+extension PostgresTable {
+    /// The schema statement that widens `table`'s primary key to `key` unless `column` is in it
+    /// already: a table made before `column` joined its key, migrated on first use (run again, a
+    /// no-op). The names are the code's, never input.
+    public static func widenPrimaryKey(of table: String, to key: [String], adding column: String) -> PostgresQuery {
+        PostgresQuery(
+            unsafeSQL: """
+                DO $$ BEGIN
+                    IF NOT EXISTS (
+                        SELECT 1 FROM information_schema.key_column_usage
+                        WHERE table_name = '\(table)' AND constraint_name = '\(table)_pkey' AND column_name = '\(column)'
+                    ) THEN
+                        ALTER TABLE \(table) DROP CONSTRAINT \(table)_pkey, ADD PRIMARY KEY (\(key.joined(separator: ", ")));
+                    END IF;
+                END $$
+                """
+        )
+    }
+}

@@ -106,18 +106,7 @@ final class PostgresBeaconLedger: BeaconLedger {
                 // the key widened to the break (else two live breaks' first ads would collide).
                 "ALTER TABLE adstitch_beacon_ledger ADD COLUMN IF NOT EXISTS break_id text NOT NULL DEFAULT ''",
                 "ALTER TABLE adstitch_beacon_ledger ADD COLUMN IF NOT EXISTS ad text NOT NULL DEFAULT ''",
-                """
-                DO $$ BEGIN
-                    IF NOT EXISTS (
-                        SELECT 1 FROM information_schema.key_column_usage
-                        WHERE table_name = 'adstitch_beacon_ledger' AND constraint_name = 'adstitch_beacon_ledger_pkey'
-                            AND column_name = 'break_id'
-                    ) THEN
-                        ALTER TABLE adstitch_beacon_ledger DROP CONSTRAINT adstitch_beacon_ledger_pkey,
-                            ADD PRIMARY KEY (session, break_id, piece, event);
-                    END IF;
-                END $$
-                """,
+                PostgresTable.widenPrimaryKey(of: "adstitch_beacon_ledger", to: ["session", "break_id", "piece", "event"], adding: "break_id"),
             ]
         )
     }

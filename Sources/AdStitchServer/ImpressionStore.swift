@@ -98,18 +98,11 @@ final class PostgresImpressionStore: ImpressionStore {
                 // A table made before live sessions counted: the break added and the key widened
                 // to it (else two live breaks' first ads would count once).
                 "ALTER TABLE adstitch_impressions ADD COLUMN IF NOT EXISTS break_id text NOT NULL DEFAULT ''",
-                """
-                DO $$ BEGIN
-                    IF NOT EXISTS (
-                        SELECT 1 FROM information_schema.key_column_usage
-                        WHERE table_name = 'adstitch_impressions' AND constraint_name = 'adstitch_impressions_pkey'
-                            AND column_name = 'break_id'
-                    ) THEN
-                        ALTER TABLE adstitch_impressions DROP CONSTRAINT adstitch_impressions_pkey,
-                            ADD PRIMARY KEY (campaign, viewer, session, break_id, piece);
-                    END IF;
-                END $$
-                """,
+                PostgresTable.widenPrimaryKey(
+                    of: "adstitch_impressions",
+                    to: ["campaign", "viewer", "session", "break_id", "piece"],
+                    adding: "break_id"
+                ),
                 "CREATE INDEX IF NOT EXISTS adstitch_impressions_by_time ON adstitch_impressions (campaign, viewer, at_ms)",
             ]
         )
