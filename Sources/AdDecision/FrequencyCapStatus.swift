@@ -1,7 +1,8 @@
 import AdCampaign
 import HLSPlaylist
 
-/// One impression of an ad for a viewer: a session that started with it in its plan.
+/// One impression of an ad for a viewer: a session whose player reached it (its first beacon),
+/// or, where AdStitch fires none, a session that started with it in its plan.
 public struct Impression: Sendable, Hashable {
     public let ad: String
     /// Milliseconds since the epoch.

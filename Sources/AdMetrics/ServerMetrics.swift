@@ -53,23 +53,23 @@ public struct ServerMetrics: Sendable {
     private let runningEncodes = SharedCounter()
 
     /// Stitching takes tens of microseconds; requests well under a millisecond on loopback.
-    package static let stitchBuckets: [Duration] = [
+    static let stitchBuckets: [Duration] = [
         .microseconds(25), .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500),
         .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(50),
     ]
-    package static let requestBuckets: [Duration] = [
+    static let requestBuckets: [Duration] = [
         .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5),
         .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2),
     ]
 
     /// An ad server answers in tens to hundreds of milliseconds; the timeout is seconds.
-    package static let adServerBuckets: [Duration] = [
+    static let adServerBuckets: [Duration] = [
         .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
         .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),
     ]
 
     /// An encode of a creative takes seconds to minutes.
-    package static let conditioningBuckets: [Duration] = [
+    static let conditioningBuckets: [Duration] = [
         .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(120), .seconds(300), .seconds(900),
     ]
 

@@ -343,4 +343,34 @@ struct URIAndVariableTests {
             return error
         }
     }
+
+    @Test(
+        "a multivariant playlist's media playlists: variants, I-frame streams and renditions with a URI, resolved (variables substituted), each once"
+    )
+    func mediaPlaylistURLs() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-VERSION:8
+            #EXT-X-DEFINE:NAME="v",VALUE="hd"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="en",DEFAULT=YES,URI="../audio/en.m3u8"
+            #EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID="cc",NAME="en",INSTREAM-ID="CC1"
+            #EXT-X-STREAM-INF:BANDWIDTH=1000000,AUDIO="a",CLOSED-CAPTIONS="cc"
+            low/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=3000000,AUDIO="a",CLOSED-CAPTIONS="cc"
+            {$v}/index.m3u8?t=1
+            #EXT-X-STREAM-INF:BANDWIDTH=3100000,AUDIO="a",CLOSED-CAPTIONS="cc"
+            hd/index.m3u8?t=1
+            #EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=200000,URI="https://other.example/iframes.m3u8"
+
+            """
+        let playlist = try PlaylistParser().parseMultivariantPlaylist(text, url: Self.httpBase).resolvingVariables()
+        #expect(
+            playlist.mediaPlaylistURLs.map(\.absoluteString) == [
+                "https://cdn.example.com/live/channel1/720p/low/index.m3u8",
+                "https://cdn.example.com/live/channel1/720p/hd/index.m3u8?t=1",
+                "https://other.example/iframes.m3u8",
+                "https://cdn.example.com/live/channel1/audio/en.m3u8",
+            ]
+        )
+    }
 }
