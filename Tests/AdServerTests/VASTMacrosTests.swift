@@ -17,6 +17,18 @@ struct VASTMacrosTests {
         let standard = VASTMacros.values(["ERRORCODE": "407"])
         #expect(standard["CACHEBUSTING"]?.count == 8 && standard["CACHEBUSTING"]?.allSatisfy(\.isNumber) == true)
         #expect(standard["ERRORCODE"] == "407" && standard["TIMESTAMP"]?.contains("T") == true)
+        // [TIMESTAMP]: UTC with milliseconds, however many of them are zero, at any moment.
+        for (date, text) in [
+            (Date(timeIntervalSince1970: 0), "1970-01-01T00:00:00.000Z"),
+            (Date(timeIntervalSince1970: 1_796_290_200.123_4), "2026-12-03T09:30:00.123Z"),
+            (Date(timeIntervalSince1970: 951_782_400.999_9), "2000-02-29T00:00:00.999Z"),
+            (Date(timeIntervalSince1970: -0.5), "1969-12-31T23:59:59.500Z"),
+        ] {
+            #expect(VASTMacros.values(at: date)["TIMESTAMP"] == text)
+        }
+        // [CACHEBUSTING]: eight digits, leading zeros kept, different from call to call.
+        let busters = Set((0..<200).compactMap { _ in VASTMacros.values()["CACHEBUSTING"] })
+        #expect(busters.count > 190 && busters.allSatisfy { $0.count == 8 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
     }
 
     @Test(
