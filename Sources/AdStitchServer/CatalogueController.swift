@@ -4,6 +4,7 @@ import AdPreview
 import AdServerClient
 import Crypto
 import Foundation
+import HLSPlaylist
 import Hummingbird
 
 /// What is served: `GET /v1/campaigns` (every campaign file and its load status),
@@ -119,9 +120,7 @@ struct CatalogueController: Sendable {
 
     /// Unix milliseconds as RFC 3339 UTC with milliseconds.
     static func date(_ millis: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(millis) / 1_000))
+        DateTime.iso8601(millisecondsSinceEpoch: millis)
     }
 
     /// `GET /v1/campaigns`: every campaign file and its load status (paths relative to the campaigns folder).

@@ -83,6 +83,10 @@ extension RealClients {
             }
             let job = try #require(done, "the creative was not conditioned within 3 minutes")
             #expect(job["creative"] as? String == "UAID-spot" && job["attempts"] as? Int == 1, "\(job)")
+            for key in ["queuedAt", "startedAt", "finishedAt"] {
+                let text = job[key] as? String ?? ""
+                #expect(text.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(key): \(text)")
+            }
             let result = job["result"] as? [String: Any]
             #expect((result?["renditions"] as? [String])?.isEmpty == false, "\(job)")
             let encodes = [try a.get("/metrics").body, try b.get("/metrics").body].map { metrics in
