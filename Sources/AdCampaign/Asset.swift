@@ -29,18 +29,49 @@ public final class Asset: Sendable {
     /// `audio/SDR` for audio-only variants — worked out once, used for every startup decision.
     public let variantFamilies: [VariantFamily]
 
+    /// A variant, with what matching asks of it read once from its `EXT-X-STREAM-INF` (the tag's
+    /// attributes are text: ``RenditionMatcher`` asks for each several times per candidate, for
+    /// every programme variant of every ad a catalogue title's first session lays out).
     public struct Variant: Sendable {
         public let streamInf: StreamInf
         public let url: URL
         public let playlist: MediaPlaylist
+        /// The `CODECS` list (``VariantAttributes/codecs``).
+        public let codecs: [String]
+        /// The video family the CODECS name (nil: audio-only or unknown).
+        public let videoFamily: CodecFamily?
+        /// The audio families the CODECS name.
+        public let audioFamilies: Set<CodecFamily>
+        /// ``VariantAttributes/isAudioOnly``.
+        public let isAudioOnly: Bool
         /// The container of this variant's segments (a variant cannot switch: invariant 6).
-        public var segmentFormat: SegmentFormat { SegmentFormat(self.playlist) }
+        public let segmentFormat: SegmentFormat
+
+        init(streamInf: StreamInf, url: URL, playlist: MediaPlaylist) {
+            self.streamInf = streamInf
+            self.url = url
+            self.playlist = playlist
+            self.codecs = streamInf.codecs
+            self.videoFamily = CodecFamily.video(of: self.codecs)
+            self.audioFamilies = Set(CodecFamily.audio(of: self.codecs))
+            self.isAudioOnly = streamInf.isAudioOnly
+            self.segmentFormat = SegmentFormat(playlist)
+        }
     }
 
     public struct IFrameVariant: Sendable {
         public let streamInf: IFrameStreamInf
         public let url: URL
         public let playlist: MediaPlaylist
+        /// The video family its CODECS name, read once.
+        public let videoFamily: CodecFamily?
+
+        init(streamInf: IFrameStreamInf, url: URL, playlist: MediaPlaylist) {
+            self.streamInf = streamInf
+            self.url = url
+            self.playlist = playlist
+            self.videoFamily = CodecFamily.video(of: streamInf.codecs)
+        }
     }
 
     public struct Rendition: Sendable {

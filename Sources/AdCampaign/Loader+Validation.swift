@@ -139,7 +139,7 @@ extension Loader {
 
     private mutating func checkSameLadder(_ island: Island, as first: Island) {
         let field = "program.islands (\(island.id))"
-        let families = { (asset: Asset) in asset.variants.map { CodecFamily.video(of: $0.streamInf.codecs) } }
+        let families = { (asset: Asset) in asset.variants.map(\.videoFamily) }
         if families(island.asset) != families(first.asset) {
             self.issue(
                 nil,
@@ -167,8 +167,7 @@ extension Loader {
     /// players that decode HEVC in HLS take it from fragmented MP4 only. Read per variant.
     mutating func checkHEVCInFragmentedMP4(_ asset: Asset, what: String, node: Node?, field: String) {
         let offending = asset.variants.filter { variant in
-            let family = CodecFamily.video(of: variant.streamInf.codecs)
-            return variant.segmentFormat == .mpegTS && (family == .hevc || family == .dolbyVision)
+            variant.segmentFormat == .mpegTS && (variant.videoFamily == .hevc || variant.videoFamily == .dolbyVision)
         }
         guard let first = offending.first else { return }
         self.issue(
@@ -211,7 +210,7 @@ extension Loader {
                 )
                 continue
             }
-            if let family = CodecFamily.video(of: goal.codecs), CodecFamily.video(of: match.codecs) != family {
+            if let family = target.videoFamily, match.videoFamily != family {
                 if once("family \(family)") {
                     self.issue(
                         node,

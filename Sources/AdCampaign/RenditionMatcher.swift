@@ -36,9 +36,14 @@ public enum RenditionMatcher {
 
         public var codecs: [String] {
             switch self {
-            case .variant(let variant): variant.streamInf.codecs
+            case .variant(let variant): variant.codecs
             case .audioRendition(_, _, let codecs): codecs
             }
+        }
+
+        /// The video family it plays (nil: audio only).
+        public var videoFamily: CodecFamily? {
+            if case .variant(let variant) = self { variant.videoFamily } else { nil }
         }
 
         public var hdcpLevel: HDCPLevel {
@@ -60,12 +65,12 @@ public enum RenditionMatcher {
     /// audio rendition of that format (DEFAULT first); nil when it has neither.
     public static func variant(of asset: Asset, for target: Asset.Variant) -> VariantMatch? {
         let goal = target.streamInf
-        let formats = Set(CodecFamily.audio(of: goal.codecs))
-        let sameAudio = { (codecs: [String]) in formats.isEmpty || Set(CodecFamily.audio(of: codecs)) == formats }
-        if goal.isAudioOnly {
-            let audioOnly = asset.variants.filter(\.streamInf.isAudioOnly)
+        let formats = target.audioFamilies
+        let sameAudio = { (variant: Asset.Variant) in formats.isEmpty || variant.audioFamilies == formats }
+        if target.isAudioOnly {
+            let audioOnly = asset.variants.filter(\.isAudioOnly)
             if !audioOnly.isEmpty {
-                let candidates = Self.prefer(audioOnly) { sameAudio($0.streamInf.codecs) }
+                let candidates = Self.prefer(audioOnly, sameAudio)
                 return Self.closest(candidates, to: goal, bandwidth: \.streamInf.bandwidth, resolution: \.streamInf.resolution).map {
                     .variant($0)
                 }
@@ -77,19 +82,19 @@ public enum RenditionMatcher {
             guard let rendition = audio.first(where: \.media.isDefault) ?? audio.first, let playlist = rendition.playlist else { return nil }
             return .audioRendition(rendition.media, playlist: playlist, codecs: asset.audioCodecs(ofGroup: rendition.media.groupID))
         }
-        let family = CodecFamily.video(of: goal.codecs)
-        let pictures = Self.prefer(asset.variants) { !$0.streamInf.isAudioOnly }
-        var candidates = Self.prefer(pictures) { CodecFamily.video(of: $0.streamInf.codecs) == family }
+        let family = target.videoFamily
+        let pictures = Self.prefer(asset.variants) { !$0.isAudioOnly }
+        var candidates = Self.prefer(pictures) { $0.videoFamily == family }
         candidates = Self.prefer(candidates) { $0.segmentFormat == target.segmentFormat }
         candidates = Self.prefer(candidates) { $0.streamInf.range == goal.range }
-        candidates = Self.prefer(candidates) { sameAudio($0.streamInf.codecs) }
+        candidates = Self.prefer(candidates, sameAudio)
         return Self.closest(candidates, to: goal, bandwidth: \.streamInf.bandwidth, resolution: \.streamInf.resolution).map { .variant($0) }
     }
 
     public static func iFrameVariant(of asset: Asset, for target: IFrameStreamInf) -> Asset.IFrameVariant? {
         let family = CodecFamily.video(of: target.codecs)
         return Self.closest(
-            Self.prefer(asset.iFrameVariants) { CodecFamily.video(of: $0.streamInf.codecs) == family },
+            Self.prefer(asset.iFrameVariants) { $0.videoFamily == family },
             to: target,
             bandwidth: \.streamInf.bandwidth,
             resolution: \.streamInf.resolution
@@ -191,7 +196,7 @@ extension Asset {
         var seen: Set<CodecFamily> = []
         var codecs: [String] = []
         for variant in self.variants where variant.streamInf.audio == group && group != nil {
-            for codec in variant.streamInf.codecs {
+            for codec in variant.codecs {
                 let family = CodecFamily(codec: codec)
                 if CodecFamily.audio.contains(family), seen.insert(family).inserted { codecs.append(codec) }
             }

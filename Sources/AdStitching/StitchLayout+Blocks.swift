@@ -113,7 +113,8 @@ extension StitchLayout {
             // An island's own rung when it has the programme's (its ladder is the programme's);
             // else the closest of the asset's variants.
             let match =
-                isIsland && asset.variants.indices.contains(index) && Self.isSameRung(asset.variants[index].streamInf, as: target.streamInf)
+                isIsland && asset.variants.indices.contains(index)
+                    && Self.isSameRung(asset.variants[index].streamInf, asset.variants[index].videoFamily, as: target.streamInf, target.videoFamily)
                 ? .variant(asset.variants[index]) : RenditionMatcher.variant(of: asset, for: target)
             guard let match else {
                 throw .noMatchingPlaylist(
@@ -128,9 +129,10 @@ extension StitchLayout {
                 kind: .variant(bandwidth: match.bandwidth, averageBandwidth: match.averageBandwidth, codecs: match.codecs)
             )
         case .iFrame(let index):
-            let target = program.iFrameVariants[index].streamInf
+            let (target, family) = (program.iFrameVariants[index].streamInf, program.iFrameVariants[index].videoFamily)
             let match =
-                isIsland && asset.iFrameVariants.indices.contains(index) && Self.isSameRung(asset.iFrameVariants[index].streamInf, as: target)
+                isIsland && asset.iFrameVariants.indices.contains(index)
+                    && Self.isSameRung(asset.iFrameVariants[index].streamInf, asset.iFrameVariants[index].videoFamily, as: target, family)
                 ? asset.iFrameVariants[index] : RenditionMatcher.iFrameVariant(of: asset, for: target)
             if let variant = match { return BlockSource(playlist: variant.playlist, kind: .iFrame(variant.streamInf)) }
             // No I-frame playlist: the asset's video segments marked GAP keep the timeline aligned.
@@ -160,9 +162,13 @@ extension StitchLayout {
     }
 
     /// Whether an island's variant is the programme variant's rung: same video codec family,
-    /// VIDEO-RANGE and RESOLUTION.
-    private static func isSameRung<Variant: VariantAttributes>(_ variant: Variant, as target: Variant) -> Bool {
-        CodecFamily.video(of: variant.codecs) == CodecFamily.video(of: target.codecs)
-            && variant.range == target.range && variant.resolution == target.resolution
+    /// VIDEO-RANGE and RESOLUTION (the families as the assets read them once).
+    private static func isSameRung<Variant: VariantAttributes>(
+        _ variant: Variant,
+        _ family: CodecFamily?,
+        as target: Variant,
+        _ targetFamily: CodecFamily?
+    ) -> Bool {
+        family == targetFamily && variant.range == target.range && variant.resolution == target.resolution
     }
 }
