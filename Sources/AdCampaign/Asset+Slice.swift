@@ -60,10 +60,10 @@ struct AssetCutter {
         }
         let asset = self.asset
         let variants = zip(asset.variants, self.variants).map { variant, boundaries in
-            Asset.Variant(streamInf: variant.streamInf, url: variant.url, playlist: cut(variant.playlist, boundaries))
+            variant.playing(cut(variant.playlist, boundaries))
         }
         let iFrames = zip(asset.iFrameVariants, self.iFrames).map { variant, boundaries in
-            Asset.IFrameVariant(streamInf: variant.streamInf, url: variant.url, playlist: cut(variant.playlist, boundaries))
+            variant.playing(cut(variant.playlist, boundaries))
         }
         let renditions = zip(asset.renditions, self.renditions).map { rendition, boundaries in
             let playlist = rendition.playlist.flatMap { playlist in boundaries.map { cut(playlist, $0) } }
@@ -82,9 +82,7 @@ struct AssetCutter {
         }
 
         init(_ playlist: MediaPlaylist) {
-            var times = Array(playlist.segmentStartTimes)
-            times.append(playlist.duration)
-            self.times = times
+            self.times = playlist.segmentBoundaries
         }
 
         /// The index of the boundary nearest `time` (the segment count for the end); the

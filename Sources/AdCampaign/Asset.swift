@@ -57,6 +57,22 @@ public final class Asset: Sendable {
             self.isAudioOnly = streamInf.isAudioOnly
             self.segmentFormat = SegmentFormat(playlist)
         }
+
+        /// This variant playing `playlist` (a slice of its own): what its tag says is kept, not read again.
+        func playing(_ playlist: MediaPlaylist) -> Variant {
+            Variant(self, playlist: playlist)
+        }
+
+        private init(_ variant: Variant, playlist: MediaPlaylist) {
+            self.streamInf = variant.streamInf
+            self.url = variant.url
+            self.playlist = playlist
+            self.codecs = variant.codecs
+            self.videoFamily = variant.videoFamily
+            self.audioFamilies = variant.audioFamilies
+            self.isAudioOnly = variant.isAudioOnly
+            self.segmentFormat = SegmentFormat(playlist)
+        }
     }
 
     public struct IFrameVariant: Sendable {
@@ -71,6 +87,18 @@ public final class Asset: Sendable {
             self.url = url
             self.playlist = playlist
             self.videoFamily = CodecFamily.video(of: streamInf.codecs)
+        }
+
+        /// This I-frame variant playing `playlist` (a slice of its own).
+        func playing(_ playlist: MediaPlaylist) -> IFrameVariant {
+            IFrameVariant(self, playlist: playlist)
+        }
+
+        private init(_ variant: IFrameVariant, playlist: MediaPlaylist) {
+            self.streamInf = variant.streamInf
+            self.url = variant.url
+            self.playlist = playlist
+            self.videoFamily = variant.videoFamily
         }
     }
 

@@ -325,6 +325,9 @@ package final class CatalogueTitles: Sendable {
         // The media playlists of the title's multivariant playlist, asked of the origin together
         // as soon as it is read: the loader then waits about two round trips, not one per playlist.
         let started = Mutex([URL: OriginClient.Started]())
+        // Only the title's multivariant playlist names media playlists: the rest (40 KB each for a
+        // two-hour rung) are not parsed twice to learn they name none.
+        let master = template.catalogue.url(of: path)
         // The title's playlists fresh from the origin; the ads' as the campaign's load read them.
         let isTitle: @Sendable (URL) -> Bool = { $0.absoluteString.hasPrefix(prefix) }
         let source = self.remote.source(current: true).allowingLinks(into: self.mediaRoots).routingRemote(isTitle) { url, options in
@@ -335,7 +338,7 @@ package final class CatalogueTitles: Sendable {
                 guard case .fetched(let playlist) = try fetch.wait() else {
                     throw UnexpectedNotModified(url: url)
                 }
-                let next = Self.mediaPlaylists(playlist).filter(isTitle)
+                let next = url == master ? Self.mediaPlaylists(playlist).filter(isTitle) : []
                 if !next.isEmpty {
                     let fetches = next.map { ($0, client.start($0, settings: settings)) }
                     started.withLock { started in

@@ -249,7 +249,7 @@ public struct StitchLayout: Sendable {
                 frame: frame
             )
         }
-        let longest = sources.map { $0.playlist.segmentDurations.reduce(0) { max($0, $1.roundedToInteger) } }
+        let longest = sources.map(\.playlist.longestRoundedSegmentDuration)
         let row = BlockRow(deferring: sources) { source in
             var block = source.block(uris: uris, emptySubtitleURI: emptySubtitleURI, passthrough: passthrough)
             block.seal(id: -1)

@@ -246,11 +246,20 @@ struct LintTests {
             "#EXTINF:6,",
             "seg.m4a?next=a.ts",
             "#EXTINF:6,",
-            "seg.ts?next=a.m4s"
+            "seg.ts?next=a.m4s",
+            "#EXTINF:6,",
+            ".m4s",
+            "#EXTINF:6,",
+            "a.m4ss",
+            "#EXTINF:6,",
+            "m4s",
+            "#EXTINF:6,",
+            "a.cmfvv?x=.mp4"
         )
-        // By the path's extension, in any case; a query's text does not count.
-        #expect(found.map(\.severity) == [.error, .error, .error, .error])
-        #expect(found.map(\.line) == [5, 7, 11, 17])
+        // By the path's extension, in any case; a query's text does not count, nor an ending
+        // one byte longer than an fMP4 one, nor one without its dot.
+        #expect(found.map(\.severity) == [.error, .error, .error, .error, .error])
+        #expect(found.map(\.line) == [5, 7, 11, 17, 21])
         let withMap = try self.findings(
             "fmp4-map",
             "#EXTM3U",

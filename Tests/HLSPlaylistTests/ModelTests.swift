@@ -20,6 +20,21 @@ struct ModelTests {
         #expect(playlist.variants[0].streamInf.resolution == Resolution(width: 416, height: 234))
     }
 
+    @Test(
+        "segment boundaries: each start exactly, then the end; the longest duration rounded to the nearest second (0.5 up); none for an empty playlist"
+    )
+    func segmentBoundaries() throws {
+        let playlist = try parseMedia(
+            canonical("#EXTM3U", "#EXT-X-TARGETDURATION:7", "#EXTINF:6.006,", "a.ts", "#EXTINF:6.5,", "b.ts", "#EXTINF:0.1,", "c.ts")
+        )
+        let decimal = { (text: String) in try #require(ExactDecimal(text)) }
+        #expect(try playlist.segmentBoundaries == [.zero, decimal("6.006"), decimal("12.506"), decimal("12.606")])
+        #expect(playlist.segmentBoundaries.dropLast().elementsEqual(playlist.segmentStartTimes))
+        #expect(playlist.longestRoundedSegmentDuration == 7)
+        let empty = try parseMedia(canonical("#EXTM3U", "#EXT-X-TARGETDURATION:6", "#EXT-X-ENDLIST"))
+        #expect(empty.segmentBoundaries == [.zero] && empty.longestRoundedSegmentDuration == 0)
+    }
+
     @Test("a negative START TIME-OFFSET counts from the end, exactly")
     func negativeStartTimeOffset() throws {
         let playlist = try parseMedia(

@@ -310,12 +310,19 @@ extension PlaylistLinter {
 
     /// Segment URIs whose path ends like an fMP4/CMAF file.
     static func looksLikeFragmentedMP4(_ uri: Substring) -> Bool {
-        // The path's extension, ASCII case folded, without copying the URI (once per segment).
-        let utf8 = uri.utf8
-        let path = utf8[..<(utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex)]
-        guard let dot = path.lastIndex(of: UInt8(ascii: ".")) else { return false }
-        let ending = path[dot...]
-        guard ending.count <= 5 else { return false }
+        // Once per segment of every playlist read: the bytes in place when the string has them.
+        uri.utf8.withContiguousStorageIfAvailable(Self.looksLikeFragmentedMP4(bytes:))
+            ?? Array(uri.utf8).withUnsafeBufferPointer(Self.looksLikeFragmentedMP4(bytes:))
+    }
+
+    /// Whether the path's extension (before any `?`), ASCII case folded, is an fMP4 one. No such
+    /// extension is over five bytes with its dot, so the dot is looked for among the last five.
+    private static func looksLikeFragmentedMP4(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let end = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
+        var dot = end - 1
+        while dot >= max(0, end - 5), bytes[dot] != UInt8(ascii: ".") { dot -= 1 }
+        guard dot >= max(0, end - 5) else { return false }
+        let ending = UnsafeBufferPointer(rebasing: bytes[dot..<end])
         return Self.fragmentedMP4Extensions.contains { $0.elementsEqual(ending.lazy.map { $0 | ($0 &- 65 < 26 ? 0x20 : 0) }) }
     }
 

@@ -60,6 +60,23 @@ public struct MediaPlaylist: Sendable {
     public var segmentStartTimes: some RandomAccessCollection<ExactDecimal> { self.segmentRecords.lazy.map(\.startTime) }
     /// Each segment's duration (``MediaSegment/duration``), without making segments into values.
     public var segmentDurations: some RandomAccessCollection<ExactDecimal> { self.segmentRecords.lazy.map(\.duration) }
+    /// Each segment's start time, then the playlist's end: where it can be cut. Built here, where
+    /// the loop is specialised — through the opaque ``segmentStartTimes`` another module pays a
+    /// generic call per segment.
+    public var segmentBoundaries: [ExactDecimal] {
+        var times: [ExactDecimal] = []
+        times.reserveCapacity(self.segmentRecords.count + 1)
+        for record in self.segmentRecords { times.append(record.startTime) }
+        times.append(self.duration)
+        return times
+    }
+    /// The longest segment's duration rounded to the nearest whole second: what
+    /// `EXT-X-TARGETDURATION` must be at least (RFC 8216bis §4.4.3.1); 0 without segments.
+    public var longestRoundedSegmentDuration: Int {
+        var longest = 0
+        for record in self.segmentRecords { longest = max(longest, record.duration.roundedToInteger) }
+        return longest
+    }
     /// The text after normalisation (BOM stripped, LF line endings), as the lines index it.
     public var text: String { self.parsed.text }
     /// What parsing changed in the text (BOM, line endings, blank lines).
