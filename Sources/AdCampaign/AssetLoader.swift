@@ -24,6 +24,14 @@ struct AssetLoader {
     /// Folders (standardised) and where they are once symlinks are resolved, with a trailing `/`.
     var resolvedFolders: [String: String] = [:]
 
+    /// Local assets a catalogue's template read (``KnownAssets``): a title's load replays them.
+    var known: KnownAssets?
+    /// Set while a catalogue's template loads: each local asset's reading is kept for its titles.
+    var recordsAssets = false
+    private var recorded: [URL: KnownAssets.Entry] = [:]
+    /// The digest's feeds while a local asset is read and recorded.
+    private var feeds: [[UInt8]]?
+
     /// Where playlists are read from.
     let source: PlaylistSource
     /// How remote ones are fetched (the campaign's `origin:` block).
@@ -58,6 +66,47 @@ struct AssetLoader {
     /// The asset whose multivariant playlist is at `url`, or nil (with issues) when it cannot be used.
     mutating func asset(at url: URL, field: String, campaignFile: String, line: Int, column: Int) -> Asset? {
         if let loaded = self.assets[url] { return loaded }
+        let local = url.isFileURL && !self.readingLive
+        if local, let entry = self.known?.entries[url] {
+            self.replay(entry)
+            return entry.asset
+        }
+        guard local, self.recordsAssets else { return self.read(at: url, field: field, campaignFile: campaignFile, line: line, column: column) }
+        // What reading it does to this load, kept: the digest's feeds, the files, the caches.
+        let before = (
+            playlists: self.files.playlists, media: Set(self.files.media.keys), multivariants: Set(self.multivariants.keys),
+            mediaPlaylists: Set(self.mediaPlaylists.keys)
+        )
+        self.feeds = []
+        defer { self.feeds = nil }
+        guard let asset = self.read(at: url, field: field, campaignFile: campaignFile, line: line, column: column) else { return nil }
+        self.recorded[url] = KnownAssets.Entry(
+            asset: asset,
+            feeds: self.feeds ?? [],
+            playlists: self.files.playlists.subtracting(before.playlists),
+            media: self.files.media.filter { !before.media.contains($0.key) },
+            multivariants: self.multivariants.filter { !before.multivariants.contains($0.key) },
+            mediaPlaylists: self.mediaPlaylists.filter { !before.mediaPlaylists.contains($0.key) }
+        )
+        return asset
+    }
+
+    /// The local assets this load read and recorded (``recordsAssets``).
+    var knownAssets: KnownAssets { KnownAssets(entries: self.recorded) }
+
+    /// What reading `entry`'s asset did to the load it was read in, done to this one: the digest
+    /// gets the same bytes in the same order, the files and caches the same entries (a file
+    /// another asset named first keeps that reference, as reading would).
+    private mutating func replay(_ entry: KnownAssets.Entry) {
+        for bytes in entry.feeds { self.digest.feed(bytes) }
+        self.files.playlists.formUnion(entry.playlists)
+        for (url, reference) in entry.media where self.files.media[url] == nil { self.files.media[url] = reference }
+        self.multivariants.merge(entry.multivariants) { current, _ in current }
+        self.mediaPlaylists.merge(entry.mediaPlaylists) { current, _ in current }
+        self.assets[entry.asset.url] = entry.asset
+    }
+
+    private mutating func read(at url: URL, field: String, campaignFile: String, line: Int, column: Int) -> Asset? {
         let refused =
             !url.isFileURL
             ? (self.source.fetch == nil
@@ -244,8 +293,10 @@ struct AssetLoader {
         // stamps each answer with a comment would otherwise make a revision a poll.
         if !window {
             let significant = Self.withoutComments(data)
-            self.digest.feed(Array("\(significant.count)\n".utf8))
+            let length = Array("\(significant.count)\n".utf8)
+            self.digest.feed(length)
             self.digest.feed(significant)
+            if self.feeds != nil { self.feeds?.append(contentsOf: [length, [UInt8](significant)]) }
         }
         do {
             // Relative URIs resolve against where the playlist was found (after redirects).

@@ -59,6 +59,9 @@ public struct Campaign: Sendable {
     public let files: CampaignFiles
     /// Findings that do not stop the campaign from loading (`adstitch validate` prints them).
     public internal(set) var warnings: [CampaignIssue]
+    /// A catalogue's template: its local assets (ads, slate) as it read them, for each title's
+    /// load to reuse (``CampaignLoader/load(_:source:title:reusing:)``); nil for any other campaign.
+    public internal(set) var knownAssets: KnownAssets? = nil
 
     /// `reporting:` — server-side or client-side ad measurement.
     public enum Reporting: String, Sendable, Hashable, CaseIterable {

@@ -9,7 +9,12 @@ public enum CampaignLoader {
     /// - Parameter title: for a catalogue (`program: { catalogue: URL }`), the path below its
     ///   prefix of the title to load as the programme; nil: the campaign as it is (a catalogue
     ///   then loads as a template, ``Programme/catalogue(_:)``).
-    public static func load(_ file: URL, source: PlaylistSource = .files, title: String? = nil) throws(CampaignError) -> Campaign {
+    public static func load(
+        _ file: URL,
+        source: PlaylistSource = .files,
+        title: String? = nil,
+        reusing known: KnownAssets? = nil
+    ) throws(CampaignError) -> Campaign {
         let data: Data
         do {
             data = try source.read(file)
@@ -32,14 +37,24 @@ public enum CampaignLoader {
         guard let yaml = String(validating: data, as: UTF8.self) else {
             throw CampaignError([CampaignIssue(file: file.path, line: 0, column: 0, field: "", "the campaign file is not UTF-8")])
         }
-        return try self.load(yaml: yaml, file: file, source: source, title: title)
+        return try self.load(yaml: yaml, file: file, source: source, title: title, reusing: known)
     }
 
     /// Loads a campaign from YAML text; playlist paths resolve against `file`'s folder and are
     /// read from `source`.
-    public static func load(yaml: String, file: URL, source: PlaylistSource = .files, title: String? = nil) throws(CampaignError) -> Campaign {
+    /// `known`: the local assets a load of the same campaign file read (a catalogue's template,
+    /// ``Campaign/knownAssets``), used as they were read — the same revision and files as reading
+    /// them again, without the reading.
+    public static func load(
+        yaml: String,
+        file: URL,
+        source: PlaylistSource = .files,
+        title: String? = nil,
+        reusing known: KnownAssets? = nil
+    ) throws(CampaignError) -> Campaign {
         var loader = Loader(file: file, source: source)
         loader.title = title
+        loader.assets.known = known
         loader.assets.feed(Array(yaml.utf8))
         let root: Node?
         do {

@@ -30,7 +30,11 @@ extension Loader {
             return
         }
         self.catalogue = CatalogueSettings(prefix: prefix, readsMarkers: readsMarkers, node: node)
-        guard let title = self.title else { return }
+        guard let title = self.title else {
+            // The template: its ads and slate, read next, are kept for its titles' loads.
+            self.assets.recordsAssets = true
+            return
+        }
         let catalogue = Catalogue(prefix: prefix, readsMarkers: readsMarkers, schedule: nil, cache: CatalogueCache())
         guard let url = catalogue.url(of: title) else {
             self.reader.issue(node, "program.catalogue", "\"\(title)\" is not a title path below the catalogue (a relative path ending in .m3u8)")

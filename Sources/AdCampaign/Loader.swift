@@ -157,6 +157,7 @@ struct Loader {
         )
         campaign.creatives = self.creatives(fields["creatives"])
         campaign.frequencyCaps = caps
+        if self.assets.recordsAssets { campaign.knownAssets = self.assets.knownAssets }
         if let node = fields["reporting"], let value = self.reader.string(node, "reporting") {
             if let reporting = Campaign.Reporting(rawValue: value) {
                 campaign.reporting = reporting

@@ -361,7 +361,7 @@ package final class CatalogueTitles: Sendable {
         }
         let campaign: Campaign
         do {
-            campaign = try CampaignLoader.load(template.file, source: source, title: path)
+            campaign = try CampaignLoader.load(template.file, source: source, title: path, reusing: template.campaign.knownAssets)
             let missing = campaign.missingMedia()
             guard missing.isEmpty else { throw CampaignError(missing) }
         } catch {

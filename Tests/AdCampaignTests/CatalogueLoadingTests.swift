@@ -41,7 +41,12 @@ struct CatalogueLoadingTests {
 
     /// Loads `yaml` with the titles in `titles` (path below the prefix → media playlist) on the
     /// origin; `title` nil loads the template.
-    static func load(_ yaml: String, titles: [String: String] = [:], title: String? = nil) throws(CampaignError) -> Campaign {
+    static func load(
+        _ yaml: String,
+        titles: [String: String] = [:],
+        title: String? = nil,
+        reusing known: KnownAssets? = nil
+    ) throws(CampaignError) -> Campaign {
         var remote: [String: String] = [:]
         for (path, media) in titles {
             let folder = path.split(separator: "/").dropLast().joined(separator: "/")
@@ -49,11 +54,20 @@ struct CatalogueLoadingTests {
             remote[Self.prefix + (folder.isEmpty ? "" : folder + "/") + "v0.m3u8"] = media
         }
         let fetched = remote
-        let source = PlaylistSource.memory(["a/master.m3u8": Self.master, "a/v0.m3u8": Self.ad], root: Self.root) { url, _ in
+        // A second ad, and a slate whose variant is the first ad's media playlist (shared).
+        let shared = Self.master.replacingOccurrences(of: "v0.m3u8", with: "../a/v0.m3u8")
+        let files = ["a/master.m3u8": Self.master, "a/v0.m3u8": Self.ad, "b/master.m3u8": Self.master, "b/v0.m3u8": Self.ad, "s/master.m3u8": shared]
+        let source = PlaylistSource.memory(files, root: Self.root) { url, _ in
             guard let text = fetched[url.absoluteString] else { throw NotOnOrigin(url: url) }
             return (Data(text.utf8), url)
         }
-        return try CampaignLoader.load(yaml: yaml, file: Self.root.appendingPathComponent("campaign.yaml"), source: source, title: title)
+        return try CampaignLoader.load(
+            yaml: yaml,
+            file: Self.root.appendingPathComponent("campaign.yaml"),
+            source: source,
+            title: title,
+            reusing: known
+        )
     }
 
     /// Break id, cut time and position in the title, in play order.
@@ -97,6 +111,34 @@ struct CatalogueLoadingTests {
             title: "long.m3u8"
         )
         #expect(Self.breaks(long) == ["mid-1@0+4", "mid-3@25+4", "mid-5@50+4"])
+    }
+
+    @Test(
+        "a title's load reuses the template's ads and slate as read (the same instances), and ends with the revision, files and plan inputs of a load from scratch — a media playlist two assets share included"
+    )
+    func reusedAssets() throws {
+        let yaml = Self.campaign().replacingOccurrences(
+            of: "pools: { prime: [ { id: alpha, playlist: a/master.m3u8 } ] }",
+            with:
+                "pools: { prime: [ { id: alpha, playlist: a/master.m3u8 }, { id: bravo, playlist: b/master.m3u8 } ] }\nslate: { playlist: s/master.m3u8 }"
+        )
+        let template = try Self.load(yaml)
+        let known = try #require(template.knownAssets, "a catalogue's template keeps its local assets")
+        #expect(known.urls == Set(["a", "b", "s"].map { Self.root.appendingPathComponent("\($0)/master.m3u8") }))
+        let titles = ["show/master.m3u8": Self.programme(count: 60)]
+        let fresh = try Self.load(yaml, titles: titles, title: "show/master.m3u8")
+        let reused = try Self.load(yaml, titles: titles, title: "show/master.m3u8", reusing: known)
+        #expect(fresh.knownAssets == nil && reused.knownAssets == nil, "a title keeps no readings of its own")
+        #expect(reused.revision == fresh.revision)
+        #expect(reused.files == fresh.files && reused.files.playlists.count == 5)
+        #expect(Self.breaks(reused) == Self.breaks(fresh))
+        let templateAds = template.ads.map { ObjectIdentifier($0.asset) }
+        #expect(reused.ads.map { ObjectIdentifier($0.asset) } == templateAds, "the title plays the template's ad assets, not copies")
+        let freshAds = fresh.ads.map { ObjectIdentifier($0.asset) }
+        #expect(Set(freshAds).isDisjoint(with: templateAds), "a load without the template reads its own")
+        #expect(reused.slate === template.slate && reused.slate?.variants.first?.url == Self.root.appendingPathComponent("a/v0.m3u8"))
+        // The title's own programme is still read from the origin, not from the template.
+        #expect(reused.programAsset?.url.absoluteString == Self.prefix + "show/master.m3u8")
     }
 
     @Test("two titles with the same bytes under different paths have different revisions; the same title the same one")
