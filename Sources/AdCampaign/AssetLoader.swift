@@ -312,21 +312,27 @@ struct AssetLoader {
         }
     }
 
-    /// The playlist's bytes without its comment lines (the same bytes when it has none).
+    /// The playlist's bytes without its comment lines (the same bytes when it has none — read in
+    /// place, not copied: most playlists have none).
     static func withoutComments(_ data: Data) -> Data {
-        let bytes = [UInt8](data)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var start = 0
-        var dropped = false
-        while start < bytes.count {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.count
-            let line = bytes[start..<end]
-            let isComment = line.first == UInt8(ascii: "#") && !line.dropFirst().starts(with: "EXT".utf8)
-            if isComment { dropped = true } else { out.append(contentsOf: line) }
-            start = end
+        let kept = data.withUnsafeBytes { raw -> [UInt8]? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var out: [UInt8]?
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.count
+                let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                let isComment = line.first == UInt8(ascii: "#") && !line.dropFirst().starts(with: "EXT".utf8)
+                if isComment, out == nil {
+                    out = Array(UnsafeBufferPointer(rebasing: bytes[..<start]))
+                } else if !isComment {
+                    out?.append(contentsOf: line)
+                }
+                start = end
+            }
+            return out
         }
-        return dropped ? Data(out) : data
+        return kept.map { Data($0) } ?? data
     }
 
     /// A playlist as issues name it: its path when local, its URL when remote.
