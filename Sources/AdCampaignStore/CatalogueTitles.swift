@@ -435,6 +435,11 @@ private struct UnexpectedNotModified: Error, CustomStringConvertible {
 
 /// glibc's `malloc_trim(0)`: free heap pages go back to the system (looked up at run time, as
 /// `serve` looks up `mallopt`: Swift's Glibc module does not declare them). Nothing elsewhere.
+///
+/// At most one trim per 250 ms (``CoalescedAction``): titles loaded one after another reuse the pages the load
+/// before freed instead of each faulting its tens of MB in again (trimming after every load was
+/// an eighth of a cold start's CPU, in page faults and `madvise`). A load inside the interval
+/// leaves a trim pending for its end, so what a burst freed still goes back.
 enum HeapTrim {
     private typealias Trim = @convention(c) (Int) -> Int32
     private static let trim: Trim? = {
@@ -446,5 +451,41 @@ enum HeapTrim {
         #endif
     }()
 
-    static func release() { _ = Self.trim?(0) }
+    private static let coalesced = CoalescedAction(interval: .milliseconds(250)) { _ = HeapTrim.trim?(0) }
+
+    static func release() { Self.coalesced.run() }
+}
+
+/// An action run at most once per `interval`: a call within it of the last run leaves one run
+/// pending for the interval's end (later calls join it), so the last call is always followed by
+/// a run.
+final class CoalescedAction: Sendable {
+    let interval: Duration
+    private let action: @Sendable () -> Void
+    private let state = Mutex<(last: ContinuousClock.Instant?, pending: Bool)>((nil, false))
+
+    init(interval: Duration, _ action: @escaping @Sendable () -> Void) {
+        self.interval = interval
+        self.action = action
+    }
+
+    func run() {
+        let now = ContinuousClock.now
+        let wait = self.state.withLock { state -> Duration? in
+            if state.pending { return nil }
+            if let last = state.last, now - last < self.interval {
+                state.pending = true
+                return self.interval - (now - last)
+            }
+            state.last = now
+            return .zero
+        }
+        guard let wait else { return }
+        guard wait > .zero else { return self.action() }
+        Task.detached {
+            try? await Task.sleep(for: wait)
+            self.state.withLock { $0 = (ContinuousClock.now, false) }
+            self.action()
+        }
+    }
 }
