@@ -46,7 +46,10 @@ public struct PlaylistLinter: Sendable {
         // Without a control character or a C1 lead byte anywhere in the text, only the typed
         // tags can have findings (EXTINF, URI and comment lines have none of the tag checks):
         // those alone are made into lines.
-        let clean = !lines.parsed.text.utf8.contains { ($0 < 0x20 && $0 != 0x0A) || $0 == 0x7f || $0 == 0xC2 }
+        // Over the bytes in place when the text has them (a parsed playlist's always does).
+        let isSuspect = { (byte: UInt8) in (byte < 0x20 && byte != 0x0A) || byte == 0x7f || byte == 0xC2 }
+        let text = lines.parsed.text.utf8
+        let clean = !(text.withContiguousStorageIfAvailable { $0.contains(where: isSuspect) } ?? text.contains(where: isSuspect))
         for index in lines.indices where !clean || lines.parsed.records[index].kind == .tag {
             let line = lines[index]
             // U+0000–U+001F but CR and LF (which end lines), and U+007F; tabs are let through with
