@@ -14,6 +14,7 @@
 #
 # Usage: scripts/bench-beacons.sh [SECONDS per run, default 10]
 # Environment: CONNECTIONS (playlists' wrk connections, default 32), BEACON_CONNECTIONS (16),
+# ALONE_SECONDS (3: the redirects-alone run, short enough that every request is a first one),
 # TRACKER_MS (default 0: nginx answers at once; N: scripts/slow-tracker.py answers each event
 # after N ms instead, as a remote tracking server would).
 set -euo pipefail
@@ -23,6 +24,7 @@ seconds=${1:-10}
 connections=${CONNECTIONS:-32}
 beacon_connections=${BEACON_CONNECTIONS:-16}
 tracker_ms=${TRACKER_MS:-0}
+alone_seconds=${ALONE_SECONDS:-3}
 scripts/install-deps.sh wrk nginx curl
 
 source scripts/bench-lib.sh
@@ -101,8 +103,8 @@ links=$(( $(grep -c '^  "' "$work/beacons.lua") + $(grep -c '^  "' "$work/beacon
 playlists() { # name
     wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$work/sessions.lua" "http://127.0.0.1:$app_port" >"$work/wrk-$1.txt"
 }
-beacons() { # name lua
-    wrk -t1 -c"$beacon_connections" -d"${seconds}s" --latency -s "$2" "http://127.0.0.1:$app_port" >"$work/wrk-$1.txt"
+beacons() { # name lua [seconds]
+    wrk -t1 -c"$beacon_connections" -d"${3:-$seconds}s" --latency -s "$2" "http://127.0.0.1:$app_port" >"$work/wrk-$1.txt"
 }
 figures() { # file → requests/s p50 p99 non-2xx/3xx
     printf '%s %s %s %s' "$(awk '/^Requests\/sec:/ {print $2}' "$1")" "$(awk '$1 == "50%" {print $2}' "$1")" \
@@ -134,7 +136,9 @@ drain() {
 
 wrk -t2 -c"$connections" -d3s -s "$work/sessions.lua" "http://127.0.0.1:$app_port" >/dev/null
 playlists alone
-beacons beacons-alone "$work/beacons-alone.lua"
+# Alone, the redirects outrun the half's links within seconds; past them every request is a
+# repeat (no claim, no firing), so this run is short enough to stay on first requests (checked below).
+beacons beacons-alone "$work/beacons-alone.lua" "$alone_seconds"
 alone_drain=$(drain)
 hits_before=$(tracker_hits)
 started=$(date +%s.%N)
@@ -148,7 +152,11 @@ hits=$(( $(tracker_hits) - hits_before ))
 # The links the first beacon run claimed (one wrk thread: its requests went through the list in
 # order, from the first), asked again.
 asked=$(awk '/requests in/ {print $1}' "$work/wrk-beacons-alone.txt")
-{ sed -n '1p' "$work/beacons-alone.lua"; awk -v n="$asked" '/^  "/ && ++k <= n' "$work/beacons-alone.lua" | sed '$ s/,$//'; sed -n '/^}/,$p' "$work/beacons-alone.lua"; } >"$work/beacons-repeat.lua"
+{
+    sed -n '1p' "$work/beacons-alone.lua"
+    awk -v n="$asked" '/^  "/ && ++k <= n' "$work/beacons-alone.lua" | sed '$ s/,$//'
+    printf '}\ncounter = 0\nrequest = function()\n  counter = counter %% #paths + 1\n  return wrk.format("GET", paths[counter])\nend\n'
+} >"$work/beacons-repeat.lua"
 deduped_before=$(curl -sf "http://127.0.0.1:$app_port/metrics" | awk '/^adstitch_beacons_total\{.*outcome="deduped"/ {s += $2} END {printf "%d", s}')
 settled_before=$(settled)
 beacons beacons-repeat "$work/beacons-repeat.lua"
@@ -160,6 +168,18 @@ read -r beacon_rate beacon_p50 beacon_p99 beacon_other <<<"$(figures "$work/wrk-
 read -r alone_beacon_rate alone_beacon_p50 alone_beacon_p99 _ <<<"$(figures "$work/wrk-beacons-alone.txt")"
 read -r repeat_rate repeat_p50 repeat_p99 _ <<<"$(figures "$work/wrk-beacons-repeat.txt")"
 beacon_requests=$(awk '/requests in/ {print $1}' "$work/wrk-beacons.txt")
+runs() { awk '/requests in/ {sub(/,$/, "", $4); print $1 " requests in " $4}' "$work/wrk-$1.txt"; }
+# Whether both first-request runs stayed within their half (else their rates count repeats too).
+first_only() {
+    local alone beside
+    alone=$(awk '/requests in/ {print $1}' "$work/wrk-beacons-alone.txt")
+    beside=$(awk '/requests in/ {print $1}' "$work/wrk-beacons.txt")
+    if [ "$alone" -le $(( links / 2 )) ] && [ "$beside" -le $(( links / 2 )) ]; then
+        echo ", every request a first one"
+    else
+        echo " — A RUN WENT PAST ITS LINKS: its rate counts repeats too; lower ALONE_SECONDS or SECONDS"
+    fi
+}
 metrics=$(curl -sf "http://127.0.0.1:$app_port/metrics")
 fired=$(printf '%s\n' "$metrics" | awk '/^adstitch_beacons_total\{.*outcome="sent"/ {s += $2} END {printf "%d", s}')
 failed=$(printf '%s\n' "$metrics" | awk '/^adstitch_beacons_total\{.*outcome="failed"/ {s += $2} END {printf "%d", s}')
@@ -178,5 +198,5 @@ deduped=$(printf '%s\n' "$metrics" | awk '/^adstitch_beacons_total\{.*outcome="d
     echo "| beacon redirects (302) beside the playlists | $beacon_rate | $beacon_p50 | $beacon_p99 |"
     echo "| beacon redirects of claimed links (repeats, nothing fired) alone | $repeat_rate | $repeat_p50 | $repeat_p99 |"
     echo
-    echo "Beacon requests beside the playlists: $beacon_requests (answers other than 2xx/3xx: ${beacon_other:-0}), tracking server hits from them: $hits over $(python3 -c "print(round($drained - $started, 1))") s; over both beacon runs, events sent / failed / deduped (adstitch_beacons_total): $fired / $failed / $deduped. The last event was sent $alone_drain s after the redirects alone ended, $together_drain s after the run beside the playlists. The repeats deduped $(( deduped - deduped_before )) events; events sent or given up during them: $settled_repeats."
+    echo "Beacon requests beside the playlists: $beacon_requests (answers other than 2xx/3xx: ${beacon_other:-0}), tracking server hits from them: $hits over $(python3 -c "print(round($drained - $started, 1))") s; over both beacon runs, events sent / failed / deduped (adstitch_beacons_total): $fired / $failed / $deduped. The last event was sent $alone_drain s after the redirects alone ended, $together_drain s after the run beside the playlists. The repeats deduped $(( deduped - deduped_before )) events; events sent or given up during them: $settled_repeats. First-request runs (each on its own half of the links, $(( links / 2 )) each): redirects alone $(runs beacons-alone), beside the playlists $(runs beacons)$(first_only)."
 } | tee "$work/report.md"
