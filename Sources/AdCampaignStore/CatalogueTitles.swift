@@ -456,9 +456,9 @@ enum HeapTrim {
     static func release() { Self.coalesced.run() }
 }
 
-/// An action run at most once per `interval`: a call within it of the last run leaves one run
-/// pending for the interval's end (later calls join it), so the last call is always followed by
-/// a run.
+/// An action run in the background at most once per `interval`: a call within it of the last run
+/// leaves one run pending for the interval's end (later calls join it), so the last call is
+/// always followed by a run.
 final class CoalescedAction: Sendable {
     let interval: Duration
     private let action: @Sendable () -> Void
@@ -481,8 +481,9 @@ final class CoalescedAction: Sendable {
             return .zero
         }
         guard let wait else { return }
-        guard wait > .zero else { return self.action() }
+        // Never on the caller's time: a trim walks the heap, and the caller is answering a viewer.
         Task.detached {
+            guard wait > .zero else { return self.action() }
             try? await Task.sleep(for: wait)
             self.state.withLock { $0 = (ContinuousClock.now, false) }
             self.action()

@@ -12,16 +12,26 @@ struct CoalescedActionTests {
     @Test("a burst runs once at once and once at the interval's end; a call after a quiet interval runs at once")
     func burst() async throws {
         let runs = Mutex(0)
-        let action = CoalescedAction(interval: .milliseconds(200)) { runs.withLock { $0 += 1 } }
+        let action = CoalescedAction(interval: .seconds(1)) { runs.withLock { $0 += 1 } }
         let count = { runs.withLock { $0 } }
+        let began = ContinuousClock.now
         for _ in 0..<20 { action.run() }
-        #expect(count() == 1, "the first call runs at once, the other 19 join one pending run")
-        let deadline = ContinuousClock.now + .seconds(5)
-        while count() < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(count() == 2, "the burst's pending run follows it")
-        try await Task.sleep(for: .milliseconds(400))
+        let burst = ContinuousClock.now - began
+        // Each count a run reaches, and when (runs are in the background).
+        func reach(_ runs: Int) async throws -> Duration {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while count() < runs, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            return ContinuousClock.now - began
+        }
+        let first = try await reach(1)
+        #expect(count() == 1 && first < .milliseconds(500), "the first call runs at once, the other 19 join one pending run")
+        let second = try await reach(2)
+        #expect(count() == 2 && second >= .seconds(1), "the burst's pending run follows it, at the interval's end (burst: \(burst))")
+        try await Task.sleep(for: .milliseconds(1_200))
         #expect(count() == 2, "nothing else was pending")
+        let quiet = ContinuousClock.now
         action.run()
-        #expect(count() == 3, "after a quiet interval a call runs at once")
+        _ = try await reach(3)
+        #expect(count() == 3 && ContinuousClock.now - quiet < .milliseconds(500), "after a quiet interval a call runs at once")
     }
 }
