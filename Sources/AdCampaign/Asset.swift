@@ -35,7 +35,7 @@ public final class Asset: Sendable {
     public struct Variant: Sendable {
         public let streamInf: StreamInf
         public let url: URL
-        public let playlist: MediaPlaylist
+        public private(set) var playlist: MediaPlaylist
         /// The `CODECS` list (``VariantAttributes/codecs``).
         public let codecs: [String]
         /// The video family the CODECS name (nil: audio-only or unknown).
@@ -45,7 +45,7 @@ public final class Asset: Sendable {
         /// ``VariantAttributes/isAudioOnly``.
         public let isAudioOnly: Bool
         /// The container of this variant's segments (a variant cannot switch: invariant 6).
-        public let segmentFormat: SegmentFormat
+        public private(set) var segmentFormat: SegmentFormat
 
         init(streamInf: StreamInf, url: URL, playlist: MediaPlaylist) {
             self.streamInf = streamInf
@@ -60,25 +60,17 @@ public final class Asset: Sendable {
 
         /// This variant playing `playlist` (a slice of its own): what its tag says is kept, not read again.
         func playing(_ playlist: MediaPlaylist) -> Variant {
-            Variant(self, playlist: playlist)
-        }
-
-        private init(_ variant: Variant, playlist: MediaPlaylist) {
-            self.streamInf = variant.streamInf
-            self.url = variant.url
-            self.playlist = playlist
-            self.codecs = variant.codecs
-            self.videoFamily = variant.videoFamily
-            self.audioFamilies = variant.audioFamilies
-            self.isAudioOnly = variant.isAudioOnly
-            self.segmentFormat = SegmentFormat(playlist)
+            var variant = self
+            variant.playlist = playlist
+            variant.segmentFormat = SegmentFormat(playlist)
+            return variant
         }
     }
 
     public struct IFrameVariant: Sendable {
         public let streamInf: IFrameStreamInf
         public let url: URL
-        public let playlist: MediaPlaylist
+        public private(set) var playlist: MediaPlaylist
         /// The video family its CODECS name, read once.
         public let videoFamily: CodecFamily?
 
@@ -91,14 +83,9 @@ public final class Asset: Sendable {
 
         /// This I-frame variant playing `playlist` (a slice of its own).
         func playing(_ playlist: MediaPlaylist) -> IFrameVariant {
-            IFrameVariant(self, playlist: playlist)
-        }
-
-        private init(_ variant: IFrameVariant, playlist: MediaPlaylist) {
-            self.streamInf = variant.streamInf
-            self.url = variant.url
-            self.playlist = playlist
-            self.videoFamily = variant.videoFamily
+            var variant = self
+            variant.playlist = playlist
+            return variant
         }
     }
 
