@@ -470,8 +470,21 @@ final class CoalescedAction: Sendable {
     }
 
     func run() {
-        let now = ContinuousClock.now
-        let wait = self.state.withLock { state -> Duration? in
+        guard let wait = self.schedule(at: .now) else { return }
+        // Never on the caller's time: a trim walks the heap, and the caller is answering a viewer.
+        Task.detached {
+            if wait > .zero {
+                try? await Task.sleep(for: wait)
+                self.ran(at: .now)
+            }
+            self.action()
+        }
+    }
+
+    /// What a call at `now` does: run at once (`.zero`), run after the wait returned (it is now
+    /// pending), or nothing (a run is pending already and will follow this call).
+    func schedule(at now: ContinuousClock.Instant) -> Duration? {
+        self.state.withLock { state in
             if state.pending { return nil }
             if let last = state.last, now - last < self.interval {
                 state.pending = true
@@ -480,13 +493,10 @@ final class CoalescedAction: Sendable {
             state.last = now
             return .zero
         }
-        guard let wait else { return }
-        // Never on the caller's time: a trim walks the heap, and the caller is answering a viewer.
-        Task.detached {
-            guard wait > .zero else { return self.action() }
-            try? await Task.sleep(for: wait)
-            self.state.withLock { $0 = (ContinuousClock.now, false) }
-            self.action()
-        }
+    }
+
+    /// The pending run ran at `now`.
+    func ran(at now: ContinuousClock.Instant) {
+        self.state.withLock { $0 = (now, false) }
     }
 }
