@@ -8,7 +8,9 @@
 #
 # Measures (docs/performance.md "Catalogues"):
 #   cold   first starts of unseen titles, one after another: the master's latency, beside the
-#          time the same seven playlists take to fetch from the origin alone;
+#          time the same seven playlists take to fetch from the origin alone, and its parts (the
+#          server's adstitch_catalogue_load_duration_seconds: waiting on the origin, reading the
+#          playlists, the layout; the rest is the request, the session and thread hops);
 #   flight 32 viewers starting one unseen title at once: the origin's fetches of it (nginx's log);
 #   warm   wrk (Zipf(1.0) over the loaded titles, a new session each request) beside new sessions
 #          of the two-hour campaign (three islands, three breaks) and of `one-title`, one title as
@@ -110,6 +112,16 @@ wait_ready "$app_port" "$work/server.log"
 curl -sf "http://127.0.0.1:$app_port/v1/campaigns/two-hours/master.m3u8?session=warmup" >/dev/null
 rss() { awk '/^VmRSS:/ {printf "%d", $2 / 1024}' "/proc/$server_pid/status"; }
 baseline_rss=$(rss)
+# The replica's first catalogue title pays once for what every later load reuses (code paths
+# first run, the heap grown): timed on its own, not among the unseen titles below.
+first_start=$(curl -sf -o /dev/null -w '%{time_total}' "http://127.0.0.1:$app_port/v1/campaigns/cat/assets/t99999/master.m3u8?session=first" |
+    awk '{printf "%.1f", $1 * 1000}')
+# The parts of a load (adstitch_catalogue_load_duration_seconds), summed over the cold starts.
+load_parts() {
+    curl -sf "http://127.0.0.1:$app_port/metrics" |
+        awk -F'[{}" ]+' '/^adstitch_catalogue_load_duration_seconds_sum/ {sum[$3] = $NF} END {print sum["origin"] + 0, sum["load"] + 0, sum["layout"] + 0}'
+}
+read -r origin_before load_before layout_before < <(load_parts)
 
 # Cold starts, and the origin alone for the same seven playlists (keep-alive, one connection).
 python3 - "$app_port" "$origin_port" "$cold" >"$work/cold.txt" <<'PY'
@@ -130,9 +142,14 @@ for index in range(count):
         o.request("GET", f"/vod/t{title}/{path}"); o.getresponse().read()
     fetches.append(time.perf_counter() - began)
 def q(values, p): return sorted(values)[min(len(values) - 1, int(p * len(values)))] * 1000
-print(f"{q(starts, .5):.1f} {q(starts, .99):.1f} {q(fetches, .5):.1f} {q(fetches, .99):.1f}")
+print(f"{q(starts, .5):.1f} {q(starts, .99):.1f} {q(fetches, .5):.1f} {q(fetches, .99):.1f} {statistics.fmean(starts) * 1000:.1f}")
 PY
-read -r cold_p50 cold_p99 fetch_p50 fetch_p99 <"$work/cold.txt"
+read -r cold_p50 cold_p99 fetch_p50 fetch_p99 cold_mean <"$work/cold.txt"
+read -r origin_after load_after layout_after < <(load_parts)
+part() { awk -v a="$1" -v b="$2" -v n="$cold" 'BEGIN {printf "%.1f", (b - a) * 1000 / n}'; }
+part_origin=$(part "$origin_before" "$origin_after")
+part_load=$(part "$load_before" "$load_after")
+part_layout=$(part "$layout_before" "$layout_after")
 
 # Single flight: 32 viewers start one unseen title at once.
 masters_before=$(grep -c '^/template/master.m3u8$' "$work/origin.log" || true)
@@ -225,6 +242,8 @@ origin_masters=$(grep -c '^/template/master.m3u8$' "$work/origin.log" || true)
     echo "| Cold first start of an unseen title ($cold, one after another): p50 / p99 | $cold_p50 / $cold_p99 ms |"
     echo "| The same seven playlists from the origin alone: p50 / p99 | $fetch_p50 / $fetch_p99 ms |"
     echo "| AdStitch's part of a cold start (p50 difference) | $(awk -v a="$cold_p50" -v b="$fetch_p50" 'BEGIN {printf "%.1f", a - b}') ms |"
+    echo "| A cold start's parts, means: the whole start / the load waiting on the origin / reading the playlists (parse, check, cut) / the layout / the rest (request, session, thread hops) | $cold_mean / $part_origin / $part_load / $part_layout / $(awk -v t="$cold_mean" -v a="$part_origin" -v b="$part_load" -v c="$part_layout" 'BEGIN {printf "%.1f", t - a - b - c}') ms |"
+    echo "| The replica's first catalogue title (once per process; not among the cold starts) | $first_start ms |"
     echo "| Origin fetches of a title's master for 32 simultaneous first viewers | $flight_fetches |"
     awk -v n="$warm_titles" '{printf "| Warm: %s (wrk -c32%s): requests/s, p50, p99 | %s/s, %s, %s |\n", $1, ($1 ~ /zipf/ ? ", " n " titles" : ""), $2, $3, $4}' "$work/warm.txt"
     echo "| RSS before the titles / peak while touching all $titles / at the end | $baseline_rss / $peak_rss (VmHWM $hwm) / $end_rss MiB |"

@@ -330,12 +330,18 @@ package final class CatalogueTitles: Sendable {
         let master = template.catalogue.url(of: path)
         // The title's playlists fresh from the origin; the ads' as the campaign's load read them.
         let isTitle: @Sendable (URL) -> Bool = { $0.absoluteString.hasPrefix(prefix) }
+        // The load's parts, for `adstitch_catalogue_load_duration_seconds`.
+        let began = ContinuousClock.now
+        let waited = Mutex(Duration.zero)
         let source = self.remote.source(current: true).allowingLinks(into: self.mediaRoots).routingRemote(isTitle) { url, options in
             do {
                 let settings = client.settings.applying(options)
                 let fetch = started.withLock { $0.removeValue(forKey: url) } ?? client.start(url, settings: settings)
+                let asked = ContinuousClock.now
+                let answer = Result { try fetch.wait() }
+                waited.withLock { $0 += ContinuousClock.now - asked }
                 // No validators sent: the answer is a playlist, never a 304.
-                guard case .fetched(let playlist) = try fetch.wait() else {
+                guard case .fetched(let playlist) = try answer.get() else {
                     throw UnexpectedNotModified(url: url)
                 }
                 let next = url == master ? Self.mediaPlaylists(playlist).filter(isTitle) : []
@@ -373,6 +379,7 @@ package final class CatalogueTitles: Sendable {
             }
             throw .invalid("title \(path) of catalogue \(template.campaign.id) cannot be stitched: \(error)")
         }
+        let loaded = ContinuousClock.now
         do {
             let layout = try StitchLayout(campaign: campaign, uris: self.mediaURIs(campaign.id, template.folder))
             let served = try ServedCampaign(
@@ -383,6 +390,8 @@ package final class CatalogueTitles: Sendable {
                 mediaRoots: self.mediaRoots
             )
             let recorded = validators.withLock { $0 }
+            let origin = waited.withLock { $0 }
+            self.metrics.catalogueLoad(origin: origin, load: loaded - began - origin, layout: ContinuousClock.now - loaded)
             return Title(
                 path: path,
                 served: served,

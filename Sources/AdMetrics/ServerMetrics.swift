@@ -32,7 +32,9 @@ import Synchronization
 ///   creative included (bounded by the campaign's `timeout`);
 /// - `adstitch_catalogue_titles_total{outcome}` — catalogue titles new sessions asked for:
 ///   `hit` (held) or `load`; `adstitch_catalogue_titles_held{campaign}` and
-///   `adstitch_catalogue_bytes_held{campaign}` — what each catalogue holds (gauges).
+///   `adstitch_catalogue_bytes_held{campaign}` — what each catalogue holds (gauges);
+///   `adstitch_catalogue_load_duration_seconds{phase}` — a title's load, in its parts: `origin`
+///   (waiting for its playlists), `load` (parsing, checking and cutting them), `layout`.
 public struct ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     public let factory: PrometheusMetricsFactory
@@ -47,6 +49,7 @@ public struct ServerMetrics: Sendable {
     private let conditioningOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let beaconOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let catalogueOutcomes = MetricHandles<String, CoreMetrics.Counter>()
+    private let catalogueLoadTimers = MetricHandles<String, CoreMetrics.Timer>()
     private let capOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let conditioningQueuedCounter: CoreMetrics.Counter
     private let conditioningRunningGauge: CoreMetrics.Gauge
@@ -68,6 +71,12 @@ public struct ServerMetrics: Sendable {
         .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),
     ]
 
+    /// A catalogue title's load: milliseconds on a near origin, seconds on a far or slow one.
+    static let catalogueLoadBuckets: [Duration] = [
+        .microseconds(500), .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5),
+    ]
+
     /// An encode of a creative takes seconds to minutes.
     static let conditioningBuckets: [Duration] = [
         .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(120), .seconds(300), .seconds(900),
@@ -81,6 +90,7 @@ public struct ServerMetrics: Sendable {
             "adstitch_http_request_duration_seconds": Self.requestBuckets,
             "adstitch_ad_server_duration_seconds": Self.adServerBuckets,
             "adstitch_conditioning_duration_seconds": Self.conditioningBuckets,
+            "adstitch_catalogue_load_duration_seconds": Self.catalogueLoadBuckets,
         ]
         self.factory = factory
         self.cacheHits = Counter(label: "adstitch_response_cache_requests_total", dimensions: [("result", "hit")], factory: factory)
@@ -194,6 +204,17 @@ public struct ServerMetrics: Sendable {
     package func catalogueHeld(_ titles: Int, bytes: Int, campaign: String) {
         Gauge(label: "adstitch_catalogue_titles_held", dimensions: [("campaign", campaign)], factory: self.factory).record(titles)
         Gauge(label: "adstitch_catalogue_bytes_held", dimensions: [("campaign", campaign)], factory: self.factory).record(bytes)
+    }
+
+    /// A catalogue title loaded, in its parts: the time it waited on the origin for its
+    /// playlists, the rest of reading them (parsing, checking, cutting), and its layout.
+    package func catalogueLoad(origin: Duration, load: Duration, layout: Duration) {
+        for (phase, duration) in [("origin", origin), ("load", load), ("layout", layout)] {
+            self.catalogueLoadTimers(phase) {
+                CoreMetrics.Timer(label: "adstitch_catalogue_load_duration_seconds", dimensions: [("phase", phase)], factory: self.factory)
+            }
+            .record(duration: duration)
+        }
     }
 
     package func folderListingFailed() {

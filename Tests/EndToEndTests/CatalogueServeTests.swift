@@ -507,7 +507,20 @@ extension RealClients {
             let hits = try origin.hits()
             #expect(hits["/_/slow/300/vod/plain/master.m3u8"] == 1, "\(hits)")
             #expect(hits["/_/slow/300/vod/plain/240p/index.m3u8"] == 3 && hits["/_/slow/300/vod/plain/360p/index.m3u8"] == 3, "each once: \(hits)")
-            print("catalogue cold start over a 300 ms origin, 6 variants: \(took)")
+            // The load's parts: the master, then the six media playlists together, so at least two
+            // 300 ms waits on the origin; parsing and layout beside them, each counted once.
+            let metrics = try server.get("/metrics").body
+            func sample(_ name: String, _ phase: String) -> Double? {
+                metrics.split(separator: "\n").first { $0.hasPrefix("adstitch_catalogue_load_duration_seconds_\(name){phase=\"\(phase)\"}") }
+                    .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+            }
+            for phase in ["origin", "load", "layout"] {
+                #expect(sample("count", phase) == 1, "\(phase): \(metrics)")
+            }
+            let waited = try #require(sample("sum", "origin"))
+            #expect(waited >= 0.6, "waited \(waited) s on the origin")
+            #expect(try #require(sample("sum", "load")) > 0 && (try #require(sample("sum", "layout"))) > 0)
+            print("catalogue cold start over a 300 ms origin, 6 variants: \(took), of which \(waited) s waiting on the origin")
         }
     }
 }
