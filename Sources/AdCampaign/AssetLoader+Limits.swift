@@ -49,14 +49,17 @@ extension Campaign {
 
 extension AssetLoader {
     /// Whether `text` holds `file:` in any case: the only way a remote playlist can name a local file.
+    /// Read in place, colon to colon: a media playlist has one on each tag line, and few words.
     static func mentionsFileScheme(_ text: String) -> Bool {
-        let utf8 = Array(text.utf8)
-        let word = Array("file:".utf8)
-        guard utf8.count >= word.count else { return false }
-        for start in 0...(utf8.count - word.count) where utf8[start] | 0x20 == UInt8(ascii: "f") {
-            if (1..<word.count).allSatisfy({ utf8[start + $0] | 0x20 == word[$0] | 0x20 }) { return true }
+        var text = text
+        return text.withUTF8 { bytes in
+            var from = 4
+            while let colon = bytes.firstIndex(ofByte: UInt8(ascii: ":"), from: from) {
+                if zip(bytes[(colon - 4)..<colon], "file".utf8).allSatisfy({ $0 | 0x20 == $1 }) { return true }
+                from = colon + 1
+            }
+            return false
         }
-        return false
     }
 
     /// Whether the local file `url` lies inside the campaign's folder once symlinks are resolved

@@ -320,7 +320,7 @@ struct AssetLoader {
             var out: [UInt8]?
             var start = 0
             while start < bytes.count {
-                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.count
+                let end = bytes.firstIndex(ofByte: UInt8(ascii: "\n"), from: start).map { $0 + 1 } ?? bytes.count
                 let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 let isComment = line.first == UInt8(ascii: "#") && !line.dropFirst().starts(with: "EXT".utf8)
                 if isComment, out == nil {

@@ -428,11 +428,13 @@ package final class CatalogueTitles: Sendable {
         return resolved.mediaPlaylistURLs
     }
 
+    /// Compared only within this process (validators are not shared): Swift's `Hasher`, seeded
+    /// per process, reads eight bytes a round where the revision's FNV-1a reads one.
     private static func digest(_ playlist: FetchedPlaylist) -> UInt64 {
-        var digest = FNV1a()
-        digest.feed(playlist.bytes)
-        digest.feed(playlist.url.absoluteString)
-        return digest.value
+        var hasher = Hasher()
+        playlist.bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(playlist.url.absoluteString)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 }
 

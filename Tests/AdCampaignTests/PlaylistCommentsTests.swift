@@ -37,4 +37,15 @@ struct PlaylistCommentsTests {
         let kept = AssetLoader.withoutComments(data)
         #expect(String(decoding: kept, as: UTF8.self) == Self.expected(text))
     }
+
+    @Test(
+        "`file:` is found in any case wherever it stands (first bytes, last bytes, after a word), and not in near misses",
+        arguments: [
+            "file:///etc/passwd", "#EXTINF:4,\nFILE:/x", "#EXTINF:4,\na.ts?x=profile:", "#EXT-X-MAP:URI=\"fIlE:/i.mp4\"",
+            "", "file", "fil:", "#EXTINF:4,\nfi:le:", "#EXTINF:4,\nf ile:/x", "::::file", "a.ts\n",
+        ]
+    )
+    func fileScheme(text: String) {
+        #expect(AssetLoader.mentionsFileScheme(text) == text.lowercased().contains("file:"))
+    }
 }

@@ -373,4 +373,23 @@ struct URIAndVariableTests {
             ]
         )
     }
+
+    @Test(
+        "a variable reference is found wherever it stands (the first URI byte, the text's last bytes, after other `$`); `$` or `{` alone is none",
+        arguments: [
+            ("{$x}a.ts", true), ("a.ts?v={$x}", true), ("$$${$x}.ts", true), ("a{b}${$x}", true),
+            ("a$.ts", false), ("{a}$.ts", false), ("{ $x}.ts", false), ("${x}.ts", false), ("$", false),
+        ]
+    )
+    func variableReferenceFound(uri: String, isReference: Bool) throws {
+        // The URI last, without a newline: the reference may end the text.
+        let text = "#EXTM3U\n#EXT-X-VERSION:8\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\n" + uri
+        let playlist = try PlaylistParser().parseMediaPlaylist(text, url: Self.httpBase)
+        // An undefined variable is an error once the reference is seen (RFC 8216bis §4.3).
+        if isReference {
+            #expect(throws: PlaylistError.self) { try playlist.resolvingVariables() }
+        } else {
+            #expect(try playlist.resolvingVariables().segments.first.map { String($0.uri) } == uri)
+        }
+    }
 }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Where one line stands in the text and what kind it is — 28 bytes, no references, so a
 /// 40,000-segment playlist indexes in a few megabytes without reference counting.
 struct LineRecord: Sendable, Hashable {
@@ -120,14 +112,6 @@ struct ParsedText: Sendable {
 }
 
 extension ParsedText {
-    /// The index of the first `byte` at or after `start` — `memchr`, which libc vectorises;
-    /// finding line ends is most of the scanning work.
-    static func find(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        guard start < bytes.count, let base = bytes.baseAddress else { return nil }
-        guard let found = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
-        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-    }
-
     /// Normalises the text, splits it into lines and parses each one.
     static func parse(_ input: String) throws(PlaylistError) -> ParsedText {
         var notes = SourceNotes()
@@ -181,7 +165,7 @@ extension ParsedText {
         input.makeContiguousUTF8()
         let utf8 = input.utf8
         let hasBOM = utf8.starts(with: [0xEF, 0xBB, 0xBF])
-        let hasCR = utf8.withContiguousStorageIfAvailable { Self.find(13, in: $0, from: 0) != nil } ?? utf8.contains(13)
+        let hasCR = utf8.withContiguousStorageIfAvailable { $0.firstIndex(ofByte: 13, from: 0) != nil } ?? utf8.contains(13)
         guard hasBOM || hasCR else { return input }
         notes.strippedByteOrderMark = hasBOM
         notes.normalizedLineEndings = hasCR
@@ -230,7 +214,7 @@ private struct Scanner {
         var start = 0
         var number: Int32 = 0
         while start < count {
-            let end = ParsedText.find(10, in: bytes, from: start) ?? count
+            let end = bytes.firstIndex(ofByte: 10, from: start) ?? count
             number += 1
             var contentStart = start
             var contentEnd = end

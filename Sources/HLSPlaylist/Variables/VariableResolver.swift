@@ -249,8 +249,11 @@ extension StringProtocol {
         // Over the contiguous bytes when there are (native strings: a whole playlist's text is
         // asked several times per load), else through the view.
         if let found = self.utf8.withContiguousStorageIfAvailable({ bytes -> Bool in
-            guard bytes.count > 1 else { return false }
-            for index in 1..<bytes.count where bytes[index] == UInt8(ascii: "$") && bytes[index - 1] == UInt8(ascii: "{") { return true }
+            var from = 1
+            while let dollar = bytes.firstIndex(ofByte: UInt8(ascii: "$"), from: from) {
+                if bytes[dollar - 1] == UInt8(ascii: "{") { return true }
+                from = dollar + 1
+            }
             return false
         }) {
             return found
