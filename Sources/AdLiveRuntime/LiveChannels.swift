@@ -106,7 +106,7 @@ public struct LiveChannelsService: Service {
     public init(channels: LiveChannels) { self.channels = channels }
 
     public func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 if let history = self.channels.history {
                     group.addTask { await history.run() }

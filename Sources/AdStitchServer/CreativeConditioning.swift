@@ -307,7 +307,7 @@ struct ConditioningWorkers: Service {
     let conditioning: CreativeConditioning
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<self.conditioning.workers {
                     group.addTask { await self.conditioning.work() }

@@ -67,7 +67,7 @@ extension SessionController {
             let raw = Int(try context.parameters.require("events")), (1..<64).contains(raw),
             let signature = SessionToken.data(base64URL: try context.parameters.require("signature").utf8), signature.count == 12,
             let target = request.uri.queryParameters["to"].map(String.init), !target.isEmpty,
-            case let place = request.uri.queryParameters["break"].map { BeaconPlace.live(String($0), piece) } ?? .plan(piece),
+            case let place = request.uri.queryParameters["break"].map({ BeaconPlace.live(String($0), piece) }) ?? .plan(piece),
             self.policy.verifyingKeys.verify(signature, of: Self.beaconBody(tokenText, place, raw, target))
         else {
             throw Problem.forbidden("this beacon link is not one AdStitch wrote for this session; play the session's own playlists")
