@@ -35,6 +35,13 @@ enum Routes {
     static func masterPath(_ id: String) -> String { "/v1/campaigns/\(id)/master.m3u8" }
     /// Where a new session of catalogue `id`'s title at `title` (below the prefix) starts.
     static func catalogueMasterPath(_ id: String, title: String) -> String { "/v1/campaigns/\(id)/assets/\(title)" }
+    /// What a title's master (``catalogueMasterPath(_:title:)``) writes before `sessions/…` so
+    /// its URIs resolve (RFC 3986 §5.2) to the session file route: up from `assets/` and each
+    /// folder of the title path to `/v1/campaigns/{id}/`. Relative, not from the root, so a
+    /// proxy that mounts AdStitch under a path of its own keeps working.
+    static func catalogueSessionsPrefix(title: String) -> String {
+        String(repeating: "../", count: 1 + title.utf8.count { $0 == UInt8(ascii: "/") })
+    }
     /// The folder of campaign `id`'s local media (`/v1/campaigns/{id}/media/`).
     static func mediaPrefix(_ id: String) -> String { "/v1/campaigns/\(id)/media/" }
     /// The path of a viewer session's file.

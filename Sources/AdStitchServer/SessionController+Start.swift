@@ -130,7 +130,9 @@ extension SessionController {
             reporting: reporting,
             capped: capped
         )
-        var response = try await self.masterResponse(served, token: token, prefix: "", for: request)
+        // A title's master is below `assets/`: its URIs climb back to the campaign's folder.
+        let prefix = title.map { Routes.catalogueSessionsPrefix(title: $0) } ?? ""
+        var response = try await self.masterResponse(served, token: token, prefix: prefix, for: request)
         if !ignored.isEmpty {
             response.headers[.ignoredAttributes] = Set(ignored).sorted().joined(separator: ", ")
         }
@@ -138,7 +140,8 @@ extension SessionController {
     }
 
     /// The multivariant playlist of the session `token` describes; its URIs are
-    /// `{prefix}sessions/{token}/…` (`prefix` empty: relative to `/v1/campaigns/{id}/`). A
+    /// `{prefix}sessions/{token}/…` (`prefix` empty: relative to `/v1/campaigns/{id}/`; a
+    /// catalogue title's climbs there from below `assets/`). A
     /// campaign with an ad decision server asks it first (``decide(_:token:for:)``); the plan and
     /// render are timed, not the ad server (`adstitch_ad_server_duration_seconds`).
     func masterResponse(_ served: ServedCampaign, token: SessionToken, prefix: String, for request: Request) async throws -> Response {

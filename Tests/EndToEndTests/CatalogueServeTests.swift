@@ -44,6 +44,20 @@ extension RealClients {
                     }
                 }
             }
+            // Titles at other depths below the prefix, on `plain`'s media playlists: at its top,
+            // and three folders down.
+            let plain = try String(contentsOf: root.appendingPathComponent("vod/plain/master.m3u8"), encoding: .utf8)
+            try Data(plain.replacingOccurrences(of: "\n240p/", with: "\nplain/240p/").replacingOccurrences(of: "\n360p/", with: "\nplain/360p/").utf8)
+                .write(to: root.appendingPathComponent("vod/top.m3u8"))
+            let deep = root.appendingPathComponent("vod/show/season-1/ep_01")
+            try FileManager.default.createDirectory(at: deep, withIntermediateDirectories: true)
+            try Data(
+                plain.replacingOccurrences(of: "\n240p/", with: "\n../../../plain/240p/").replacingOccurrences(
+                    of: "\n360p/",
+                    with: "\n../../../plain/360p/"
+                ).utf8
+            )
+            .write(to: deep.appendingPathComponent("master.m3u8"))
             return root
         }
 
@@ -106,10 +120,18 @@ extension RealClients {
             var playlists: [String]
         }
 
+        /// The master's URIs are resolved against its own URL (RFC 3986 §5.2), as a player does:
+        /// each must land on the session file route.
         static func start(_ server: Server, _ title: String, query: String = "") throws -> Session {
-            let master = try server.get("/v1/campaigns/library/assets/\(title)?\(query)")
+            let path = "/v1/campaigns/library/assets/\(title)?\(query)"
+            let master = try server.get(path)
             try #require(master.status == 200, "\(title): \(master.body)")
-            let playlists = master.body.split(separator: "\n").filter { $0.hasPrefix("sessions/") }.map { "/v1/campaigns/library/" + $0 }
+            let base = try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)"))
+            let playlists = try master.body.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }.map { line in
+                let resolved = try #require(URL(string: String(line), relativeTo: base)?.absoluteURL.path)
+                try #require(resolved.hasPrefix("/v1/campaigns/library/sessions/"), "\(line) of \(path) resolves to \(resolved)")
+                return resolved
+            }
             let first = try #require(playlists.first)
             let parts = first.split(separator: "/")
             let tokenText = String(parts[parts.count - 2])
@@ -232,6 +254,25 @@ extension RealClients {
                 #expect(second.status == 200 && first.body == second.body, "\(path)")
             }
             #expect(server.healthy() && replica.healthy())
+        }
+
+        @Test(
+            "a title's master leads players to its session's files from any depth below the prefix (its top, three folders down, sub-delimiters), stitched or interstitial"
+        )
+        func sessionURIsResolve() async throws {
+            let setup = try await Setup()
+            defer { withExtendedLifetime(setup) {} }  // its deinit stops the servers
+            for title in ["top.m3u8", "plain/master.m3u8", "show/season-1/ep_01/master.m3u8", "a&b+c/master.m3u8"] {
+                for insertion in ["stitched", "interstitials"] {
+                    // `start` resolves the master's URIs against its URL and requires the session route.
+                    let session = try Self.start(setup.server, title, query: "session=depth&insertion=\(insertion)")
+                    #expect(session.playlists.count == 2, "\(title): \(session.playlists)")
+                    for path in session.playlists + ["/" + session.prefix + "/boundaries.json"] {
+                        let answer = try setup.server.get(path)
+                        #expect(answer.status == 200, "\(title), \(insertion): \(path): \(answer.status) \(answer.body.prefix(200))")
+                    }
+                }
+            }
         }
 
         @Test(
@@ -441,7 +482,9 @@ extension RealClients {
             #expect(missing.status == 1 && missing.output.contains("gone/master.m3u8 answered HTTP 404"), "\(missing.output)")
         }
 
-        @Test("GStreamer decodes every frame of a catalogue session and hls.js plays it to the end; an interstitial session lists its ads")
+        @Test(
+            "from a title's start URL, GStreamer decodes every frame of a catalogue session, hls.js and Chromium's /play page play it to the end; an interstitial session lists its ads"
+        )
         func realClients() async throws {
             let setup = try await Setup()
             let server = setup.server
@@ -451,17 +494,33 @@ extension RealClients {
             let manifest = try server.get("/" + session.prefix + "/boundaries.json")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(manifest.body.utf8)) as? [String: Any])
             let duration = try #require((json["duration"] as? NSNumber).flatMap { ExactDecimal($0.stringValue) })
+            // Each client is given the title's start URL, as a viewer's would be, and finds the
+            // session's files from the master's own URIs.
+            let start = try #require(URL(string: "http://127.0.0.1:\(server.port)/v1/campaigns/library/assets/plain/master.m3u8"))
             let decoded = try await Decoded(
-                URL(string: "http://127.0.0.1:\(server.port)\(session.playlists[0])")!,
-                scratch: FileManager.default.temporaryDirectory
+                URL(string: start.absoluteString + "?session=gst")!,
+                scratch: FileManager.default.temporaryDirectory,
+                connectionSpeed: 300
             )
             #expect(decoded.videoFrames == RealClientTests.frames(duration, fps: 25), "\(decoded.videoFrames) frames for \(duration) s")
 
             // hls.js (MSE, transmuxing TS) plays the stitched session to its end.
-            let master = try server.get("/v1/campaigns/library/assets/plain/master.m3u8?session=hlsjs")
-            let log = try await InterstitialEndToEndTests.playWithHlsJs(port: server.port, campaign: "library", master: master.body)
+            let log = try await InterstitialEndToEndTests.playWithHlsJs(source: .url(URL(string: start.absoluteString + "?session=hlsjs")!))
             let ended = log.last { $0.hasPrefix("video-ended:") }.flatMap { Double($0.dropFirst("video-ended:".count)) }
             #expect(ended.map { abs($0 - duration.doubleValue) < 0.5 } == true, "ended at \(String(describing: ended)) of \(duration) s; \(log)")
+
+            // Chromium plays the catalogue's own /play page natively (TS), to the end.
+            let browser = try await WebDriver()
+            do {
+                let playback = try await browser.play(URL(string: "http://127.0.0.1:\(server.port)/play/library?title=plain/master.m3u8")!)
+                #expect(playback.ended && playback.error == nil, "/play/library: \(playback.description)")
+                #expect(playback.duration.map { abs($0 - duration.doubleValue) < 0.5 } == true, "\(playback.description) of \(duration) s")
+                #expect(try await browser.severeLogs().isEmpty)
+            } catch {
+                await browser.quit()
+                throw error
+            }
+            await browser.quit()
 
             let interstitial = try Self.start(server, "marked/master.m3u8", query: "session=hls&insertion=interstitials")
             #expect(interstitial.token.insertion == .interstitials)

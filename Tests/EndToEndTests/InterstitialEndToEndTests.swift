@@ -64,12 +64,30 @@ extension RealClients {
         }
 
         static func playWithHlsJs(port: Int, campaign: String, master: String, seekTarget: Double? = nil) async throws -> [String] {
+            let absolute = master.replacingOccurrences(of: "sessions/", with: "http://127.0.0.1:\(port)/v1/campaigns/\(campaign)/sessions/")
+            return try await Self.playWithHlsJs(source: .text(absolute), seekTarget: seekTarget)
+        }
+
+        /// What hls.js plays: a multivariant playlist's text (served beside the page), or a URL
+        /// it fetches itself, resolving the playlist's URIs against it as any player does.
+        enum HlsJsSource {
+            case text(String)
+            case url(URL)
+        }
+
+        static func playWithHlsJs(source: HlsJsSource, seekTarget: Double? = nil) async throws -> [String] {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hlsjs-interstitials-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             try FileManager.default.copyItem(at: HlsJs.file(), to: folder.appendingPathComponent("hls.js"))
-            let absolute = master.replacingOccurrences(of: "sessions/", with: "http://127.0.0.1:\(port)/v1/campaigns/\(campaign)/sessions/")
-            try Data(absolute.utf8).write(to: folder.appendingPathComponent("master.m3u8"))
+            let load: String
+            switch source {
+            case .text(let text):
+                try Data(text.utf8).write(to: folder.appendingPathComponent("master.m3u8"))
+                load = "master.m3u8"
+            case .url(let url):
+                load = url.absoluteString
+            }
             let seek =
                 seekTarget.map {
                     "if (!window.seeked) setTimeout(() => { window.seeked = true; window.log.push('seek:\($0)'); video.currentTime = \($0); }, 600);"
@@ -107,7 +125,7 @@ extension RealClients {
                   });
                   video.defaultPlaybackRate = 4;
                   video.addEventListener('loadedmetadata', () => { video.playbackRate = 4; video.play(); });
-                  hls.loadSource('master.m3u8');
+                  hls.loadSource('\(load)');
                   hls.attachMedia(video);
                 </script></body></html>
                 """

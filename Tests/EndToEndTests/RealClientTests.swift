@@ -142,7 +142,16 @@ struct Decoded {
     /// `compress`: the playlist's request asks for gzip (souphttpsrc `compress=true`, as libsoup's
     /// content decoder does in players built on it): a gzip body must then decode to exactly its
     /// Content-Length's worth of sense, or libsoup asks for "the rest" with a Range.
-    init(_ url: URL, scratch: URL, video wantsVideo: Bool = true, audio wantsAudio: Bool = true, compress: Bool = false) async throws {
+    /// `connectionSpeed` (kbit/s): a multivariant playlist's variant is chosen by it, pinned, not
+    /// by what the loopback measures.
+    init(
+        _ url: URL,
+        scratch: URL,
+        video wantsVideo: Bool = true,
+        audio wantsAudio: Bool = true,
+        compress: Bool = false,
+        connectionSpeed: Int? = nil
+    ) async throws {
         let video = scratch.appendingPathComponent("decoded-\(UUID().uuidString.prefix(6)).gray")
         let audio = scratch.appendingPathComponent("decoded-\(UUID().uuidString.prefix(6)).pcm")
         // hlsdemux and decodebin named, not uridecodebin: for an adaptive stream uridecodebin turns
@@ -153,7 +162,8 @@ struct Decoded {
         let source =
             url.isFileURL
             ? ["filesrc", "location=\(url.path)"] : ["souphttpsrc", "location=\(url.absoluteString)"] + (compress ? ["compress=true"] : [])
-        var pipeline = ["-q"] + source + ["!", "hlsdemux", "!", "decodebin", "name=d"]
+        var pipeline =
+            ["-q"] + source + ["!", "hlsdemux"] + (connectionSpeed.map { ["connection-speed=\($0)"] } ?? []) + ["!", "decodebin", "name=d"]
         if wantsVideo {
             pipeline += [
                 "d.", "!", "video/x-raw", "!", "videoconvert", "!", "videoscale", "!", "video/x-raw,format=GRAY8,width=64,height=36", "!",
