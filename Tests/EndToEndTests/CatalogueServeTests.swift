@@ -127,11 +127,18 @@ extension RealClients {
             let master = try server.get(path)
             try #require(master.status == 200, "\(title): \(master.body)")
             let base = try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)"))
-            let playlists = try master.body.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }.map { line in
-                let resolved = try #require(URL(string: String(line), relativeTo: base)?.absoluteURL.path)
-                try #require(resolved.hasPrefix("/v1/campaigns/library/sessions/"), "\(line) of \(path) resolves to \(resolved)")
+            // Variant lines, and URI attributes (renditions, I-frame streams, the session data's
+            // boundary manifest): every one must resolve to the session's files.
+            let uris = master.body.split(separator: "\n").flatMap { line -> [Substring] in
+                guard line.hasPrefix("#") else { return line.isEmpty ? [] : [line] }
+                return line.split(separator: "URI=\"").dropFirst().compactMap { $0.split(separator: "\"").first }
+            }
+            let playlists = try uris.map { uri in
+                let resolved = try #require(URL(string: String(uri), relativeTo: base)?.absoluteURL.path)
+                try #require(resolved.hasPrefix("/v1/campaigns/library/sessions/"), "\(uri) of \(path) resolves to \(resolved)")
                 return resolved
             }
+            .filter { $0.hasSuffix(".m3u8") }
             let first = try #require(playlists.first)
             let parts = first.split(separator: "/")
             let tokenText = String(parts[parts.count - 2])
