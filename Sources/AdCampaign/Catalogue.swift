@@ -25,18 +25,20 @@ public struct Catalogue: Sendable, Hashable {
     public static let maxPathBytes = 1_024
 
     /// The URL of the title at `path` below ``prefix``, or nil when the path may not name a
-    /// title: it must be relative, end in `.m3u8`, and hold only plain segments of unreserved and
-    /// sub-delimiter characters (RFC 3986 §2.2–2.3) — no `.` or `..` segment, no empty one, no
-    /// percent-encoding, query or fragment — so it never leaves the prefix.
+    /// title: it must be relative, end in `.m3u8`, and hold only segments of unreserved and
+    /// sub-delimiter characters (RFC 3986 §2.2–2.3) and percent-encoded octets — no `.` or `..`
+    /// segment, no empty one, no query or fragment — so it never leaves the prefix.
+    ///
+    /// Percent-encoding is how a title whose folder has a space or a letter beyond ASCII
+    /// (`Le%20Bureau/%C3%89pisode%201/master.m3u8`) is named; the path reaches the origin as
+    /// written. What an origin would decode into a way out is refused: an encoded `/`, `\`, `%`
+    /// or control character, and an encoded unreserved character (`%2E` is a `.`; RFC 3986 §2.3
+    /// says no producer writes them, so each title has one spelling).
     public func url(of path: String) -> URL? {
         guard !path.isEmpty, path.utf8.count <= Self.maxPathBytes, path.hasSuffix(".m3u8") else { return nil }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         for segment in segments {
-            guard !segment.isEmpty, segment != ".", segment != "..",
-                segment.utf8.allSatisfy({ byte in
-                    (byte &- 97 < 26) || (byte &- 65 < 26) || (byte &- 48 < 10) || Self.allowed.contains(byte)
-                })
-            else { return nil }
+            guard !segment.isEmpty, segment != ".", segment != "..", Self.isTitleSegment(segment.utf8) else { return nil }
         }
         guard let url = URL(string: path, relativeTo: self.prefix)?.absoluteURL,
             url.absoluteString == self.prefix.absoluteString + path
@@ -44,8 +46,42 @@ public struct Catalogue: Sendable, Hashable {
         return url
     }
 
-    /// Besides letters and digits: `-._~` and `!$&'()*+,;=:@`.
-    private static let allowed: Set<UInt8> = Set("-._~!$&'()*+,;=:@".utf8)
+    /// Whether a segment holds only what ``url(of:)`` lets through.
+    private static func isTitleSegment(_ bytes: Substring.UTF8View) -> Bool {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            bytes.formIndex(after: &index)
+            if Self.isUnreserved(byte) || Self.subDelimiters.contains(byte) { continue }
+            guard byte == UInt8(ascii: "%"), index < bytes.endIndex, let high = Self.hexValue(bytes[index]) else { return false }
+            bytes.formIndex(after: &index)
+            guard index < bytes.endIndex, let low = Self.hexValue(bytes[index]) else { return false }
+            bytes.formIndex(after: &index)
+            let decoded = high << 4 | low
+            if Self.isUnreserved(decoded) || decoded < 0x20 || decoded == 0x7f || Self.refusedEncoded.contains(decoded) { return false }
+        }
+        return true
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        (byte &- 97 < 26) || (byte &- 65 < 26) || (byte &- 48 < 10) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
+    /// Octets an origin would decode into another path: `/`, `\`, `%` (a second decoding).
+    private static let refusedEncoded: Set<UInt8> = [UInt8(ascii: "/"), UInt8(ascii: "\\"), UInt8(ascii: "%")]
+
+    /// Sub-delimiters, `:` and `@` (RFC 3986 §3.3 `pchar`, besides the unreserved).
+    private static let subDelimiters: Set<UInt8> = Set("!$&'()*+,;=:@".utf8)
 }
 
 /// `schedule:` — where breaks go in a title without markers, at segment boundaries.

@@ -28,7 +28,8 @@ extension SessionController {
         guard titles.template.catalogue.url(of: path) != nil else {
             throw Problem.badRequest(
                 "\(path) is not a title path: give the path of the title's multivariant playlist below the catalogue's prefix, "
-                    + "ending in .m3u8, of plain segments (no '.', '..', empty segment or percent-encoding)"
+                    + "ending in .m3u8, as the origin names it (no '.', '..' or empty segment; percent-encode a space or a letter beyond ASCII, "
+                    + "never '/', '\\', '%', a control character or an unreserved character)"
             )
         }
         do {

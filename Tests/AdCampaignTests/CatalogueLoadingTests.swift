@@ -158,6 +158,9 @@ struct CatalogueLoadingTests {
             "", "../x.m3u8", "a/../../x.m3u8", "./x.m3u8", "a//x.m3u8", "/x.m3u8", "x.m3u8/", "%2e%2e/x.m3u8", "a%2Fb.m3u8",
             "x.m3u8?y=1", "x.m3u8#f", "evil:x.m3u8", "mailto:x.m3u8", "a b.m3u8", "x.mp4", "a\\b.m3u8", "https://evil.test/x.m3u8",
             String(repeating: "a/", count: 600) + "x.m3u8",
+            // Encoded: what an origin would decode into a way out, or a second spelling.
+            "%2E%2E/x.m3u8", "a%2fb/x.m3u8", "a%5Cb/x.m3u8", "a%255C/x.m3u8", "a%00/x.m3u8", "a%0A/x.m3u8", "a%7F/x.m3u8",
+            "%41/x.m3u8", "a%7E/x.m3u8", "a%2/x.m3u8", "a%/x.m3u8", "a%G0/x.m3u8", "x.m3u8%", "x%2Em3u8",
         ]
     )
     func refusedPaths(path: String) throws {
@@ -165,10 +168,14 @@ struct CatalogueLoadingTests {
         #expect(catalogue.url(of: path) == nil, "\(path)")
     }
 
-    @Test("plain title paths resolve below the prefix")
+    @Test("plain and percent-encoded title paths resolve below the prefix, as written")
     func acceptedPaths() throws {
         let catalogue = try #require(try Self.load(Self.campaign()).catalogue)
-        for path in ["x.m3u8", "show/season-1/ep_01/master.m3u8", "a~b/c,d=e.m3u8"] {
+        for path in [
+            "x.m3u8", "show/season-1/ep_01/master.m3u8", "a~b/c,d=e.m3u8",
+            // A space, letters beyond ASCII (UTF-8, either hex case), an encoded '?' and '#'.
+            "Le%20Bureau/%C3%89pisode%201/master.m3u8", "caf%c3%a9/x.m3u8", "what%3F/no%23.m3u8",
+        ] {
             #expect(catalogue.url(of: path)?.absoluteString == Self.prefix + path)
         }
     }

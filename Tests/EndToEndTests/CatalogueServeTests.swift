@@ -58,6 +58,16 @@ extension RealClients {
                 ).utf8
             )
             .write(to: deep.appendingPathComponent("master.m3u8"))
+            // A title whose folders have a space and a letter beyond ASCII, named percent-encoded.
+            let spaced = root.appendingPathComponent("vod/Le Bureau/Épisode 1")
+            try FileManager.default.createDirectory(at: spaced, withIntermediateDirectories: true)
+            try Data(
+                plain.replacingOccurrences(of: "\n240p/", with: "\n../../plain/240p/").replacingOccurrences(
+                    of: "\n360p/",
+                    with: "\n../../plain/360p/"
+                ).utf8
+            )
+            .write(to: spaced.appendingPathComponent("master.m3u8"))
             return root
         }
 
@@ -252,6 +262,14 @@ extension RealClients {
             #expect(try server.get("/play/library").body.contains("href=\"/play/library?title=a%26b%2Bc/master.m3u8\""))
             let linked = try server.get("/play/library?title=a%26b%2Bc/master.m3u8")
             #expect(linked.status == 200 && linked.body.contains("src=\"/v1/campaigns/library/assets/a&amp;b+c/master.m3u8\""), "\(linked.body)")
+            // A percent-encoded title (a space, a letter beyond ASCII) is linked with its '%' encoded
+            // in the query, and the link plays it as written.
+            let spaced = "Le%20Bureau/%C3%89pisode%201/master.m3u8"
+            #expect(try server.get("/v1/campaigns/library/assets/\(spaced)").status == 200)
+            let spacedQuery = "Le%2520Bureau/%25C3%2589pisode%25201/master.m3u8"
+            #expect(try server.get("/play/library").body.contains("href=\"/play/library?title=\(spacedQuery)\""))
+            let spacedPage = try server.get("/play/library?title=\(spacedQuery)")
+            #expect(spacedPage.status == 200 && spacedPage.body.contains("src=\"/v1/campaigns/library/assets/\(spaced)\""), "\(spacedPage.body)")
 
             // A second replica answers the first one's sessions with the same bytes, loading the title itself.
             let replica = try await Server(campaigns: folder)
@@ -264,12 +282,14 @@ extension RealClients {
         }
 
         @Test(
-            "a title's master leads players to its session's files from any depth below the prefix (its top, three folders down, sub-delimiters), stitched or interstitial"
+            "a title's master leads players to its session's files from any depth below the prefix (its top, three folders down, sub-delimiters, percent-encoded), stitched or interstitial"
         )
         func sessionURIsResolve() async throws {
             let setup = try await Setup()
             defer { withExtendedLifetime(setup) {} }  // its deinit stops the servers
-            for title in ["top.m3u8", "plain/master.m3u8", "show/season-1/ep_01/master.m3u8", "a&b+c/master.m3u8"] {
+            for title in [
+                "top.m3u8", "plain/master.m3u8", "show/season-1/ep_01/master.m3u8", "a&b+c/master.m3u8", "Le%20Bureau/%C3%89pisode%201/master.m3u8",
+            ] {
                 for insertion in ["stitched", "interstitials"] {
                     // `start` resolves the master's URIs against its URL and requires the session route.
                     let session = try Self.start(setup.server, title, query: "session=depth&insertion=\(insertion)")
