@@ -335,12 +335,22 @@ public struct SessionRenderer: Sendable {
     /// variant's list, then each format another piece played there declares that the list does
     /// not hold yet (compared without case), in play order. A programme variant without CODECS
     /// stays without: a list of the ads' formats alone would claim the programme's are absent.
+    ///
+    /// A session's pieces repeat a few lists (every cut of the programme has the programme's, each
+    /// ad the one of its variant that plays): a list read already adds nothing and is passed over
+    /// — compared as arrays, which share their storage when they are the same list — instead of
+    /// lowercasing and hashing each of its codecs again for every piece (a two-hour title of 13
+    /// breaks has ~70 pieces in each of six variants; a third of a warm start's CPU).
     private static func codecs(_ programme: [String], _ rows: [BlockRow], rendition: Int) -> [String] {
         guard !programme.isEmpty else { return [] }
         var codecs = programme
         var listed = Set(programme.map { $0.lowercased() })
+        var read = [programme]
         for row in rows {
-            for codec in row.codecs(rendition) where listed.insert(codec.lowercased()).inserted { codecs.append(codec) }
+            let list = row.codecs(rendition)
+            guard !read.contains(list) else { continue }
+            read.append(list)
+            for codec in list where listed.insert(codec.lowercased()).inserted { codecs.append(codec) }
         }
         return codecs
     }
