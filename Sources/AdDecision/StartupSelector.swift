@@ -15,7 +15,8 @@ public struct StartupSelector: Sendable {
         guard let program = campaign.templateAsset, !program.variants.isEmpty else {
             return StartupDecision(variant: 0, order: [], rule: nil, reason: "no variants")
         }
-        let variants = program.variants.map(\.streamInf)
+        // The variants as the asset read them: CODECS and audio-only-ness once, not per start.
+        let variants = program.variants
         let families = program.variantFamilies
         for (index, rule) in campaign.startup.enumerated() where rule.condition.holds(for: context) {
             let (variant, reason) = self.select(rule.pick, among: variants, context: context)
@@ -35,7 +36,7 @@ public struct StartupSelector: Sendable {
         )
     }
 
-    private func select(_ pick: StartupPick, among variants: [StreamInf], context: ViewerContext) -> (Int, String) {
+    private func select(_ pick: StartupPick, among variants: [Asset.Variant], context: ViewerContext) -> (Int, String) {
         var candidates = Array(variants.indices)
         var why: [String] = []
         if let codecs = pick.codecs {
@@ -46,11 +47,13 @@ public struct StartupSelector: Sendable {
         let asksForAudioOnly = pick.codecs != nil && !candidates.isEmpty && candidates.allSatisfy { variants[$0].isAudioOnly }
         if !asksForAudioOnly { candidates = candidates.filter { !variants[$0].isAudioOnly } }
         if let range = pick.videoRange {
-            candidates = candidates.filter { variants[$0].range == range }
+            candidates = candidates.filter { variants[$0].streamInf.range == range }
             why.append("VIDEO-RANGE \(range)")
         }
         if let maximum = pick.maxResolution {
-            candidates = candidates.filter { variants[$0].resolution.map { $0.width <= maximum.width && $0.height <= maximum.height } ?? true }
+            candidates = candidates.filter {
+                variants[$0].streamInf.resolution.map { $0.width <= maximum.width && $0.height <= maximum.height } ?? true
+            }
             why.append("RESOLUTION within \(maximum)")
         }
         var ceiling = pick.maxBandwidth
@@ -61,7 +64,7 @@ public struct StartupSelector: Sendable {
             why.append("the viewer's \(measured) b/s × \(safety)")
         }
         if let ceiling {
-            candidates = candidates.filter { (variants[$0].bandwidth ?? 0) <= ceiling }
+            candidates = candidates.filter { (variants[$0].streamInf.bandwidth ?? 0) <= ceiling }
             why.append("BANDWIDTH ≤ \(ceiling)")
         }
         guard !candidates.isEmpty else {
@@ -71,30 +74,32 @@ public struct StartupSelector: Sendable {
         if pick.lowest {
             return (Self.lowest(variants, in: candidates), (why + ["the lowest BANDWIDTH"]).joined(separator: ", "))
         }
-        let highest = candidates.max { (variants[$0].bandwidth ?? 0, -$0) < (variants[$1].bandwidth ?? 0, -$1) } ?? candidates[0]
+        let highest = candidates.max { (variants[$0].streamInf.bandwidth ?? 0, -$0) < (variants[$1].streamInf.bandwidth ?? 0, -$1) } ?? candidates[0]
         return (highest, (why + ["the highest BANDWIDTH"]).joined(separator: ", "))
     }
 
     /// `candidates` without the audio-only variants — all of them when every one is.
-    private static func withPicture(_ variants: [StreamInf], _ candidates: [Int]) -> [Int] {
+    private static func withPicture(_ variants: [Asset.Variant], _ candidates: [Int]) -> [Int] {
         let video = candidates.filter { !variants[$0].isAudioOnly }
         return video.isEmpty ? candidates : video
     }
 
-    private static func lowest(_ variants: [StreamInf], in candidates: [Int]) -> Int {
-        candidates.min { (variants[$0].bandwidth ?? Int.max, $0) < (variants[$1].bandwidth ?? Int.max, $1) } ?? 0
+    private static func lowest(_ variants: [Asset.Variant], in candidates: [Int]) -> Int {
+        candidates.min { (variants[$0].streamInf.bandwidth ?? Int.max, $0) < (variants[$1].streamInf.bandwidth ?? Int.max, $1) } ?? 0
     }
 
     /// Startup first; then, for each other family (video codec and range), its variant closest in
     /// BANDWIDTH to the startup; then the rest in their original order.
-    func order(_ variants: [StreamInf], families: [VariantFamily], startingWith first: Int) -> [Int] {
-        let target = variants[first].bandwidth ?? 0
+    func order(_ variants: [Asset.Variant], families: [VariantFamily], startingWith first: Int) -> [Int] {
+        let target = variants[first].streamInf.bandwidth ?? 0
         var order = [first]
         var seen = [families[first]]
         for index in variants.indices where !seen.contains(families[index]) {
             seen.append(families[index])
             let siblings = variants.indices.filter { families[$0] == families[index] }
-            let closest = siblings.min { abs((variants[$0].bandwidth ?? 0) - target) < abs((variants[$1].bandwidth ?? 0) - target) } ?? index
+            let closest =
+                siblings.min { abs((variants[$0].streamInf.bandwidth ?? 0) - target) < abs((variants[$1].streamInf.bandwidth ?? 0) - target) }
+                ?? index
             order.append(closest)
         }
         order += variants.indices.filter { !order.contains($0) }

@@ -283,7 +283,7 @@ public struct SessionRenderer: Sendable {
                 if let peak { streamInf.bandwidth = peak }
                 if streamInf.averageBandwidth != nil || average != nil { streamInf.averageBandwidth = average }
             }
-            streamInf.codecs = Self.codecs(streamInf.codecs, rows, rendition: position)
+            streamInf.codecs = Self.codecs(program.variants[variantIndex].codecs, rows, rendition: position)
             line("#EXT-X-STREAM-INF:", streamInf.attributes)
             text += playlistURI(rendition)
             text += "\n"
