@@ -58,10 +58,38 @@ public struct URIStyle: Sendable {
         let baseText = base.absoluteString.hasSuffix("/") ? base.absoluteString : base.absoluteString + "/"
         return URIStyle(writesRemoteAsIs: true) { url, _ in
             guard url.isFileURL else { return url.absoluteString }
-            let path = url.standardizedFileURL.path
+            // Every local segment of every ad a layout writes comes here: the path as it is when it
+            // has no dot segment to remove, and no percent-encoding when nothing needs it — the
+            // Foundation calls were a quarter of a catalogue title's layout.
+            let plain = url.path
+            let path = Self.hasDotSegments(plain) ? url.standardizedFileURL.path : plain
             guard path.hasPrefix(rootPath) else { return url.absoluteString }
             let relative = String(path.dropFirst(rootPath.count))
+            if relative.utf8.allSatisfy(Self.isPathAllowed) { return baseText + relative }
             return baseText + (relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? relative)
         }
     }
+
+    /// Whether `path` has a `.` or `..` segment or an empty one (`//`): what standardising removes.
+    private static func hasDotSegments(_ path: String) -> Bool {
+        var segment = 0
+        var dots = 0
+        for byte in path.utf8.dropFirst() {
+            if byte == UInt8(ascii: "/") {
+                if segment == 0 || (segment == dots && dots <= 2) { return true }
+                (segment, dots) = (0, 0)
+            } else {
+                segment += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        return segment == dots && dots >= 1 && dots <= 2
+    }
+
+    /// Foundation's `urlPathAllowed` as bytes (RFC 3986 `pchar` and `/`, less `;`): written as they are.
+    private static func isPathAllowed(_ byte: UInt8) -> Bool {
+        (byte &- 97 < 26) || (byte &- 65 < 26) || (byte &- 48 < 10) || Self.pathPunctuation.contains(byte)
+    }
+
+    private static let pathPunctuation: Set<UInt8> = Set("-._~!$&'()*+,=:@/".utf8)
 }
