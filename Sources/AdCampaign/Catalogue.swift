@@ -52,29 +52,15 @@ public struct Catalogue: Sendable, Hashable {
         while index < bytes.endIndex {
             let byte = bytes[index]
             bytes.formIndex(after: &index)
-            if Self.isUnreserved(byte) || Self.subDelimiters.contains(byte) { continue }
-            guard byte == UInt8(ascii: "%"), index < bytes.endIndex, let high = Self.hexValue(bytes[index]) else { return false }
+            if URIBytes.isUnreserved(byte) || Self.subDelimiters.contains(byte) { continue }
+            guard byte == UInt8(ascii: "%"), index < bytes.endIndex, let high = URIBytes.hexValue(bytes[index]) else { return false }
             bytes.formIndex(after: &index)
-            guard index < bytes.endIndex, let low = Self.hexValue(bytes[index]) else { return false }
+            guard index < bytes.endIndex, let low = URIBytes.hexValue(bytes[index]) else { return false }
             bytes.formIndex(after: &index)
             let decoded = high << 4 | low
-            if Self.isUnreserved(decoded) || decoded < 0x20 || decoded == 0x7f || Self.refusedEncoded.contains(decoded) { return false }
+            if URIBytes.isUnreserved(decoded) || decoded < 0x20 || decoded == 0x7f || Self.refusedEncoded.contains(decoded) { return false }
         }
         return true
-    }
-
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        (byte &- 97 < 26) || (byte &- 65 < 26) || (byte &- 48 < 10) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: nil
-        }
     }
 
     /// Octets an origin would decode into another path: `/`, `\`, `%` (a second decoding).

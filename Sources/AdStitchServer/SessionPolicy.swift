@@ -1,6 +1,7 @@
 import AdSessions
 import Crypto
 import Foundation
+import HLSPlaylist
 
 /// Who may start a session with which attributes, and how long its token plays: the rules that
 /// keep a viewer from choosing their way out of ads (docs/http-api.md "Session security").
@@ -106,11 +107,9 @@ public struct SessionPolicy: Sendable {
     static func percentEncoded(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            if URIBytes.isUnreserved(byte) {
                 out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
+            } else {
                 out += String(format: "%%%02X", byte)
             }
         }
@@ -123,19 +122,10 @@ public struct SessionPolicy: Sendable {
         var bytes = Data(capacity: digits.count / 2)
         var index = 0
         while index < digits.count {
-            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else { return nil }
+            guard let high = URIBytes.hexValue(digits[index]), let low = URIBytes.hexValue(digits[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }
         return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

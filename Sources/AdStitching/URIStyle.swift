@@ -1,4 +1,5 @@
 import Foundation
+import HLSPlaylist
 
 /// How stitched playlists write the URIs of segments, keys and maps.
 public struct URIStyle: Sendable {
@@ -88,8 +89,8 @@ public struct URIStyle: Sendable {
 
     /// Foundation's `urlPathAllowed` as bytes (RFC 3986 `pchar` and `/`, less `;`): written as they are.
     private static func isPathAllowed(_ byte: UInt8) -> Bool {
-        (byte &- 97 < 26) || (byte &- 65 < 26) || (byte &- 48 < 10) || Self.pathPunctuation.contains(byte)
+        URIBytes.isUnreserved(byte) || Self.pathPunctuation.contains(byte)
     }
 
-    private static let pathPunctuation: Set<UInt8> = Set("-._~!$&'()*+,=:@/".utf8)
+    private static let pathPunctuation: Set<UInt8> = Set("!$&'()*+,=:@/".utf8)
 }
