@@ -12,7 +12,6 @@ struct BandwidthTests {
     /// A folder whose programme (33.468 s) and ad (3.782 s, before and after it) run at one
     /// BANDWIDTH: lengths whose `Double` mean comes out at 235400.0000000001.
     static func campaign() throws -> Campaign {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bandwidth-\(UUID().uuidString.prefix(8))")
         let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=235400,CODECS=\"avc1.42c01e,mp4a.40.2\",RESOLUTION=426x240,FRAME-RATE=25.000\nv.m3u8\n"
         func media(_ durations: [String]) -> String {
             "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n"
@@ -29,12 +28,18 @@ struct BandwidthTests {
             pools: { prime: [ { id: alpha, playlist: a/master.m3u8 } ] }
             """,
         ]
+        return try Self.load(files)
+    }
+
+    /// The campaign `files` make (paths relative to its folder; `campaign.yaml` among them).
+    static func load(_ files: [String: String]) throws -> Campaign {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bandwidth-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
         for (path, text) in files {
             let url = folder.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url)
         }
-        defer { try? FileManager.default.removeItem(at: folder) }
         return try CampaignLoader.load(folder.appendingPathComponent("campaign.yaml"))
     }
 
@@ -56,8 +61,6 @@ struct BandwidthTests {
     /// RFC 8216bis §4.4.6.2: a variant's CODECS names every format of every segment it plays.
     @Test("CODECS: the programme's list, then each format an ad adds, once (compared without case), in play order; repeats add nothing")
     func codecsOfEveryPiece() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("codecs-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: folder) }
         func master(_ codecs: String) -> String {
             "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=235400,CODECS=\"\(codecs)\",RESOLUTION=426x240,FRAME-RATE=25.000\nv.m3u8\n"
         }
@@ -80,12 +83,7 @@ struct BandwidthTests {
             pools: { alpha: [ { id: alpha, playlist: a/master.m3u8 } ], bravo: [ { id: bravo, playlist: b/master.m3u8 } ] }
             """,
         ]
-        for (path, text) in files {
-            let url = folder.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url)
-        }
-        let campaign = try CampaignLoader.load(folder.appendingPathComponent("campaign.yaml"))
+        let campaign = try Self.load(files)
         let renderer = SessionRenderer(layout: try StitchLayout(campaign: campaign, uris: .absolute))
         let plan = Planner().plan(campaign, for: viewer(session: "codecs"))
         let master = try PlaylistParser().parseMultivariantPlaylist(

@@ -45,29 +45,18 @@ extension RealClients {
                 }
             }
             // Titles at other depths below the prefix, on `plain`'s media playlists: at its top,
-            // and three folders down.
+            // three folders down, and in folders with a space and a letter beyond ASCII (named
+            // percent-encoded).
             let plain = try String(contentsOf: root.appendingPathComponent("vod/plain/master.m3u8"), encoding: .utf8)
-            try Data(plain.replacingOccurrences(of: "\n240p/", with: "\nplain/240p/").replacingOccurrences(of: "\n360p/", with: "\nplain/360p/").utf8)
-                .write(to: root.appendingPathComponent("vod/top.m3u8"))
-            let deep = root.appendingPathComponent("vod/show/season-1/ep_01")
-            try FileManager.default.createDirectory(at: deep, withIntermediateDirectories: true)
-            try Data(
-                plain.replacingOccurrences(of: "\n240p/", with: "\n../../../plain/240p/").replacingOccurrences(
+            for (path, up) in [("top.m3u8", ""), ("show/season-1/ep_01/master.m3u8", "../../../"), ("Le Bureau/Épisode 1/master.m3u8", "../../")] {
+                let file = root.appendingPathComponent("vod/" + path)
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                let text = plain.replacingOccurrences(of: "\n240p/", with: "\n\(up)plain/240p/").replacingOccurrences(
                     of: "\n360p/",
-                    with: "\n../../../plain/360p/"
-                ).utf8
-            )
-            .write(to: deep.appendingPathComponent("master.m3u8"))
-            // A title whose folders have a space and a letter beyond ASCII, named percent-encoded.
-            let spaced = root.appendingPathComponent("vod/Le Bureau/Épisode 1")
-            try FileManager.default.createDirectory(at: spaced, withIntermediateDirectories: true)
-            try Data(
-                plain.replacingOccurrences(of: "\n240p/", with: "\n../../plain/240p/").replacingOccurrences(
-                    of: "\n360p/",
-                    with: "\n../../plain/360p/"
-                ).utf8
-            )
-            .write(to: spaced.appendingPathComponent("master.m3u8"))
+                    with: "\n\(up)plain/360p/"
+                )
+                try Data(text.utf8).write(to: file)
+            }
             return root
         }
 
