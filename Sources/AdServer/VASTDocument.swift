@@ -9,6 +9,19 @@ public struct VASTDocument: Sendable, Hashable {
     public var ads: [VASTAd]
     /// Root `<Error>` URIs: fired when the response has no ad.
     public var errors: [String]
+    /// Ads of the document that cannot be used (a creative's `<Duration>` missing or out of
+    /// range), each with why; the others play on.
+    public var rejected: [Rejected] = []
+    /// `<Ad>` elements past ``AdServerLimits/maxAdsPerDocument``, not read.
+    public var unread = 0
+
+    /// An `<Ad>` refused as it was read, with its id and the error to report.
+    public struct Rejected: Sendable, Hashable {
+        public var id: String?
+        public var error: VASTError
+        /// Its `<Error>` URIs, to tell its ad server (with `error.code`).
+        public var errors: [String]
+    }
 
     public init(version: String, ads: [VASTAd], errors: [String] = []) {
         self.version = version
@@ -27,12 +40,19 @@ public struct VASTDocument: Sendable, Hashable {
             throw VASTError(.schema, "line \(root.line): the root element is <\(root.name)>, not <VAST>")
         }
         self.version = root.attributes["version"] ?? ""
+        let nodes = root.children("Ad")
         var ads: [VASTAd] = []
-        for node in root.children("Ad") {
-            if let ad = try VASTAd(node) { ads.append(ad) }
+        for node in nodes.prefix(AdServerLimits.maxAdsPerDocument) {
+            do throws(VASTError) {
+                if let ad = try VASTAd(node) { ads.append(ad) }
+            } catch {
+                let body = node.child("InLine") ?? node.child("Wrapper")
+                self.rejected.append(Rejected(id: node.attributes["id"], error: error, errors: VASTAd.uris(body?.children("Error") ?? [])))
+            }
         }
         self.ads = ads
-        self.errors = root.children("Error").map(\.text).filter { !$0.isEmpty }
+        self.unread = max(0, nodes.count - AdServerLimits.maxAdsPerDocument)
+        self.errors = VASTAd.uris(root.children("Error"))
     }
 }
 
@@ -80,7 +100,7 @@ public struct VASTAd: Sendable, Hashable {
         if let inline = node.child("InLine") {
             body = inline
             var creatives: [VASTCreative] = []
-            for creative in inline.child("Creatives")?.children("Creative") ?? [] {
+            for creative in (inline.child("Creatives")?.children("Creative") ?? []).prefix(AdServerLimits.maxListEntries) {
                 if let linear = try VASTCreative(creative) { creatives.append(linear) }
             }
             self.kind = .inline(creatives)
@@ -103,21 +123,36 @@ public struct VASTAd: Sendable, Hashable {
         } else {
             return nil
         }
-        self.impressions = body.children("Impression").map(\.text).filter { !$0.isEmpty }
-        self.errors = body.children("Error").map(\.text).filter { !$0.isEmpty }
+        self.impressions = Self.uris(body.children("Impression"))
+        self.errors = Self.uris(body.children("Error"))
         self.adSystem = body.child("AdSystem")?.text
         self.title = body.child("AdTitle")?.text
         var tracking: [String: [String]] = [:]
-        for creative in body.child("Creatives")?.children("Creative") ?? [] {
-            for event in creative.descendant("Linear", "TrackingEvents")?.children("Tracking") ?? [] {
-                guard let name = event.attributes["event"], !event.text.isEmpty else { continue }
-                tracking[name, default: []].append(event.text)
-            }
+        for creative in (body.child("Creatives")?.children("Creative") ?? []).prefix(AdServerLimits.maxListEntries) {
+            Self.addTracking(creative.descendant("Linear", "TrackingEvents"), to: &tracking)
         }
         self.tracking = tracking
         let extensions = (body.child("Extensions")?.children("Extension") ?? []).filter { $0.attributes["type"] == "AdVerifications" }
-        self.verifications = ([body.child("AdVerifications")] + extensions.map { $0.child("AdVerifications") }).compactMap { $0 }
-            .flatMap { $0.children("Verification") }.compactMap(VASTVerification.init)
+        self.verifications = Array(
+            ([body.child("AdVerifications")] + extensions.map { $0.child("AdVerifications") }).compactMap { $0 }
+                .flatMap { $0.children("Verification") }.prefix(AdServerLimits.maxListEntries).compactMap(VASTVerification.init)
+        )
+    }
+
+    /// The URIs of `elements` (`<Impression>`, `<Error>`…), the empty ones left out, at most
+    /// ``AdServerLimits/maxListEntries``: each is a request AdStitch makes on the viewer's behalf.
+    static func uris(_ elements: [XMLElementNode]) -> [String] {
+        Array(elements.lazy.map(\.text).filter { !$0.isEmpty }.prefix(AdServerLimits.maxListEntries))
+    }
+
+    /// A `<TrackingEvents>`' trackers added by event name, at most ``AdServerLimits/maxListEntries``
+    /// per event.
+    static func addTracking(_ events: XMLElementNode?, to tracking: inout [String: [String]]) {
+        for event in events?.children("Tracking") ?? [] {
+            guard let name = event.attributes["event"], !event.text.isEmpty, tracking[name, default: []].count < AdServerLimits.maxListEntries
+            else { continue }
+            tracking[name, default: []].append(event.text)
+        }
     }
 
     public var isWrapper: Bool { if case .wrapper = self.kind { true } else { false } }
@@ -143,7 +178,7 @@ public struct VASTVerification: Sendable, Hashable {
     /// Nil for a `<Verification>` with no resource: nothing to run.
     init?(_ node: XMLElementNode) {
         var resources: [Resource] = []
-        for child in node.children where !child.text.isEmpty {
+        for child in node.children.prefix(AdServerLimits.maxListEntries) where !child.text.isEmpty {
             let framework = child.attributes["apiFramework"].map { String(XMLElementNode.trimmed($0)) }
             switch child.name {
             case "JavaScriptResource":
@@ -160,10 +195,7 @@ public struct VASTVerification: Sendable, Hashable {
         self.resources = resources
         self.parameters = node.child("VerificationParameters").map(\.text).flatMap { $0.isEmpty ? nil : $0 }
         var tracking: [String: [String]] = [:]
-        for event in node.child("TrackingEvents")?.children("Tracking") ?? [] {
-            guard let name = event.attributes["event"], !event.text.isEmpty else { continue }
-            tracking[name, default: []].append(event.text)
-        }
+        VASTAd.addTracking(node.child("TrackingEvents"), to: &tracking)
         self.tracking = tracking
     }
 }
@@ -213,27 +245,39 @@ public struct VASTCreative: Sendable, Hashable {
         }?.uri
     }
 
+    /// An attribute's whole number within 0…`limit`, else nil (as if not given): the choice of a
+    /// file multiplies width by height.
+    static func number(_ text: String?, upTo limit: Int) -> Int? {
+        text.flatMap { Int(XMLElementNode.trimmed($0)) }.flatMap { (0...limit).contains($0) ? $0 : nil }
+    }
+
     /// Nil for a creative without `<Linear>` (companions and non-linear ads do not stitch).
     init?(_ node: XMLElementNode) throws(VASTError) {
         guard let linear = node.child("Linear") else { return nil }
         guard let text = linear.child("Duration")?.text, let duration = VASTTime.duration(text) else {
             throw VASTError(.schema, "line \(linear.line): a <Linear> creative needs <Duration> as HH:MM:SS or HH:MM:SS.mmm")
         }
+        guard duration > .zero, duration <= AdServerLimits.maxCreativeDuration else {
+            throw VASTError(
+                .schema,
+                "line \(linear.line): <Duration>\(text)</Duration> is outside 0–\(AdServerLimits.maxCreativeDuration) s, the longest a break runs"
+            )
+        }
         self.duration = duration
         self.id = node.attributes["id"]
-        self.sequence = node.attributes["sequence"].flatMap { Int($0) }
+        self.sequence = node.attributes["sequence"].flatMap { Int(XMLElementNode.trimmed($0)) }
         let universal = node.child("UniversalAdId").map(\.text).flatMap { $0.isEmpty || $0 == "unknown" ? nil : $0 }
         self.identity = universal ?? node.attributes["adId"] ?? node.attributes["AdID"] ?? node.attributes["id"]
         self.mezzanine = linear.descendant("MediaFiles", "Mezzanine").map(\.text).flatMap { $0.isEmpty ? nil : $0 }
-        self.mediaFiles = (linear.child("MediaFiles")?.children("MediaFile") ?? []).compactMap { file in
+        self.mediaFiles = (linear.child("MediaFiles")?.children("MediaFile") ?? []).prefix(AdServerLimits.maxListEntries).compactMap { file in
             guard !file.text.isEmpty else { return nil }
             return MediaFile(
                 uri: file.text,
                 type: file.attributes["type"],
                 delivery: file.attributes["delivery"],
-                width: file.attributes["width"].flatMap { Int($0) },
-                height: file.attributes["height"].flatMap { Int($0) },
-                bitrate: file.attributes["bitrate"].flatMap { Int($0) }
+                width: Self.number(file.attributes["width"], upTo: AdServerLimits.maxPixels),
+                height: Self.number(file.attributes["height"], upTo: AdServerLimits.maxPixels),
+                bitrate: Self.number(file.attributes["bitrate"], upTo: AdServerLimits.maxKilobitsPerSecond)
             )
         }
     }
@@ -241,12 +285,27 @@ public struct VASTCreative: Sendable, Hashable {
 
 /// VAST's clock values: `HH:MM:SS` and `HH:MM:SS.mmm` (VAST 4.3 §3.9.1 `<Duration>`), exact.
 public enum VASTTime {
+    /// The value, or nil when it is not one: hours and minutes of digits alone (no sign:
+    /// `-00:00:10` is not ten seconds), minutes and seconds below 60, hours at most
+    /// ``AdServerLimits/maxClockHours`` (a clock value of 2⁶³ hours must not overflow).
     public static func duration(_ text: String) -> ExactDecimal? {
         let parts = XMLElementNode.trimmed(text).split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, let hours = Int(parts[0]), let minutes = Int(parts[1]), hours >= 0, (0..<60).contains(minutes),
-            let seconds = ExactDecimal(String(parts[2])), seconds >= .zero, seconds < ExactDecimal(60)
+        guard parts.count == 3, let hours = Self.digits(parts[0], upTo: AdServerLimits.maxClockHours),
+            let minutes = Self.digits(parts[1], upTo: 59), Self.digits(parts[2].prefix { $0 != "." }, upTo: 59) != nil,
+            let seconds = ExactDecimal(parts[2]), seconds < ExactDecimal(60)
         else { return nil }
         return ExactDecimal(hours * 3600 + minutes * 60) + seconds
+    }
+
+    /// A run of one or more ASCII digits at most `limit`, or nil.
+    private static func digits(_ text: Substring, upTo limit: Int) -> Int? {
+        guard !text.isEmpty, text.utf8.count <= 10 else { return nil }
+        var value = 0
+        for byte in text.utf8 {
+            guard byte &- UInt8(ascii: "0") < 10 else { return nil }
+            value = value * 10 + Int(byte &- UInt8(ascii: "0"))
+        }
+        return value <= limit ? value : nil
     }
 }
 

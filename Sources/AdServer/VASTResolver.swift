@@ -44,17 +44,24 @@ public struct VASTFailure: Sendable, Hashable {
 /// deep, a URI already in the chain refused as a loop, `followAdditionalWrappers` and
 /// `allowMultipleAds` as each wrapper says, and `fallbackOnNoAd="false"` (an empty wrapper
 /// that says so keeps the answer's stand-alone ads out: ``Resolution/allowsStandAloneAds``). Wrappers of one answer are followed concurrently; the order of the answer is kept. The caller's `fetch` bounds the time
-/// (the campaign's `timeout` covers the whole chain).
+/// (the campaign's `timeout` covers the whole chain); the `budget` bounds what the chain may
+/// ask and read (``AdServerLimits/Budget``), and a cancelled resolve asks nothing more.
 public struct VASTResolver: Sendable {
     public typealias Fetch = @Sendable (URL) async throws -> Data
 
     public var maxWrappers: Int
+    public var budget: AdServerLimits.Budget
     public var fetch: Fetch
 
-    public init(maxWrappers: Int = 5, fetch: @escaping Fetch) {
+    public init(maxWrappers: Int = 5, budget: AdServerLimits.Budget = AdServerLimits.Budget(), fetch: @escaping Fetch) {
         self.maxWrappers = maxWrappers
+        self.budget = budget
         self.fetch = fetch
     }
+
+    /// The most URIs an ad keeps per event (impressions, errors, each tracking event) with its
+    /// wrappers' added: twice what one document may list.
+    public static let maxTrackers = 2 * AdServerLimits.maxListEntries
 
     /// What the answer resolves to.
     public struct Resolution: Sendable, Hashable {
@@ -86,6 +93,15 @@ public struct VASTResolver: Sendable {
             parts = await self.concurrently(document, chain: chain, mayWrap: mayWrap)
         }
         var resolution = Resolution()
+        // What the document itself refused: ads with an unusable creative, and those past the
+        // limit (reported, never fired at: nothing of them was read).
+        resolution.failures = document.rejected.map {
+            VASTFailure(adID: $0.id, error: $0.error, errors: $0.errors, wrappers: Array(chain.dropFirst()))
+        }
+        if document.unread > 0 {
+            let message = "\(document.unread) more <Ad>s not read: at most \(AdServerLimits.maxAdsPerDocument) are read from one answer"
+            resolution.failures.append(VASTFailure(adID: nil, error: VASTError(.schema, message), errors: [], wrappers: Array(chain.dropFirst())))
+        }
         for part in parts {
             resolution.ads += part.ads
             resolution.failures += part.failures
@@ -143,6 +159,13 @@ public struct VASTResolver: Sendable {
             guard !chain.contains(url.absoluteString) else {
                 return fail(.wrapper, "a wrapper loop: \(url.absoluteString) is already in the chain")
             }
+            guard !Task.isCancelled else { return fail(.wrapperTimeout, "\(url.absoluteString): not asked, the break's time is up") }
+            guard self.budget.request() else {
+                return fail(
+                    .wrapperLimit,
+                    "\(url.absoluteString): not asked, the break has made the \(self.budget.requests) ad server requests it may"
+                )
+            }
             resolution.requests.append(url.absoluteString)
             let data: Data
             do {
@@ -151,6 +174,9 @@ public struct VASTResolver: Sendable {
                 // A fetch says what failed with a VASTError (a timeout: 301); anything else is 300.
                 let code = (error as? VASTError)?.code ?? (error is CancellationError ? .wrapperTimeout : .wrapper)
                 return fail(code, "\(url.absoluteString): \((error as? VASTError)?.message ?? "\(error)")")
+            }
+            guard self.budget.read(data.count) else {
+                return fail(.wrapper, "\(url.absoluteString): its answer takes the break past the \(self.budget.bytes) bytes it may read")
             }
             let document: VASTDocument
             do {
@@ -184,13 +210,16 @@ public struct VASTResolver: Sendable {
                 resolution.failures.append(failure)
                 return resolution
             }
+            // Every wrapper's trackers, outermost first, at most ``maxTrackers`` per event: each is a
+            // request on the viewer's behalf, and a chain must not multiply them.
+            let most = Self.maxTrackers
             for var found in inner.ads {
                 found.id = ad.id ?? found.id
                 found.sequence = ad.sequence ?? found.sequence
-                found.impressions = ad.impressions + found.impressions
-                found.errors = ad.errors + found.errors
-                for (event, uris) in ad.tracking { found.tracking[event] = uris + (found.tracking[event] ?? []) }
-                found.verifications = ad.verifications + found.verifications
+                found.impressions = Array((ad.impressions + found.impressions).prefix(most))
+                found.errors = Array((ad.errors + found.errors).prefix(most))
+                for (event, uris) in ad.tracking { found.tracking[event] = Array((uris + (found.tracking[event] ?? [])).prefix(most)) }
+                found.verifications = Array((ad.verifications + found.verifications).prefix(most))
                 resolution.ads.append(found)
             }
             return resolution
@@ -214,6 +243,14 @@ public enum VASTBreakFill {
         public var code: VASTError.Code?
     }
 
+    /// The order ads are tried in: the pod's by `sequence` (ties in the answer's order), then
+    /// the stand-alone ads in the answer's order.
+    public static func playOrder(_ ads: [ResolvedAd]) -> [ResolvedAd] {
+        let pod = ads.enumerated().filter { $0.element.sequence != nil }
+            .sorted { ($0.element.sequence ?? 0, $0.offset) < ($1.element.sequence ?? 0, $1.offset) }.map(\.element)
+        return pod + ads.filter { $0.sequence == nil }
+    }
+
     /// - Parameters:
     ///   - playable: nil when the ad can play in the programme, else why not (and its code).
     ///   - standAlone: whether stand-alone ads may play (``VASTResolver/Resolution/allowsStandAloneAds``).
@@ -223,12 +260,9 @@ public enum VASTBreakFill {
         standAlone allowsStandAlone: Bool = true,
         playable: (ResolvedAd) -> (reason: String, code: VASTError.Code?)? = { _ in nil }
     ) -> Choice {
-        let pod = ads.enumerated().filter { $0.element.sequence != nil }
-            .sorted { ($0.element.sequence ?? 0, $0.offset) < ($1.element.sequence ?? 0, $1.offset) }.map(\.element)
-        let standAlone = ads.filter { $0.sequence == nil }
         var choice = Choice()
         var left = duration
-        for ad in pod + standAlone {
+        for ad in Self.playOrder(ads) {
             if ad.creative == nil {
                 choice.skipped.append(Skipped(ad: ad, reason: "no linear creative", code: .noSupportedMediaFile))
                 continue

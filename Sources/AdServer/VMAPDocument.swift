@@ -33,6 +33,23 @@ public struct VMAPDocument: Sendable, Hashable {
         /// `#n`: the n-th (from 1) placement opportunity — a break of the campaign, in order.
         case position(Int)
 
+        /// Where it stands in a programme of `total` seconds, exactly (VMAP 1.0.1 §2.4.1: a
+        /// percentage is of the content's duration); nil for `#n`, which names a break, not a time.
+        public func time(inProgrammeOf total: ExactDecimal) -> ExactDecimal? {
+            switch self {
+            case .start: return .zero
+            case .end: return total
+            case .time(let time): return time
+            case .percent(let percent):
+                // total × percent / 100 in twice Int128's width: a week's programme at 99.5 % would
+                // overflow the product (10³⁵ × 10²⁰).
+                let hundred = ExactDecimal(100).scaledValue
+                let product = total.scaledValue.multipliedFullWidth(by: percent.scaledValue)
+                return ExactDecimal(scaledValue: hundred.dividingFullWidth(product).quotient)
+            case .position: return nil
+            }
+        }
+
         public init?(_ text: String) {
             let value = String(XMLElementNode.trimmed(text))
             switch value {
@@ -65,7 +82,11 @@ public struct VMAPDocument: Sendable, Hashable {
     public init(_ data: Data) throws(VASTError) {
         let root = try XMLElementNode.answer(data, root: "VMAP")
         var breaks: [Break] = []
-        for node in root.children("AdBreak") {
+        let nodes = root.children("AdBreak")
+        guard nodes.count <= AdServerLimits.maxBreaksPerVMAP else {
+            throw VASTError(.schema, "the VMAP has \(nodes.count) <AdBreak>s; at most \(AdServerLimits.maxBreaksPerVMAP) are read")
+        }
+        for node in nodes {
             guard let text = node.attributes["timeOffset"], let offset = Offset(text) else {
                 throw VASTError(
                     .schema,
@@ -81,10 +102,7 @@ public struct VMAPDocument: Sendable, Hashable {
                 }
             }
             var tracking: [String: [String]] = [:]
-            for event in node.child("TrackingEvents")?.children("Tracking") ?? [] {
-                guard let name = event.attributes["event"], !event.text.isEmpty else { continue }
-                tracking[name, default: []].append(event.text)
-            }
+            VASTAd.addTracking(node.child("TrackingEvents"), to: &tracking)
             breaks.append(
                 Break(
                     id: node.attributes["breakId"],

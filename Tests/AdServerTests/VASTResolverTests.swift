@@ -151,3 +151,83 @@ struct VASTResolverTests {
         }
     }
 }
+
+@Suite("VAST resolving within a break's budget")
+struct VASTBudgetTests {
+    /// A fan-out: every answer at `depth` > 0 is `width` wrappers (allowMultipleAds) to answers one
+    /// level shallower, each its own URL; depth 0 is one inline ad.
+    final class FanOut: Sendable {
+        let width: Int
+        let bytes = Mutex(0)
+        let log = Mutex<[String]>([])
+
+        init(width: Int) { self.width = width }
+
+        var fetch: VASTResolver.Fetch {
+            { url in
+                self.log.withLock { $0.append(url.absoluteString) }
+                let parts = url.path.split(separator: "/")
+                let depth = Int(parts.last ?? "0") ?? 0
+                let answer: String
+                if depth == 0 {
+                    answer =
+                        "<VAST version=\"4.3\"><Ad><InLine><Creatives><Creative><Linear><Duration>00:00:01.920</Duration></Linear></Creative></Creatives></InLine></Ad></VAST>"
+                } else {
+                    answer =
+                        "<VAST version=\"4.3\">"
+                        + (0..<self.width).map { index in
+                            "<Ad id=\"w\(index)\"><Wrapper allowMultipleAds=\"true\"><VASTAdTagURI>https://fan.example\(url.path)-\(index)/\(depth - 1)</VASTAdTagURI></Wrapper></Ad>"
+                        }.joined() + "</VAST>"
+                }
+                self.bytes.withLock { $0 += answer.utf8.count }
+                return Data(answer.utf8)
+            }
+        }
+    }
+
+    @Test(
+        "a wrapper answer of 50 wrappers six deep makes at most the break's requests (it made 1,585), its failures say why, and what was reached plays"
+    )
+    func fanOutIsBounded() async throws {
+        let server = FanOut(width: 50)
+        let root = try VASTDocument(try await server.fetch(URL(string: "https://fan.example/r/6")!))
+        server.log.withLock { $0.removeAll() }
+        let budget = AdServerLimits.Budget()
+        let resolution = await VASTResolver(maxWrappers: 10, budget: budget, fetch: server.fetch).resolve(
+            root,
+            from: URL(string: "https://fan.example/r/6")
+        )
+        let asked = server.log.withLock { $0 }
+        #expect(asked.count <= AdServerLimits.maxRequestsPerBreak, "\(asked.count) requests")
+        #expect(resolution.requests.count == asked.count)
+        #expect(resolution.failures.contains { $0.error.code == .wrapperLimit && $0.error.message.contains("requests it may") })
+        #expect(!budget.request() || asked.count < AdServerLimits.maxRequestsPerBreak)
+    }
+
+    @Test("a break's bytes are bounded too: answers past them are refused, whatever their number")
+    func bytesAreBounded() async throws {
+        let server = FanOut(width: 20)
+        let root = try VASTDocument(try await server.fetch(URL(string: "https://fan.example/r/3")!))
+        let budget = AdServerLimits.Budget(requests: 1_000, bytes: 8_000)
+        let resolution = await VASTResolver(maxWrappers: 10, budget: budget, fetch: server.fetch).resolve(
+            root,
+            from: URL(string: "https://fan.example/r/3")
+        )
+        #expect(resolution.failures.contains { $0.error.message.contains("bytes it may read") }, "\(resolution.failures.prefix(3))")
+        #expect(server.log.withLock { $0.count } < 1_000)
+    }
+
+    @Test("a cancelled resolve (the break's deadline) asks nothing more")
+    func cancellationStopsAsking() async throws {
+        let server = FanOut(width: 4)
+        let root = try VASTDocument(try await server.fetch(URL(string: "https://fan.example/r/3")!))
+        server.log.withLock { $0.removeAll() }
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await VASTResolver(maxWrappers: 10, fetch: server.fetch).resolve(root, from: URL(string: "https://fan.example/r/3"))
+        }
+        let resolution = await task.value
+        #expect(server.log.withLock { $0.isEmpty })
+        #expect(resolution.failures.allSatisfy { $0.error.code == .wrapperTimeout })
+    }
+}

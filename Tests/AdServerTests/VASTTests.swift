@@ -89,7 +89,9 @@ struct VASTDocumentTests {
         #expect(VASTError.Code.mezzanineDownloading.rawValue == 407)
     }
 
-    @Test("an empty answer is no ad, with its root error URI; broken answers carry VAST's codes (100 not XML, 101 not VAST)")
+    @Test(
+        "an empty answer is no ad, with its root error URI; broken answers carry VAST's codes (100 not XML, 101 not VAST); a broken ad is rejected alone, with its code and error URIs, the others read"
+    )
     func emptyAndBroken() throws {
         let empty = try Fixture.vast("empty.xml")
         #expect(empty.ads.isEmpty && empty.errors == ["https://ads.example/noad?c=[ERRORCODE]"])
@@ -97,12 +99,17 @@ struct VASTDocumentTests {
             ("<VAST version=\"4.3\"><Ad><InLine>", .xmlParsing),
             ("not xml at all", .xmlParsing),
             ("<VMAP/>", .schema),
-            ("<VAST><Ad><Wrapper><AdSystem>x</AdSystem></Wrapper></Ad></VAST>", .schema),
-            (
-                "<VAST><Ad><InLine><Creatives><Creative><Linear><Duration>15 s</Duration></Linear></Creative></Creatives></InLine></Ad></VAST>",
-                .schema
-            ),
         ]
+        let good = "<Ad id=\"ok\"><InLine><Creatives><Creative><Linear><Duration>00:00:05</Duration></Linear></Creative></Creatives></InLine></Ad>"
+        for bad in [
+            "<Ad id=\"bad\"><Wrapper><Error>https://e.example/w</Error></Wrapper></Ad>",
+            "<Ad id=\"bad\"><InLine><Error>https://e.example/w</Error><Creatives><Creative><Linear><Duration>15 s</Duration></Linear></Creative></Creatives></InLine></Ad>",
+        ] {
+            let document = try VASTDocument(Data("<VAST>\(bad)\(good)</VAST>".utf8))
+            #expect(document.ads.map(\.id) == ["ok"], "\(bad)")
+            #expect(document.rejected.map(\.id) == ["bad"] && document.rejected.map(\.error.code) == [.schema], "\(document.rejected)")
+            #expect(document.rejected.first?.errors == ["https://e.example/w"])
+        }
         for (text, code) in cases {
             #expect(throws: VASTError.self, "\(text)") { try VASTDocument(Data(text.utf8)) }
             do {
@@ -154,9 +161,48 @@ struct VASTDocumentTests {
             #expect(VASTTime.duration(text) == ExactDecimal(significand: milliseconds, exponent: 3), "\(text)")
         }
         #expect(VASTTime.duration("00:01:30") == ExactDecimal(90))
-        for bad in ["", "1:2", "00:60:00", "00:00:60", "-1:00:00", "00:00:xx", "00:00:05,000"] {
+        #expect(VASTTime.duration("168:00:00") == ExactDecimal(168 * 3600))
+        for bad in [
+            "", "1:2", "00:60:00", "00:00:60", "-1:00:00", "00:00:xx", "00:00:05,000",
+            // Signs anywhere, and hours past a week's programme (2⁶³ hours overflowed to a trap).
+            "-00:00:10", "00:-0:10", "00:00:-10", "+00:00:10", "00:00:+1", "169:00:00", "9223372036854775807:00:00",
+            "2562047788015216:00:00", "99999999999999999999:00:00", "00:00:.5", " : : ",
+        ] {
             #expect(VASTTime.duration(bad) == nil, "\(bad)")
         }
+    }
+
+    @Test(
+        "hostile numbers: a creative's <Duration> past an hour, of 0 or 2⁶³ hours, is rejected with its line; a media file's width × height past Int is read as not given; lists past their limits are cut"
+    )
+    func hostileNumbers() throws {
+        func ad(_ duration: String, files: String = "") -> String {
+            "<Ad id=\"a\"><InLine><Creatives><Creative><Linear><Duration>\(duration)</Duration><MediaFiles>\(files)</MediaFiles></Linear></Creative></Creatives></InLine></Ad>"
+        }
+        for duration in ["9223372036854775807:00:00", "2562047788015216:00:00", "01:00:00.001", "00:00:00", "-00:00:10", "24:00:00"] {
+            let document = try VASTDocument(Data("<VAST>\(ad(duration))</VAST>".utf8))
+            #expect(document.ads.isEmpty && document.rejected.count == 1, "\(duration)")
+            #expect(document.rejected.first?.error.message.contains("line 1") == true, "\(document.rejected)")
+        }
+        #expect(try VASTDocument(Data("<VAST>\(ad("01:00:00"))</VAST>".utf8)).ads.count == 1)
+        // Width × height of Int.max each would trap the choice of a conditioning source.
+        let huge =
+            "<MediaFile delivery=\"progressive\" type=\"video/mp4\" width=\"9223372036854775807\" height=\"9223372036854775807\" bitrate=\"-5\">https://c.example/a.mp4</MediaFile>"
+        let fine = "<MediaFile delivery=\"progressive\" type=\"video/mp4\" width=\"640\" height=\"360\">https://c.example/b.mp4</MediaFile>"
+        let document = try VASTDocument(Data("<VAST>\(ad("00:00:05", files: huge + fine))</VAST>".utf8))
+        guard case .inline(let creatives)? = document.ads.first?.kind, let creative = creatives.first else {
+            Issue.record("the ad reads")
+            return
+        }
+        #expect(creative.mediaFiles.first?.width == nil && creative.mediaFiles.first?.bitrate == nil)
+        #expect(creative.conditioningSource == "https://c.example/b.mp4")
+        // 5,000 ads: the first 32 read, the rest counted; 500 impressions: 64 kept.
+        let many = String(repeating: ad("00:00:05"), count: 5_000)
+        let crowd = try VASTDocument(Data("<VAST>\(many)</VAST>".utf8))
+        #expect(crowd.ads.count == AdServerLimits.maxAdsPerDocument && crowd.unread == 5_000 - AdServerLimits.maxAdsPerDocument)
+        let pixels = String(repeating: "<Impression>https://t.example/i</Impression>", count: 500)
+        let tracked = try VASTDocument(Data("<VAST><Ad><InLine>\(pixels)</InLine></Ad></VAST>".utf8))
+        #expect(tracked.ads.first?.impressions.count == AdServerLimits.maxListEntries)
     }
 }
 
@@ -180,8 +226,32 @@ struct VMAPTests {
         #expect(vmap.breaks[1].source == .adTag("https://ads.example/vast?pos=mid&t=600"))
         #expect(vmap.breaks[3].source == nil)
         #expect(vmap.breaks[0].tracking["breakStart"] == ["https://t.example/break/pre"])
-        for bad in ["<VMAP><AdBreak timeOffset=\"soon\"/></VMAP>", "<VMAP><AdBreak timeOffset=\"150%\"/></VMAP>", "<VMAP><AdBreak/></VMAP>"] {
-            #expect(throws: VASTError.self, "\(bad)") { try VMAPDocument(Data(bad.utf8)) }
+        for bad in [
+            "<VMAP><AdBreak timeOffset=\"soon\"/></VMAP>", "<VMAP><AdBreak timeOffset=\"150%\"/></VMAP>", "<VMAP><AdBreak/></VMAP>",
+            "<VMAP><AdBreak timeOffset=\"9223372036854775807:00:00\"/></VMAP>", "<VMAP><AdBreak timeOffset=\"-5%\"/></VMAP>",
+            "<VMAP><AdBreak timeOffset=\"#99999999999999999999\"/></VMAP>",
+            "<VMAP>" + String(repeating: "<AdBreak timeOffset=\"start\"/>", count: AdServerLimits.maxBreaksPerVMAP + 1) + "</VMAP>",
+        ] {
+            #expect(throws: VASTError.self, "\(bad.prefix(80))") { try VMAPDocument(Data(bad.utf8)) }
         }
+    }
+
+    @Test("a percentage offset is of the programme's duration, exactly, however long the programme (VMAP 1.0.1 §2.4.1)")
+    func percentOffsets() throws {
+        let week = ExactDecimal(7 * 86_400)
+        let cases: [(String, ExactDecimal, ExactDecimal)] = [
+            ("50%", ExactDecimal(7200), ExactDecimal(3600)),
+            ("99.5%", week, ExactDecimal(significand: 601_776, exponent: 0)),
+            ("100%", week, week),
+            ("0%", week, .zero),
+            ("33.333%", ExactDecimal(100), ExactDecimal(significand: 33_333, exponent: 3)),
+            ("12.5%", ExactDecimal(significand: 3456, exponent: 2), ExactDecimal(significand: 432, exponent: 2)),
+        ]
+        for (text, total, expected) in cases {
+            let offset = try #require(VMAPDocument.Offset(text))
+            #expect(offset.time(inProgrammeOf: total) == expected, "\(text) of \(total)")
+        }
+        #expect(VMAPDocument.Offset("#2")?.time(inProgrammeOf: week) == nil)
+        #expect(VMAPDocument.Offset("end")?.time(inProgrammeOf: week) == week)
     }
 }
