@@ -72,6 +72,7 @@ let package = Package(
                 "AdCampaign",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
@@ -155,8 +156,8 @@ let package = Package(
         .target(
             name: "AdPreview",
             dependencies: [
-                "AdCampaign", "AdCampaignStore", "AdDecision", "AdLive", "AdLiveRuntime", "AdMedia", "AdServerClient", "AdSessions",
-                "AdStitching", "HLSPlaylist",
+                "AdCampaign", "AdCampaignStore", "AdDecision", "AdLive", "AdLiveRuntime", "AdMedia", "AdOrigin", "AdServerClient",
+                "AdSessions", "AdStitching", "HLSPlaylist",
             ],
             swiftSettings: swiftSettings
         ),

@@ -55,7 +55,7 @@ python3 scripts/test-ad-server.py --port "$ads_port" --media-base "http://127.0.
 ads_pid=$!
 pod=$(python3 -c 'import urllib.parse; print(urllib.parse.quote("/vast/pod?ads=bravo,delta&dur=3.84,1.92", safe=""))')
 sed -e 's/^id: evening-news$/id: ads/' Campaigns/evening-news/campaign.yaml >"$work/campaigns/ads/campaign.yaml"
-printf '\nad_server: { vast: "http://127.0.0.1:%s/vast/slow?ms=50&to=%s&sid={session}&pos={break.position}", timeout: 2, fallback: [house] }\n' \
+printf '\nad_server: { trusted_hosts: [127.0.0.1], vast: "http://127.0.0.1:%s/vast/slow?ms=50&to=%s&sid={session}&pos={break.position}", timeout: 2, fallback: [house] }\n' \
     "$ads_port" "$pod" >>"$work/campaigns/ads/campaign.yaml"
 cat >"$work/starts.lua" <<'LUA'
 -- Every request starts a new session (its own id), so every one asks the ad server.

@@ -23,6 +23,19 @@ inline ad has a pause tracker and an Open Measurement verification in <AdVerific
   /vast/mp4?ad=ID&dur=S                     an inline ad whose only MediaFile is an MP4
   /vmap?pre=PATH&mid=SECONDS:PATH&post=PATH a VMAP: a pre-roll, a mid-roll at SECONDS, a post-roll,
                                             each an AdTagURI to PATH on this server
+
+Hostile answers (docs/reliability.md "Ad server faults"), each a shape a stranger's server sends:
+  /vast/duration?value=TEXT[&ad=ID]         an inline ad whose <Duration> is TEXT as written
+  /vmap/offset?offset=TEXT&to=PATH          a VMAP of one break at timeOffset TEXT (50%, a huge clock…)
+  /vast/fanout?width=W&depth=D              W wrappers (allowMultipleAds), each to a fan-out one level
+                                            shallower (its own URL: no loop), inline ads at depth 0
+  /vast/many?count=N[&ad=ID]                N stand-alone inline ads, each its own creative identity
+  /vast/wrap?uri=URL                        a wrapper whose VASTAdTagURI is URL (any host)
+  /vast/creative?uri=URL[&dur=S][&tracker=URL]
+                                            an inline ad whose HLS media file is URL (any host), its
+                                            impression tracker URL
+  /vast/source?uri=URL[&dur=S][&ad=ID]      an inline ad whose only MediaFile is the MP4 at URL
+  /redirect?to=URL                          302 to URL
   /track/EVENT?…                            a tracker (an ad's: bp=[BREAKPOSITION]&ap=[ADPLAYHEAD]&
                                             cp=[CONTENTPLAYHEAD]&ad=ID): 204; [&fail=N|always] 500 to the first N requests
                                             of this path and query (or all); [&ms=M] after M ms
@@ -178,7 +191,52 @@ class Answers:
             if one("ms"):
                 return 204, "", int(one("ms")) / 1000
             return 204, ""
+        hostile = self.hostile(path, query, one)
+        if hostile:
+            return hostile
         return 404, "no such answer: %s\n" % path
+
+    def bare_inline(self, ad, duration_text, media_uri, mime="application/x-mpegURL", tracker=None):
+        """An inline ad with one media file, written as given (no clock conversion)."""
+        impression = "<Impression>%s</Impression>" % cdata(tracker) if tracker else ""
+        return (
+            '<Ad id="%s"><InLine><AdSystem>hostile</AdSystem><AdTitle>%s</AdTitle>%s'
+            '<Creatives><Creative id="c-%s"><UniversalAdId idRegistry="ad-id.org">UAID-%s</UniversalAdId>'
+            '<Linear><Duration>%s</Duration><MediaFiles><MediaFile delivery="%s" type="%s" width="1280" height="720">%s</MediaFile>'
+            '</MediaFiles></Linear></Creative></Creatives></InLine></Ad>'
+            % (html.escape(ad), html.escape(ad), impression, html.escape(ad), html.escape(ad), html.escape(duration_text),
+               "streaming" if "mpegurl" in mime.lower() else "progressive", mime, cdata(media_uri))
+        )
+
+    def hostile(self, path, query, one):
+        if path == "/vast/duration":
+            ad = one("ad", "huge")
+            return 200, self.vast(self.bare_inline(ad, one("value", "00:00:05"), "%s/%s/master.m3u8" % (self.media_base, ad)))
+        if path == "/vmap/offset":
+            body = ('<vmap:AdBreak timeOffset="%s" breakType="linear" breakId="hostile"><vmap:AdSource id="a">'
+                    '<vmap:AdTagURI templateType="vast4">%s</vmap:AdTagURI></vmap:AdSource></vmap:AdBreak>'
+                    % (html.escape(one("offset", "start"), quote=True), cdata(self.base + one("to", "/vast/inline"))))
+            return 200, ('<?xml version="1.0" encoding="UTF-8"?>\n<vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" '
+                         'version="1.0">%s</vmap:VMAP>\n' % body)
+        if path == "/vast/fanout":
+            width, depth, name = int(one("width", "2")), int(one("depth", "1")), one("id", "f")
+            if depth <= 0:
+                return 200, self.vast(self.inline_ad("bravo", "1.92"))
+            body = "".join(self.wrapper_ad("%s.%d" % (name, i), "%s/vast/fanout?%s" % (self.base, urllib.parse.urlencode(
+                {"width": width, "depth": depth - 1, "id": "%s.%d" % (name, i)}))) for i in range(width))
+            return 200, self.vast(body)
+        if path == "/vast/many":
+            ad = one("ad", "bravo")
+            body = "".join(self.bare_inline("%s-%d" % (ad, i), "00:00:01.920", "%s/%s/master.m3u8?n=%d" % (self.media_base, ad, i))
+                           for i in range(int(one("count", "10"))))
+            return 200, self.vast(body)
+        if path == "/vast/wrap":
+            return 200, self.vast(self.wrapper_ad("wrap", one("uri", self.base + "/vast/inline")))
+        if path == "/vast/creative":
+            return 200, self.vast(self.bare_inline(one("ad", "far"), clock(one("dur", "3.84")), one("uri", ""), tracker=one("tracker")))
+        if path == "/vast/source":
+            return 200, self.vast(self.bare_inline(one("ad", "source"), clock(one("dur", "3.84")), one("uri", ""), mime="video/mp4"))
+        return None
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -210,18 +268,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "time": time.time(),
                 "headers": {k: v for k, v in self.headers.items() if k.lower().startswith("x-device-") or k.lower() == "user-agent"},
             })
+        if url.path == "/redirect":
+            return self.send(302, "", location=urllib.parse.parse_qs(url.query).get("to", ["/"])[0])
         result = self.answers.answer(url.path, urllib.parse.parse_qs(url.query))
         status, body = result[0], result[1]
         if len(result) > 2:
             time.sleep(result[2])
         self.send(status, body, "application/xml" if body.startswith("<?xml") else "text/plain")
 
-    def send(self, status, body, content_type="text/plain"):
+    def send(self, status, body, content_type="text/plain", location=None):
         data = body.encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-store")
+        if location:
+            self.send_header("Location", location)
         self.end_headers()
         if data:
             self.wfile.write(data)

@@ -9,6 +9,7 @@ faults the origin tests need through path prefixes:
   /_/fail/N/KEY/PATH        the first N requests with this KEY answer 500, later ones serve PATH
   /_/slow/MS/PATH           waits MS milliseconds, then serves PATH
   /_/truncate/PATH          declares PATH's length, sends half of it and closes the connection
+  /_/drip/BPS/PATH          serves PATH at BPS bytes a second (an origin that crawls)
   /_/redirect/N/PATH        N redirects (302, relative Location), then serves PATH
   /_/loop/PATH              redirects to itself
   /_/agent                  answers the request's User-Agent
@@ -71,6 +72,9 @@ class OriginHandler(http.server.SimpleHTTPRequestHandler):
             return self.serve_file("/" + target, send_body)
         if kind == "truncate":
             return self.serve_file("/" + rest, send_body, truncate=True)
+        if kind == "drip":
+            rate, _, target = rest.partition("/")
+            return self.serve_file("/" + target, send_body, rate=int(rate))
         if kind == "redirect":
             count, _, target = rest.partition("/")
             location = f"/_/redirect/{int(count) - 1}/{target}" if int(count) > 0 else "/" + target
@@ -93,7 +97,7 @@ class OriginHandler(http.server.SimpleHTTPRequestHandler):
         if send_body:
             self.wfile.write(body)
 
-    def serve_file(self, path, send_body, truncate=False):
+    def serve_file(self, path, send_body, truncate=False, rate=None):
         local = self.translate_path(path)
         if not os.path.isfile(local):
             return self.answer(404, b"", "text/plain", send_body)
@@ -135,11 +139,17 @@ class OriginHandler(http.server.SimpleHTTPRequestHandler):
         with open(local, "rb") as handle:
             handle.seek(start)
             while left > 0:
-                chunk = handle.read(min(65536, left))
+                chunk = handle.read(min(rate or 65536, left))
                 if not chunk:
                     break
-                self.wfile.write(chunk)
+                try:
+                    self.wfile.write(chunk)
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    return
                 left -= len(chunk)
+                if rate:
+                    time.sleep(1)
 
     def end_headers(self):
         # As a CDN serving web players does: pages on other hosts may read the media (keys too).

@@ -30,6 +30,45 @@ public struct AdServerSettings: Sendable {
     public let maxWrappers: Int
     /// Pools that fill what the ad server leaves; nil: the break's own pools.
     public let fallback: [String]?
+    /// Hosts (names or address literals) the URLs of its answers may name although they resolve
+    /// to a loopback or private address (`trusted_hosts:`): everything else an answer names —
+    /// wrappers, creatives, trackers — must resolve to public addresses.
+    public let trustedHosts: [String]
+
+    public init(request: Request, timeout: Duration, maxWrappers: Int, fallback: [String]?, trustedHosts: [String] = []) {
+        self.request = request
+        self.timeout = timeout
+        self.maxWrappers = maxWrappers
+        self.fallback = fallback
+        self.trustedHosts = trustedHosts
+    }
+
+    public static let maxTrustedHosts = 64
+
+    /// Whether `text` is a host name (letters, digits, `-`, `.`) or an IP address literal (an
+    /// IPv6 one without brackets, as `::1`), and nothing else.
+    public static func isHostName(_ text: String) -> Bool {
+        guard !text.isEmpty, text.utf8.count <= 253 else { return false }
+        let name = text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."):
+                true
+            default: false
+            }
+        }
+        let v6 =
+            text.contains(":")
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: ":"), UInt8(ascii: "."):
+                    true
+                default: false
+                }
+            }
+        return name || v6
+    }
 
     public static let defaultTimeout = Duration.seconds(2)
     public static let timeouts = Duration.milliseconds(100)...Duration.seconds(30)

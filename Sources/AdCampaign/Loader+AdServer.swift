@@ -13,7 +13,7 @@ extension Loader {
     /// - Parameter field: where it stands (`ad_server`, or `ad_servers.NAME` for a named one).
     mutating func adServer(_ node: Node?, pools: [String], field: String = "ad_server") -> AdServerSettings? {
         guard let node else { return nil }
-        let fields = self.reader.mapping(node, field, allowed: ["vast", "vmap", "timeout", "max_wrappers", "fallback"])
+        let fields = self.reader.mapping(node, field, allowed: ["vast", "vmap", "timeout", "max_wrappers", "fallback", "trusted_hosts"])
         if fields["vast"] != nil, fields["vmap"] != nil {
             self.reader.issue(node, field, "gives both vast and vmap; give one: a VAST request per break, or one VMAP request per session")
             return nil
@@ -70,11 +70,27 @@ extension Loader {
             }
             fallback = names
         }
+        var trustedHosts: [String] = []
+        if let node = fields["trusted_hosts"] {
+            let hosts = self.reader.strings(node, "\(field).trusted_hosts")
+            if hosts.count > AdServerSettings.maxTrustedHosts {
+                self.reader.issue(node, "\(field).trusted_hosts", "names \(hosts.count) hosts; give at most \(AdServerSettings.maxTrustedHosts)")
+            }
+            for host in hosts where !AdServerSettings.isHostName(host) {
+                self.reader.issue(
+                    node,
+                    "\(field).trusted_hosts",
+                    "'\(host)' is not a host name or address; give names alone (ads.internal, 127.0.0.1, ::1), without scheme, port or path"
+                )
+            }
+            trustedHosts = hosts.prefix(AdServerSettings.maxTrustedHosts).filter(AdServerSettings.isHostName)
+        }
         return AdServerSettings(
             request: key == "vmap" ? .vmap(template) : .vast(template),
             timeout: timeout,
             maxWrappers: maxWrappers,
-            fallback: fallback
+            fallback: fallback,
+            trustedHosts: trustedHosts
         )
     }
 

@@ -2,6 +2,7 @@ import AdCampaign
 import AdDecision
 import AdLiveRuntime
 import AdOrigin
+import AdServerClient
 import AdStitching
 import Foundation
 import Synchronization
@@ -28,6 +29,9 @@ public struct ServedCampaign: Sendable {
     package let creatives: CreativeCache?
     /// A live campaign's ad server decisions per session and break, as this replica knows them.
     package let liveDecisions: LiveAdDecisions?
+    /// Where what its ad servers' answers name may be fetched from (``Campaign/adServerAddresses``),
+    /// worked out once per load: every tracker fired checks against it.
+    package let adServerAddresses: AddressPolicy
 
     init(
         campaign: Campaign,
@@ -40,12 +44,14 @@ public struct ServedCampaign: Sendable {
         self.campaign = campaign
         self.channel = channel
         self.liveDecisions = campaign.asksAdServers && campaign.live != nil && origin != nil ? LiveAdDecisions() : nil
+        let addresses = campaign.adServerAddresses
+        self.adServerAddresses = addresses
         if campaign.asksAdServers, let origin {
             self.creatives = CreativeCache(
                 campaign: campaign,
                 layout: renderer.layout,
                 client: origin,
-                source: origin.playlistSource.allowingLinks(into: mediaRoots)
+                source: origin.playlistSource { $0.forAdServerLinks(addresses) }.allowingLinks(into: mediaRoots)
             )
         } else {
             self.creatives = nil

@@ -28,6 +28,9 @@ public final class FrontDoorHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// Inside `channelRead`: parts passed on now reach the application with the read's own
     /// `channelReadComplete`.
     private var reading = false
+    /// The connection's other end, read once (a viewer's address, for what the service asks on
+    /// their behalf).
+    private var peer: SocketAddress?
 
     /// `serverName`: the `Server` header, as the application sends it; `dates` shared by a
     /// server's connections.
@@ -39,6 +42,7 @@ public final class FrontDoorHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     public func handlerAdded(context: ChannelHandlerContext) {
         self.encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+        self.peer = context.channel.remoteAddress
     }
 
     public func handlerRemoved(context: ChannelHandlerContext) {
@@ -91,7 +95,7 @@ public final class FrontDoorHandler: ChannelDuplexHandler, RemovableChannelHandl
             case .read:
                 context.read()
             case .answer(let head):
-                switch self.service.answer(head) {
+                switch self.service.answer(head, peer: self.peer) {
                 case .now(let response):
                     self.write(response, to: head, context: context)
                 case .later(let make):

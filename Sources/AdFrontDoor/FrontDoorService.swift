@@ -10,8 +10,8 @@ public protocol FrontDoorService: Sendable {
     func claims(_ head: HTTPRequest) -> Bool
 
     /// The answer to a claimed request: ready now, or made by an async task (which must not
-    /// throw: a failure is an answer too).
-    func answer(_ head: HTTPRequest) -> FrontDoorAnswer
+    /// throw: a failure is an answer too). `peer` is the connection's other end.
+    func answer(_ head: HTTPRequest, peer: SocketAddress?) -> FrontDoorAnswer
 }
 
 /// A claimed request's answer.

@@ -4,6 +4,7 @@ import CoreMetrics
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import Synchronization
 
 /// How remote playlists are fetched (docs/campaign-format.md `origin:`): the defaults a campaign's
@@ -24,6 +25,12 @@ public struct OriginSettings: Sendable, Hashable {
     public var userAgent = "AdStitch/\(OriginClient.version)"
     /// Time between conditional re-fetches while serving.
     public var poll: Duration = .seconds(30)
+    /// Which addresses a request may reach, checked on every hop (``AddressPolicy``; redirects are
+    /// then followed one at a time); nil: any — the origins a campaign names itself. What an ad
+    /// server's answer names is fetched with one.
+    public var addresses: AddressPolicy?
+    /// The connections the request shares (``OriginPool``).
+    public var pool: OriginPool = .origins
 
     public init() {}
 
@@ -38,6 +45,20 @@ public struct OriginSettings: Sendable, Hashable {
         if let value = options.attempts { settings.attempts = value }
         return settings
     }
+}
+
+/// Which connections a request shares: each pool has its own connections per host, so a burst of
+/// one kind (an ad server answer's wrappers, a tracking server that hangs) never holds the
+/// connections another kind needs.
+public enum OriginPool: Sendable, Hashable {
+    /// Programme playlists and catalogue titles.
+    case origins
+    /// The ad decision servers a campaign names (`ad_server:`).
+    case adServers
+    /// What ad servers' answers name: wrappers, creatives' playlists and files.
+    case adServerLinks
+    /// Tracking and error pixels.
+    case trackers
 }
 
 /// A playlist as the origin sent it.
@@ -70,6 +91,10 @@ public struct OriginError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The connection closed before the whole body (its Content-Length) arrived.
         case truncated
         case notHTTP
+        /// The address policy refused it (``AddressPolicy``): why.
+        case refused(String)
+        /// The caller stopped waiting (its deadline passed).
+        case cancelled
     }
 
     public var url: URL
@@ -79,21 +104,26 @@ public struct OriginError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         let tries = self.attempts > 1 ? " (after \(self.attempts) tries)" : ""
+        let url = Redaction.url(self.url.absoluteString)
         switch self.reason {
         case .status(let code):
-            return "\(self.url.absoluteString) answered HTTP \(code)\(tries)"
+            return "\(url) answered HTTP \(code)\(tries)"
         case .timeout:
-            return "\(self.url.absoluteString) did not answer in time\(tries); raise origin.timeout if the origin is slow"
+            return "\(url) did not answer in time\(tries); raise origin.timeout if the origin is slow"
         case .connection(let detail):
-            return "cannot connect to \(self.url.absoluteString)\(tries): \(detail)"
+            return "cannot connect to \(url)\(tries): \(detail)"
         case .tooLarge(let limit):
-            return "\(self.url.absoluteString) is larger than \(limit) bytes, the most a playlist may have"
+            return "\(url) is larger than \(limit) bytes, the most a playlist may have"
         case .tooManyRedirects(let limit):
-            return "\(self.url.absoluteString) redirects more than \(limit) times (or in a loop)"
+            return "\(url) redirects more than \(limit) times (or in a loop)"
         case .truncated:
-            return "\(self.url.absoluteString) closed the connection before the whole playlist arrived\(tries)"
+            return "\(url) closed the connection before the whole playlist arrived\(tries)"
         case .notHTTP:
-            return "\(self.url.absoluteString) is not an http or https URL"
+            return "\(url) is not an http or https URL"
+        case .refused(let reason):
+            return "\(url) is not fetched: \(reason)"
+        case .cancelled:
+            return "\(url): the request was cancelled"
         }
     }
 }
@@ -113,14 +143,21 @@ public final class OriginClient: Sendable {
     /// What a request uses when a campaign says nothing else.
     public let settings: OriginSettings
     private let eventLoopGroup: any EventLoopGroup
-    private let clients = Mutex([ClientKey: HTTPClient]())
+    /// The HTTP clients made so far; nil once shut down (a request after that fails at once, and
+    /// no client is made that nobody would shut down).
+    private let clients = Mutex<[ClientKey: HTTPClient]?>([:])
+    /// Where host names are resolved for an address policy's check: threads of its own, never
+    /// the global queue or NIO's shared pool, which blocking loads can hold (``AddressPolicy``).
+    private let resolver: NIOThreadPool
     private let metrics: any MetricsFactory
     private let statusHandles = Mutex([String: CoreMetrics.Counter]())
     private let fetchTimer: CoreMetrics.Timer
 
     private struct ClientKey: Hashable {
         var connectTimeout: Duration
-        var maxRedirects: Int
+        /// Nil: redirects are followed by ``outcome(_:settings:etag:lastModified:headers:inFlight:)``, each hop checked.
+        var maxRedirects: Int?
+        var pool: OriginPool
     }
 
     public init(
@@ -132,25 +169,34 @@ public final class OriginClient: Sendable {
         self.eventLoopGroup = eventLoopGroup
         self.metrics = metrics
         self.fetchTimer = CoreMetrics.Timer(label: "adstitch_origin_fetch_seconds", factory: metrics)
+        self.resolver = NIOThreadPool(numberOfThreads: 2)
+        self.resolver.start()
     }
 
     /// ``shutdown()`` for synchronous callers (the CLI), waiting on the calling thread.
     @available(*, noasync, message: "waits on the calling thread; use shutdown()")
     public func shutdownWaiting() throws {
         let clients = self.clients.withLock { clients in
-            defer { clients = [:] }
-            return Array(clients.values)
+            defer { clients = nil }
+            return Array(clients?.values ?? [:].values)
         }
         for client in clients { try client.syncShutdown() }
+        try self.resolver.syncShutdownGracefully()
     }
 
     /// Closes every client's connections; call once, when done.
     public func shutdown() async throws {
         let clients = self.clients.withLock { clients in
-            defer { clients = [:] }
-            return Array(clients.values)
+            defer { clients = nil }
+            return Array(clients?.values ?? [:].values)
         }
         for client in clients { try await client.shutdown() }
+        try await self.resolver.shutdownGracefully()
+    }
+
+    /// What a request made after ``shutdown()`` fails with.
+    struct ShutDown: Error, CustomStringConvertible {
+        var description: String { "the origin client is shut down" }
     }
 
     /// The playlist at `url`, or `.notModified` when it still has `etag` / `lastModified`.
@@ -162,10 +208,47 @@ public final class OriginClient: Sendable {
         lastModified: String? = nil,
         headers: [(name: String, value: String)] = []
     ) async throws(OriginError) -> FetchOutcome {
+        // A caller that stops waiting (a break's deadline) cancels the request under way: an
+        // abandoned fetch must not hold a connection of its host's pool until its own timeout.
+        let inFlight = InFlight()
         do {
-            return try await self.outcome(url, settings: settings ?? self.settings, etag: etag, lastModified: lastModified, headers: headers).get()
+            return try await withTaskCancellationHandler {
+                try await self.outcome(
+                    url,
+                    settings: settings ?? self.settings,
+                    etag: etag,
+                    lastModified: lastModified,
+                    headers: headers,
+                    inFlight: inFlight
+                )
+                .get()
+            } onCancel: {
+                inFlight.cancel()
+            }
         } catch {
             throw Self.originError(error, url: url)
+        }
+    }
+
+    /// The request a fetch has under way, cancelled with its caller.
+    private final class InFlight: Sendable {
+        private let state = Mutex<(task: HTTPClient.Task<HTTPClient.Response>?, cancelled: Bool)>((nil, false))
+
+        var isCancelled: Bool { self.state.withLock { $0.cancelled } }
+
+        func started(_ task: HTTPClient.Task<HTTPClient.Response>) {
+            let cancelled = self.state.withLock { state in
+                state.task = task
+                return state.cancelled
+            }
+            if cancelled { task.cancel() }
+        }
+
+        func cancel() {
+            self.state.withLock { state in
+                state.cancelled = true
+                return state.task
+            }?.cancel()
         }
     }
 
@@ -216,42 +299,77 @@ public final class OriginClient: Sendable {
         settings: OriginSettings,
         etag: String?,
         lastModified: String?,
-        headers: [(name: String, value: String)] = []
+        headers: [(name: String, value: String)] = [],
+        inFlight: InFlight? = nil
     ) -> EventLoopFuture<FetchOutcome> {
         let loop = self.eventLoopGroup.any()
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return loop.makeFailedFuture(OriginError(url: url, reason: .notHTTP, attempts: 0))
         }
-        @Sendable func attempt(_ number: Int) -> EventLoopFuture<FetchOutcome> {
+        // `hop` is the URL of this redirect hop (the request's own at first): with an address
+        // policy, each is checked before it is asked, and redirects come back here one by one.
+        @Sendable func attempt(_ number: Int, _ hop: URL, redirects: Int) -> EventLoopFuture<FetchOutcome> {
+            if inFlight?.isCancelled == true { return loop.makeFailedFuture(OriginError(url: hop, reason: .cancelled, attempts: number)) }
             let started = ContinuousClock.now
-            return self.request(url, settings: settings, etag: etag, lastModified: lastModified, headers: headers)
-                .hop(to: loop)
-                .map { self.classify($0, url: url, attempt: number, started: started) }
-                .recover { self.classify($0, url: url, settings: settings, attempt: number, started: started) }
+            return self.checked(hop, settings.addresses, on: loop)
+                .flatMap { checked in
+                    self.request(
+                        hop,
+                        checked: checked,
+                        settings: settings,
+                        etag: etag,
+                        lastModified: lastModified,
+                        headers: headers,
+                        inFlight: inFlight
+                    )
+                    .hop(to: loop)
+                    .map { self.classify($0, url: hop, settings: settings, redirects: redirects, attempt: number, started: started) }
+                    .recover { self.classify($0, url: hop, settings: settings, attempt: number, started: started) }
+                }
                 .flatMap { step in
                     switch step {
                     case .done(let outcome):
                         return loop.makeSucceededFuture(outcome)
+                    case .redirect(let next):
+                        return attempt(number, next, redirects: redirects + 1)
                     case .fail(let error):
                         return loop.makeFailedFuture(error)
                     case .retry(let error):
-                        guard number < settings.attempts else { return loop.makeFailedFuture(error) }
+                        guard number < settings.attempts, inFlight?.isCancelled != true else { return loop.makeFailedFuture(error) }
                         return loop.scheduleTask(in: TimeAmount(Self.backoff(settings, after: number))) {}.futureResult
-                            .flatMap { attempt(number + 1) }
+                            .flatMap { attempt(number + 1, url, redirects: 0) }
                     }
                 }
         }
-        return attempt(1)
+        return attempt(1, url, redirects: 0)
+    }
+
+    /// `url` checked against `policy` off the event loop (it may resolve the host); as it is
+    /// without one.
+    private func checked(_ url: URL, _ policy: AddressPolicy?, on loop: any EventLoop) -> EventLoopFuture<AddressPolicy.Checked> {
+        guard let policy else { return loop.makeSucceededFuture(AddressPolicy.Checked(connect: url, host: nil)) }
+        let check: (Result<AddressPolicy.Checked, AddressPolicy.Refusal>) -> EventLoopFuture<AddressPolicy.Checked> = { result in
+            switch result {
+            case .success(let checked): loop.makeSucceededFuture(checked)
+            case .failure(let refusal): loop.makeFailedFuture(OriginError(url: url, reason: .refused(refusal.reason), attempts: 1))
+            }
+        }
+        // A trusted host or an address literal needs no lookup; a name is resolved on the
+        // resolver's own threads.
+        if let decided = policy.checkWithoutResolving(url) { return check(decided) }
+        return self.resolver.runIfActive(eventLoop: loop) { policy.check(url) }.flatMap(check)
     }
 
     /// What identifies the bytes at `url` now, from a `HEAD` (one try, within `timeout`): its
     /// `ETag`, `Last-Modified` and `Content-Length`, as one string (empty parts when not sent);
     /// nil when the server does not answer 2xx. A creative's source changes when this does.
-    public func validators(_ url: URL, timeout: Duration) async -> String? {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
-        let client = self.client(for: self.settings)
+    public func validators(_ url: URL, timeout: Duration, settings: OriginSettings? = nil) async -> String? {
+        let settings = settings ?? self.settings
+        guard let checked = await self.checked(url, settings.addresses), let client = self.client(for: settings) else { return nil }
         do {
-            let request = try HTTPClient.Request(url: url, method: .HEAD, headers: HTTPHeaders([("User-Agent", self.settings.userAgent)]))
+            var headers = HTTPHeaders([("User-Agent", settings.userAgent)])
+            if let host = checked.host { headers.replaceOrAdd(name: "Host", value: host) }
+            let request = try HTTPClient.Request(url: checked.connect, method: .HEAD, headers: headers)
             let response = try await client.execute(request: request, deadline: .now() + TimeAmount(timeout)).get()
             guard (200..<300).contains(Int(response.status.code)) else { return nil }
             return ["ETag", "Last-Modified", "Content-Length"].map { response.headers.first(name: $0) ?? "" }.joined(separator: "|")
@@ -262,18 +380,90 @@ public final class OriginClient: Sendable {
 
     /// A tracking request: one `GET` of `url` with `headers`, its body dropped, within `timeout`;
     /// the answer's status, or nil when none came. Not counted with the origins' requests.
-    public func ping(_ url: URL, headers: [(name: String, value: String)], timeout: Duration) async -> Int? {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
-        let client = self.client(for: self.settings)
+    public func ping(_ url: URL, headers: [(name: String, value: String)], timeout: Duration, settings: OriginSettings? = nil) async -> Int? {
+        let settings = settings ?? self.settings
+        guard let checked = await self.checked(url, settings.addresses), let client = self.client(for: settings) else { return nil }
         do {
-            var fields = HTTPHeaders([("User-Agent", self.settings.userAgent)])
+            var fields = HTTPHeaders([("User-Agent", settings.userAgent)])
             for (name, value) in headers { fields.add(name: name, value: value) }
-            let request = try HTTPClient.Request(url: url, method: .GET, headers: fields)
+            if let host = checked.host { fields.replaceOrAdd(name: "Host", value: host) }
+            let request = try HTTPClient.Request(url: checked.connect, method: .GET, headers: fields)
             let response = try await client.execute(request: request, deadline: .now() + TimeAmount(timeout)).get()
             return Int(response.status.code)
         } catch {
             return nil
         }
+    }
+
+    /// Downloads `url` into the file at `path` (replaced): at most `settings.maxBytes` (a larger
+    /// answer is cut off and refused, however it announces itself), the whole of it within
+    /// `settings.timeout` (a source that crawls or never ends is stopped), redirects followed —
+    /// each hop checked under the settings' address policy — and the caller's cancellation
+    /// heeded. Returns the bytes written. What conditioning reads: ffmpeg never fetches a URL an
+    /// ad server named.
+    public func download(_ url: URL, to path: String, settings: OriginSettings) async throws(OriginError) -> Int {
+        let deadline = NIODeadline.now() + TimeAmount(settings.timeout)
+        var hop = url
+        for redirects in 0...settings.maxRedirects {
+            try? FileManager.default.removeItem(atPath: path)
+            guard let checked = await self.checked(hop, settings.addresses) else {
+                let reason: OriginError.Reason =
+                    hop.scheme.map({ ["http", "https"].contains($0.lowercased()) }) == true ? .refused("its address is not public") : .notHTTP
+                throw OriginError(url: hop, reason: reason, attempts: 1)
+            }
+            let progress: FileDownloadDelegate.Progress
+            do {
+                var headers = HTTPHeaders([("User-Agent", settings.userAgent)])
+                if let host = checked.host { headers.replaceOrAdd(name: "Host", value: host) }
+                let request = try HTTPClient.Request(url: checked.connect, method: .GET, headers: headers)
+                let limit = settings.maxBytes
+                let delegate = try FileDownloadDelegate(
+                    path: path,
+                    reportHead: { task, head in
+                        if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > limit { task.cancel() }
+                    },
+                    reportProgress: { task, progress in
+                        if progress.receivedBytes > limit { task.cancel() }
+                    }
+                )
+                guard let client = self.client(for: settings) else { throw ShutDown() }
+                let task = client.execute(request: request, delegate: delegate, deadline: deadline)
+                progress = try await withTaskCancellationHandler {
+                    try await task.futureResult.get()
+                } onCancel: {
+                    task.cancel()
+                }
+            } catch {
+                try? FileManager.default.removeItem(atPath: path)
+                let cancelled = (error as? HTTPClientError) == .cancelled
+                if cancelled, !Task.isCancelled { throw OriginError(url: hop, reason: .tooLarge(limit: settings.maxBytes), attempts: 1) }
+                if cancelled { throw OriginError(url: hop, reason: .cancelled, attempts: 1) }
+                if (error as? HTTPClientError) == .deadlineExceeded { throw OriginError(url: hop, reason: .timeout, attempts: 1) }
+                throw OriginError(url: hop, reason: .connection("\(error)"), attempts: 1)
+            }
+            let status = Int(progress.head.status.code)
+            if [301, 302, 303, 307, 308].contains(status), let location = progress.head.headers.first(name: "Location") {
+                guard redirects < settings.maxRedirects, let next = URL(string: location, relativeTo: hop)?.absoluteURL else { break }
+                hop = next
+                continue
+            }
+            guard (200..<300).contains(status) else {
+                try? FileManager.default.removeItem(atPath: path)
+                throw OriginError(url: hop, reason: .status(status), attempts: 1)
+            }
+            return progress.receivedBytes
+        }
+        try? FileManager.default.removeItem(atPath: path)
+        throw OriginError(url: url, reason: .tooManyRedirects(limit: settings.maxRedirects), attempts: 1)
+    }
+
+    /// `url` checked against `policy` (off any event loop), or nil when it is not an http(s) URL
+    /// or the policy refuses it: a `HEAD` or a tracking request has no error to report.
+    private func checked(_ url: URL, _ policy: AddressPolicy?) async -> AddressPolicy.Checked? {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
+        guard let policy else { return AddressPolicy.Checked(connect: url, host: nil) }
+        if let decided = policy.checkWithoutResolving(url) { return try? decided.get() }
+        return try? await self.resolver.runIfActive { policy.check(url) }.get()
     }
 
     /// An error out of the futures as an ``OriginError`` (they fail with nothing else).
@@ -285,12 +475,17 @@ public final class OriginClient: Sendable {
     public static let connectionsPerHost = 256
 
     /// The client for these settings' connect timeout and redirect limit, made on first use.
-    private func client(for settings: OriginSettings) -> HTTPClient {
-        let key = ClientKey(connectTimeout: settings.connectTimeout, maxRedirects: settings.maxRedirects)
+    private func client(for settings: OriginSettings) -> HTTPClient? {
+        let key = ClientKey(
+            connectTimeout: settings.connectTimeout,
+            maxRedirects: settings.addresses == nil ? settings.maxRedirects : nil,
+            pool: settings.pool
+        )
         return self.clients.withLock { clients in
-            if let client = clients[key] { return client }
+            guard clients != nil else { return nil }
+            if let client = clients?[key] { return client }
             var configuration = HTTPClient.Configuration(
-                redirectConfiguration: .follow(max: settings.maxRedirects, allowCycles: false),
+                redirectConfiguration: key.maxRedirects.map { .follow(max: $0, allowCycles: false) } ?? .disallow,
                 timeout: .init(connect: TimeAmount(settings.connectTimeout))
             )
             configuration.decompression = .disabled
@@ -300,28 +495,36 @@ public final class OriginClient: Sendable {
             // 50 ms ad server, whatever the load). Origins get few requests; the limit is for them.
             configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.connectionsPerHost)
             let client = HTTPClient(eventLoopGroupProvider: .shared(self.eventLoopGroup), configuration: configuration)
-            clients[key] = client
+            clients?[key] = client
             return client
         }
     }
 
-    /// One request, its body collected up to the size limit, within the whole-request timeout.
+    /// One request, its body collected up to the size limit, within the whole-request timeout;
+    /// to the address `checked` names, with its `Host`.
     private func request(
         _ url: URL,
+        checked: AddressPolicy.Checked,
         settings: OriginSettings,
         etag: String?,
         lastModified: String?,
-        headers extra: [(name: String, value: String)]
+        headers extra: [(name: String, value: String)],
+        inFlight: InFlight?
     ) -> EventLoopFuture<HTTPClient.Response> {
-        let client = self.client(for: settings)
+        guard let client = self.client(for: settings) else {
+            return self.eventLoopGroup.any().makeFailedFuture(OriginError(url: url, reason: .connection("\(ShutDown())"), attempts: 1))
+        }
         do {
             var headers = HTTPHeaders([("User-Agent", settings.userAgent)])
             for (name, value) in extra { headers.add(name: name, value: value) }
+            if let host = checked.host { headers.replaceOrAdd(name: "Host", value: host) }
             if let etag { headers.add(name: "If-None-Match", value: etag) }
             if let lastModified { headers.add(name: "If-Modified-Since", value: lastModified) }
-            let request = try HTTPClient.Request(url: url, method: .GET, headers: headers)
+            let request = try HTTPClient.Request(url: checked.connect, method: .GET, headers: headers)
             let accumulator = ResponseAccumulator(request: request, maxBodySize: settings.maxBytes)
-            return client.execute(request: request, delegate: accumulator, deadline: .now() + TimeAmount(settings.timeout)).futureResult
+            let task = client.execute(request: request, delegate: accumulator, deadline: .now() + TimeAmount(settings.timeout))
+            inFlight?.started(task)
+            return task.futureResult
         } catch {
             return client.eventLoopGroup.any().makeFailedFuture(error)
         }
@@ -331,20 +534,37 @@ public final class OriginClient: Sendable {
     /// connection errors, timeouts).
     private enum Step {
         case done(FetchOutcome)
+        /// A redirect the caller follows itself (requests under an address policy).
+        case redirect(URL)
         case fail(OriginError)
         case retry(OriginError)
     }
 
-    private func classify(_ response: HTTPClient.Response, url: URL, attempt: Int, started: ContinuousClock.Instant) -> Step {
+    private func classify(
+        _ response: HTTPClient.Response,
+        url: URL,
+        settings: OriginSettings,
+        redirects: Int,
+        attempt: Int,
+        started: ContinuousClock.Instant
+    ) -> Step {
         let code = Int(response.status.code)
         self.count(String(code), since: started)
+        // Under an address policy the client follows no redirect: each hop is checked here first.
+        if settings.addresses != nil, [301, 302, 303, 307, 308].contains(code), let location = response.headers.first(name: "Location") {
+            guard redirects < settings.maxRedirects, let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+                return .fail(OriginError(url: url, reason: .tooManyRedirects(limit: settings.maxRedirects), attempts: attempt))
+            }
+            return .redirect(next)
+        }
         switch code {
         case 200..<300:
             return .done(
                 .fetched(
                     FetchedPlaylist(
                         bytes: response.body.map { Array($0.readableBytesView) } ?? [],
-                        url: response.url ?? url,
+                        // The URL asked for, not the address connected to: relative URIs resolve against it.
+                        url: settings.addresses == nil ? (response.url ?? url) : url,
                         etag: response.headers.first(name: "ETag"),
                         lastModified: response.headers.first(name: "Last-Modified")
                     )
@@ -361,7 +581,11 @@ public final class OriginClient: Sendable {
 
     private func classify(_ error: any Error, url: URL, settings: OriginSettings, attempt: Int, started: ContinuousClock.Instant) -> Step {
         let step: Step
-        if error is ResponseAccumulator.ResponseTooBigError {
+        if let error = error as? OriginError {
+            step = .fail(error)
+        } else if (error as? HTTPClientError) == .cancelled {
+            step = .fail(OriginError(url: url, reason: .cancelled, attempts: attempt))
+        } else if error is ResponseAccumulator.ResponseTooBigError {
             step = .fail(OriginError(url: url, reason: .tooLarge(limit: settings.maxBytes), attempts: attempt))
         } else if let error = error as? HTTPClientError, error == .redirectLimitReached || error == .redirectCycleDetected {
             step = .fail(OriginError(url: url, reason: .tooManyRedirects(limit: settings.maxRedirects), attempts: attempt))
@@ -380,9 +604,11 @@ public final class OriginClient: Sendable {
             case .tooLarge: label = "too_large"
             case .tooManyRedirects: label = "redirects"
             case .truncated: label = "truncated"
+            case .refused: label = "refused"
+            case .cancelled: label = "cancelled"
             default: label = "error"
             }
-        case .done: label = "error"
+        case .done, .redirect: label = "error"
         }
         self.count(label, since: started)
         return step
@@ -410,10 +636,14 @@ public final class OriginClient: Sendable {
 extension OriginClient {
     /// Local files, and http(s) playlists fetched through this client (``fetchWaiting(_:settings:etag:lastModified:)``)
     /// as each campaign's `origin:` block says.
-    public var playlistSource: PlaylistSource {
+    public var playlistSource: PlaylistSource { self.playlistSource { $0 } }
+
+    /// ``playlistSource`` with `adjust` applied to each remote fetch's settings: an ad server's
+    /// creatives are fetched under the campaign's address policy.
+    public func playlistSource(adjusting adjust: @escaping @Sendable (OriginSettings) -> OriginSettings) -> PlaylistSource {
         PlaylistSource.files { url, options in
             // Without validators there is no 304.
-            guard case .fetched(let playlist) = try self.fetchWaiting(url, settings: self.settings.applying(options)) else {
+            guard case .fetched(let playlist) = try self.fetchWaiting(url, settings: adjust(self.settings.applying(options))) else {
                 throw OriginError(url: url, reason: .status(304), attempts: 1)
             }
             return (Data(playlist.bytes), playlist.url)

@@ -1,6 +1,7 @@
 import AdCampaign
 import AdCampaignStore
 import AdDecision
+import AdOrigin
 import AdServerClient
 import AdStitching
 import Foundation
@@ -272,7 +273,7 @@ package enum PreviewPage {
                 escape(report.outcome.rawValue) + (report.error.map { "<br><small>\(escape($0)); the fallback pools fill the break</small>" } ?? "")
             let plays = report.played.isEmpty ? "none" : report.played.map { "<code>\(escape($0))</code>" }.joined(separator: ", ")
             return
-                "<tr><td><code>\(escape(report.breakID))</code></td><td><code class=\"url\">\(escape(AdServerDecisions.masked(report.url)))</code>\(wrappers)</td>"
+                "<tr><td><code>\(escape(report.breakID))</code></td><td><code class=\"url\">\(escape(Redaction.url(report.url)))</code>\(wrappers)</td>"
                 + "<td>\(outcome)</td><td>\(plays)</td><td>\(skipped.isEmpty ? "" : "<ul>\(skipped.joined())</ul>")</td></tr>"
         }
         return """

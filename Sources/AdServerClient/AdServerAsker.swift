@@ -19,6 +19,8 @@ extension AdServerDecisions {
         let deviceHeaders: [(name: String, value: String)]
         let condition: Condition?
         let loadCreative: LoadCreative
+        /// Where what answers name may be fetched from (``Campaign/adServerAddresses``).
+        let addresses: AddressPolicy
 
         func values(_ adBreak: AdBreak?) -> AdServerTemplate.Values {
             AdServerTemplate.Values(
@@ -33,12 +35,21 @@ extension AdServerDecisions {
             )
         }
 
-        /// A fetch through the origin client, one try within the campaign's timeout, with the
-        /// viewer's device headers; its failures as VAST codes.
-        var fetch: VASTResolver.Fetch {
-            var settings = self.client.settings
+        /// A fetch of the ad server's own request through the origin client, one try within the
+        /// campaign's timeout, with the viewer's device headers; its failures as VAST codes.
+        var fetch: VASTResolver.Fetch { self.fetch(link: false) }
+
+        /// ``fetch`` for what an answer names (wrappers, a VMAP's ad tags): only where the
+        /// campaign's address policy lets it go, on connections of its own — a fan-out of
+        /// wrappers never holds the connections the ad server's own requests need.
+        var linkFetch: VASTResolver.Fetch { self.fetch(link: true) }
+
+        private func fetch(link: Bool) -> VASTResolver.Fetch {
+            var settings = link ? self.client.settings.forAdServerLinks(self.addresses) : self.client.settings
+            if !link { settings.pool = .adServers }
             settings.timeout = self.settings.timeout
             settings.attempts = 1
+            settings.maxBytes = AdServerLimits.maxAnswerBytes
             let (client, headers) = (self.client, self.deviceHeaders)
             return { [settings] url in
                 do {
@@ -78,10 +89,10 @@ extension AdServerDecisions {
                                     []
                                 )
                             }
-                            let fetch = self.fetch
+                            let (fetch, budget) = (self.fetch, AdServerLimits.Budget())
                             let answer = await self.bounded(until: deadline) { () throws(VASTError) in
-                                let document = try await Self.document(fetch, url)
-                                return await VASTResolver(maxWrappers: self.settings.maxWrappers, fetch: fetch).resolve(document, from: url)
+                                let document = try await Self.document(fetch, url, budget: budget)
+                                return await self.resolver(budget).resolve(document, from: url)
                             }
                             return await self.fill(adBreak, url: url.absoluteString, answer, deadline: deadline)
                         }
@@ -105,7 +116,9 @@ extension AdServerDecisions {
                 }
             }
             let fetch = self.fetch
-            let map = await self.bounded(until: deadline) { () throws(VASTError) in try VMAPDocument(try await Self.data(fetch, url)) }
+            let map = await self.bounded(until: deadline) { () throws(VASTError) in
+                try VMAPDocument(try await Self.data(fetch, url, budget: AdServerLimits.Budget()))
+            }
             let vmap: VMAPDocument
             switch map {
             case .success(let document):
@@ -131,17 +144,19 @@ extension AdServerDecisions {
                     group.addTask {
                         switch vmapBreak.source {
                         case .inline(let document)?:
+                            let budget = AdServerLimits.Budget()
                             let answer = await self.bounded(until: deadline) { () throws(VASTError) in
-                                await VASTResolver(maxWrappers: self.settings.maxWrappers, fetch: fetch).resolve(document, from: url)
+                                await self.resolver(budget).resolve(document, from: url)
                             }
                             return await self.fill(adBreak, url: "\(url.absoluteString) (inline VAST)", answer, deadline: deadline)
                         case .adTag(let tag)?:
                             guard let tagURL = URL(string: tag) else {
                                 return (BreakReport(breakID: adBreak.id, url: tag, outcome: .failed, error: "the AdTagURI is not a URL"), [])
                             }
+                            let (budget, linkFetch) = (AdServerLimits.Budget(), self.linkFetch)
                             let answer = await self.bounded(until: deadline) { () throws(VASTError) in
-                                let document = try await Self.document(fetch, tagURL)
-                                return await VASTResolver(maxWrappers: self.settings.maxWrappers, fetch: fetch).resolve(document, from: tagURL)
+                                let document = try await Self.document(linkFetch, tagURL, budget: budget)
+                                return await self.resolver(budget).resolve(document, from: tagURL)
                             }
                             return await self.fill(adBreak, url: tagURL.absoluteString, answer, deadline: deadline)
                         case nil:
@@ -192,25 +207,34 @@ extension AdServerDecisions {
             switch offset {
             case .start: return times.first { $0.1 == .zero }?.0
             case .end: return times.last { $0.1 == total }?.0
-            case .time(let time): return nearest(time)
-            case .percent(let percent):
-                return nearest(ExactDecimal(scaledValue: total.scaledValue * percent.scaledValue / ExactDecimal(100).scaledValue))
             case .position(let index): return self.breaks.indices.contains(index - 1) ? self.breaks[index - 1] : nil
+            case .time, .percent: return offset.time(inProgrammeOf: total).flatMap(nearest)
             }
         }
 
-        static func data(_ fetch: VASTResolver.Fetch, _ url: URL) async throws(VASTError) -> Data {
+        /// The resolver of one break's answer: its wrappers share the break's `budget`, fetched
+        /// as what the answer names (``linkFetch``).
+        func resolver(_ budget: AdServerLimits.Budget) -> VASTResolver {
+            VASTResolver(maxWrappers: self.settings.maxWrappers, budget: budget, fetch: self.linkFetch)
+        }
+
+        /// The answer at `url`, counted against the break's `budget`.
+        static func data(_ fetch: VASTResolver.Fetch, _ url: URL, budget: AdServerLimits.Budget) async throws(VASTError) -> Data {
+            guard budget.request() else { throw VASTError(.wrapperLimit, "the break has made the \(budget.requests) requests it may") }
+            let data: Data
             do {
-                return try await fetch(url)
+                data = try await fetch(url)
             } catch let error as VASTError {
                 throw error
             } catch {
                 throw VASTError(.wrapper, "\(error)")
             }
+            guard budget.read(data.count) else { throw VASTError(.wrapper, "the answer is larger than the \(budget.bytes) bytes a break may read") }
+            return data
         }
 
-        static func document(_ fetch: VASTResolver.Fetch, _ url: URL) async throws(VASTError) -> VASTDocument {
-            try VASTDocument(try await Self.data(fetch, url))
+        static func document(_ fetch: VASTResolver.Fetch, _ url: URL, budget: AdServerLimits.Budget) async throws(VASTError) -> VASTDocument {
+            try VASTDocument(try await Self.data(fetch, url, budget: budget))
         }
 
         /// A break's answer resolved: every candidate creative's HLS playlists had at once (within
@@ -242,7 +266,7 @@ extension AdServerDecisions {
             // Each creative of the answer, by identity (else its media file's URL): its HLS
             // playlists, else — with conditioning — its conditioned form.
             var sources: [String: CreativeSource] = [:]
-            for ad in answer.ads {
+            for ad in VASTBreakFill.playOrder(answer.ads) where sources.count < AdServerLimits.maxCreativesPerBreak {
                 guard let key = Self.key(ad), let creative = ad.creative else { continue }
                 if let file = creative.mediaFiles.first(where: \.isHLS), let url = URL(string: file.uri) {
                     sources[key] = .hls(url)
@@ -264,6 +288,9 @@ extension AdServerDecisions {
             }
             let choice = VASTBreakFill.choose(answer.ads, duration: adBreak.duration, standAlone: answer.allowsStandAloneAds) { ad in
                 guard let key = Self.key(ad), sources[key] != nil else {
+                    if sources.count >= AdServerLimits.maxCreativesPerBreak {
+                        return ("not loaded: a break loads at most \(AdServerLimits.maxCreativesPerBreak) creatives", nil)
+                    }
                     return (
                         self.condition == nil
                             ? "no HLS media file (an MP4 needs conditioning: creatives: in the campaign)" : "no HLS or progressive video media file",

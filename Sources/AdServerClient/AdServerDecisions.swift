@@ -31,7 +31,7 @@ public struct AdServerDecisions: Sendable {
     /// One break's request and what came of it.
     public struct BreakReport: Sendable, Hashable {
         public var breakID: String
-        /// The request as sent (reports show it with its secrets masked: ``AdServerDecisions/masked(_:)``).
+        /// The request as sent (reports show it with its secrets masked: `Redaction.url(_:)`).
         public var url: String
         public var outcome: Outcome
         public var error: String?
@@ -69,10 +69,10 @@ public struct AdServerDecisions: Sendable {
         /// The report as the preview's JSON writes it (`adServer`, one entry per break).
         public var json: JSONValue {
             var fields: [(String, JSONValue)] = [
-                ("break", .string(self.breakID)), ("url", .string(AdServerDecisions.masked(self.url))), ("outcome", .string(self.outcome.rawValue)),
+                ("break", .string(self.breakID)), ("url", .string(Redaction.url(self.url))), ("outcome", .string(self.outcome.rawValue)),
             ]
             if let error = self.error { fields.append(("error", .string(error))) }
-            fields.append(("wrappers", .array(self.wrappers.map { .string(AdServerDecisions.masked($0)) })))
+            fields.append(("wrappers", .array(self.wrappers.map { .string(Redaction.url($0)) })))
             fields.append(("played", .array(self.played.map(JSONValue.string))))
             fields.append(
                 (
@@ -91,7 +91,7 @@ public struct AdServerDecisions: Sendable {
         }
 
         public var text: String {
-            var line = "ad server: break \(self.breakID): GET \(AdServerDecisions.masked(self.url)) → \(self.outcome.rawValue)"
+            var line = "ad server: break \(self.breakID): GET \(Redaction.url(self.url)) → \(self.outcome.rawValue)"
             if let error = self.error { line += " (\(error)); the break's fallback pools fill it" }
             if !self.wrappers.isEmpty { line += "; wrappers followed: \(self.wrappers.count)" }
             line += "; plays: \(self.played.isEmpty ? "none" : self.played.joined(separator: ", "))"
@@ -175,29 +175,14 @@ public struct AdServerDecisions: Sendable {
             client: client,
             deviceHeaders: deviceHeaders,
             condition: condition,
-            loadCreative: loadCreative
+            loadCreative: loadCreative,
+            addresses: campaign.adServerAddresses
         )
         let byBreak = Dictionary(await asker.everyBreak().map { ($0.0.breakID, $0) }, uniquingKeysWith: { first, _ in first })
         let ordered = breaks.compactMap { byBreak[$0.id] }
         var decided: [String: [Ad]] = [:]
         for (report, ads) in ordered where !ads.isEmpty { decided[report.breakID] = ads }
         return AdServerDecisions(decided: decided, reports: ordered.map(\.0))
-    }
-
-    /// `url` with the values of its secret-looking query parameters (a name holding `key`,
-    /// `token`, `secret`, `sig`, `auth` or `pass`, any case) written as `***`: reports and logs
-    /// show where a request went without handing out the account's credentials.
-    public static func masked(_ url: String) -> String {
-        guard var components = URLComponents(string: url), let items = components.percentEncodedQueryItems, !items.isEmpty else { return url }
-        let secret = ["key", "token", "secret", "sig", "auth", "pass"]
-        var changed = false
-        components.percentEncodedQueryItems = items.map { item in
-            let name = item.name.lowercased()
-            guard item.value?.isEmpty == false, secret.contains(where: { name.contains($0) }) else { return item }
-            changed = true
-            return URLQueryItem(name: item.name, value: "***")
-        }
-        return changed ? (components.string ?? url) : url
     }
 
     /// `pre`, `mid` or `post`, as VAST requests name a break's place.

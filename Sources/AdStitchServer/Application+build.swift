@@ -236,14 +236,14 @@ func buildApplication(store: CampaignStore, policy: SessionPolicy, sessions: Ses
 /// files (``SessionFileDoor``), with the deadlines and the HTTP/1.0 rule of
 /// ``KeepAliveRespectingHTTP1Channel``.
 func buildApplication(
-    router: Router<BasicRequestContext>,
+    router: Router<AdStitchRequestContext>,
     sessions: SessionController,
     address: BindAddress,
     idleTimeout: Duration,
     headerTimeout: Duration,
     maxConnections: Int,
     logger: Logger
-) -> Application<RouterResponder<BasicRequestContext>> {
+) -> Application<RouterResponder<AdStitchRequestContext>> {
     let serverName = "AdStitch"
     let dates = HTTPDateCache()
     let door = SessionFileDoor(sessions: sessions, logger: logger)
@@ -279,14 +279,14 @@ public func buildRouter(
     policy: SessionPolicy,
     responseCacheBytes: Int = ServerConfiguration.defaultResponseCacheBytes,
     publicAddress: PublicAddress = PublicAddress()
-) -> Router<BasicRequestContext> {
+) -> Router<AdStitchRequestContext> {
     let sessions = SessionController(store: store, policy: policy, cacheBytes: responseCacheBytes, publicAddress: publicAddress)
     return buildRouter(store: store, policy: policy, sessions: sessions)
 }
 
 /// The routes, with the session controller the server's ``SessionFileDoor`` shares.
-func buildRouter(store: CampaignStore, policy: SessionPolicy, sessions: SessionController) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
+func buildRouter(store: CampaignStore, policy: SessionPolicy, sessions: SessionController) -> Router<AdStitchRequestContext> {
+    let router = Router(context: AdStitchRequestContext.self)
     // One structured line per request at debug level (`serve --log-level debug`): a replica
     // behind a load balancer or CDN has its access log there, and writing a line per request
     // costs more than answering a cached one. Hummingbird puts the request id (hb.request.id)

@@ -6,7 +6,9 @@ import Logging
 
 /// Fires tracking URLs in the background, on a viewer's behalf (VAST 4.3 §2.4.2's `X-Device-*`
 /// headers): each URL tried up to ``attempts`` times (1 s, then 2 s apart) within ``timeout``
-/// each, never holding up an answer. Counted in `adstitch_beacons_total`.
+/// each, never holding up an answer, only where the campaign's address policy lets it go
+/// (``AddressPolicy``: a tracker an ad server names never reaches the replica's own network), on
+/// connections of their own. Counted in `adstitch_beacons_total`.
 ///
 /// It fires VAST `<Error>` URIs when a session's ad server creative is skipped (docs/design-decisions.md
 /// "Error beacons"), and each ad's events as the viewer's player reaches them (docs/http-api.md "Beacons").
@@ -18,17 +20,18 @@ struct BeaconFirer: Sendable {
     static let attempts = 3
     static let timeout = Duration.seconds(5)
 
-    /// Fires `urls` for `event` (its label in the metrics).
-    func fire(_ urls: [String], event: String, headers: [(name: String, value: String)]) {
-        self.fire([(event, urls)], headers: headers)
+    /// Fires `urls` for `event` (its label in the metrics), where `addresses` lets them go.
+    func fire(_ urls: [String], event: String, headers: [(name: String, value: String)], addresses: AddressPolicy) {
+        self.fire([(event, urls)], headers: headers, addresses: addresses)
     }
 
     /// Fires `events` in their order (VAST 4.3 §2.4.2.1: an impression before the start, the
     /// quartiles in turn), as one segment that carries several of them needs: each event's URLs
     /// together, the next event's once each of them has had its first answer (or its timeout).
     /// A URL that failed is tried again on its own, holding up no later event.
-    func fire(_ events: [(event: String, urls: [String])], headers: [(name: String, value: String)]) {
+    func fire(_ events: [(event: String, urls: [String])], headers: [(name: String, value: String)], addresses: AddressPolicy) {
         let (origin, metrics, logger) = (self.origin, self.metrics, self.logger)
+        let settings = origin.settings.forAdServerLinks(addresses, pool: .trackers)
         let requests = events.map { event, urls in
             (
                 event,
@@ -46,14 +49,14 @@ struct BeaconFirer: Sendable {
                 await withTaskGroup(of: Void.self) { group in
                     for (text, url) in urls {
                         group.addTask {
-                            if await Self.attempt(origin, url, headers: headers) {
+                            if await Self.attempt(origin, url, headers: headers, settings: settings) {
                                 metrics.beacon(event, outcome: "sent")
                                 return
                             }
                             Task.detached {
                                 for attempt in 2...Self.attempts {
                                     try? await Task.sleep(for: .seconds(1 << (attempt - 2)))
-                                    if await Self.attempt(origin, url, headers: headers) {
+                                    if await Self.attempt(origin, url, headers: headers, settings: settings) {
                                         metrics.beacon(event, outcome: "sent")
                                         return
                                     }
@@ -61,7 +64,7 @@ struct BeaconFirer: Sendable {
                                 metrics.beacon(event, outcome: "failed")
                                 logger.notice(
                                     "a tracking URL did not answer",
-                                    metadata: ["event": "\(event)", "url": "\(AdServerDecisions.masked(text))"]
+                                    metadata: ["event": "\(event)", "url": "\(Redaction.url(text))"]
                                 )
                             }
                         }
@@ -72,8 +75,9 @@ struct BeaconFirer: Sendable {
     }
 
     /// One request of a tracking URL: whether it answered 2xx or 3xx within ``timeout``.
-    private static func attempt(_ origin: OriginClient, _ url: URL, headers: [(name: String, value: String)]) async -> Bool {
-        guard let status = await origin.ping(url, headers: headers, timeout: Self.timeout) else { return false }
+    private static func attempt(_ origin: OriginClient, _ url: URL, headers: [(name: String, value: String)], settings: OriginSettings) async -> Bool
+    {
+        guard let status = await origin.ping(url, headers: headers, timeout: Self.timeout, settings: settings) else { return false }
         return (200..<400).contains(status)
     }
 
@@ -81,12 +85,12 @@ struct BeaconFirer: Sendable {
     /// its VAST error code as `[ERRORCODE]` (403 no media file that plays, 407 being conditioned,
     /// 303 no ad after wrappers, 301 a wrapper's timeout…). Skips without a code (an ad that runs
     /// past what is left of its break) are not errors.
-    func fireErrors(_ reports: [AdServerDecisions.BreakReport], headers: [(name: String, value: String)]) {
+    func fireErrors(_ reports: [AdServerDecisions.BreakReport], headers: [(name: String, value: String)], addresses: AddressPolicy) {
         for report in reports {
             for skipped in report.skipped {
                 guard let code = skipped.vastError, !skipped.errorURLs.isEmpty else { continue }
                 let values = VASTMacros.values(["ERRORCODE": String(code), "UNIVERSALADID": skipped.id])
-                self.fire(skipped.errorURLs.map { VASTMacros.fill($0, values) }, event: "error", headers: headers)
+                self.fire(skipped.errorURLs.map { VASTMacros.fill($0, values) }, event: "error", headers: headers, addresses: addresses)
             }
         }
     }

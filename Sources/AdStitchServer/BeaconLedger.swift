@@ -15,8 +15,9 @@ protocol BeaconLedger: Sendable {
     /// Which of `events` (one segment's, in play order) this call claimed — fire those — in
     /// their order; the rest another claim had first. All or none in practice: concurrent claims
     /// of one segment's events take them in the same order, so the first takes them all and one
-    /// fetch fires them in order.
-    func claim(session: String, place: BeaconPlace, ad: String, events: [String]) async -> [String]
+    /// fetch fires them in order. Throws when the ledger cannot say (a database that does not
+    /// answer): nothing is claimed then, and nothing may fire — the caller asks again later.
+    func claim(session: String, place: BeaconPlace, ad: String, events: [String]) async throws -> [String]
     /// The events claimed for `session`, in order (`GET …/sessions/{token}/events`).
     func events(session: String) async throws -> [BeaconLedgerEntry]
     /// What `serve` says at start about how events are kept once per viewer.
@@ -76,14 +77,15 @@ final class MemoryBeaconLedger: BeaconLedger {
 }
 
 /// The ledger in PostgreSQL, shared by every replica: a row per (session, break, piece, event) —
-/// the break empty outside live sessions — the first insert claiming it. A database that does not answer within ``deadline`` leaves the
-/// claim to this replica's memory (at most once per replica), said in the log.
+/// the break empty outside live sessions — the first insert claiming it. A database that does
+/// not answer within ``deadline`` claims nothing: the claim throws, its query is cancelled, and
+/// the caller (``BeaconClaims``) asks again later. No replica decides alone — that fired an
+/// event once during an outage and again after it.
 final class PostgresBeaconLedger: BeaconLedger {
     let table: PostgresTable
-    let fallback = MemoryBeaconLedger()
     /// Generous: a claim runs after the `302` has gone, so waiting delays no answer, while a
     /// short deadline let a replica's first claim (a new connection, the table created) on a
-    /// loaded machine miss it, decide alone, and fire an event the other replica fired too.
+    /// loaded machine miss it and ask again.
     static let deadline = Duration.seconds(5)
 
     init(client: PostgresClient, logger: Logger) {
@@ -111,34 +113,26 @@ final class PostgresBeaconLedger: BeaconLedger {
         )
     }
 
-    func claim(session: String, place: BeaconPlace, ad: String, events: [String]) async -> [String] {
+    func claim(session: String, place: BeaconPlace, ad: String, events: [String]) async throws -> [String] {
         guard !events.isEmpty else { return [] }
         let table = self.table
         let breakID = place.breakID ?? ""
         let piece = Int32(clamping: place.piece)
-        do {
-            try await Deadline.run(within: Self.deadline) { try await table.ready() }
-            return try await Deadline.run(within: Self.deadline) { () async throws -> [String] in
-                // One statement, rows in play order: a concurrent claim of the same events waits
-                // on the first row, then finds them all taken.
-                let rows = try await table.query(
-                    """
-                    INSERT INTO adstitch_beacon_ledger (session, break_id, piece, event, ad)
-                    SELECT \(session), \(breakID), \(piece), claimed.event, \(ad)
-                    FROM unnest(\(events)::text[]) WITH ORDINALITY AS claimed(event, position) ORDER BY claimed.position
-                    ON CONFLICT DO NOTHING RETURNING event
-                    """
-                )
-                var claimed: Set<String> = []
-                for try await event in rows.decode(String.self) { claimed.insert(event) }
-                return events.filter(claimed.contains)
-            }
-        } catch {
-            table.logger.warning(
-                "the beacon ledger did not answer; this replica decides alone whether to fire the events",
-                metadata: ["events": "\(events.joined(separator: ","))", "error": "\(error)"]
+        try await Deadline.run(within: Self.deadline) { try await table.ready() }
+        return try await Deadline.run(within: Self.deadline) { () async throws -> [String] in
+            // One statement, rows in play order: a concurrent claim of the same events waits
+            // on the first row, then finds them all taken.
+            let rows = try await table.query(
+                """
+                INSERT INTO adstitch_beacon_ledger (session, break_id, piece, event, ad)
+                SELECT \(session), \(breakID), \(piece), claimed.event, \(ad)
+                FROM unnest(\(events)::text[]) WITH ORDINALITY AS claimed(event, position) ORDER BY claimed.position
+                ON CONFLICT DO NOTHING RETURNING event
+                """
             )
-            return await self.fallback.claim(session: session, place: place, ad: ad, events: events)
+            var claimed: Set<String> = []
+            for try await event in rows.decode(String.self) { claimed.insert(event) }
+            return events.filter(claimed.contains)
         }
     }
 

@@ -7,7 +7,7 @@ import Hummingbird
 extension CampaignStore {
     /// What the media route of `:id` may serve: the campaign's local media, from its folder (a
     /// catalogue's: its ads' and slate's, the same for every title).
-    func media(for context: BasicRequestContext) throws -> (campaign: Campaign, folder: URL, adPlaylists: Set<URL>) {
+    func media(for context: AdStitchRequestContext) throws -> (campaign: Campaign, folder: URL, adPlaylists: Set<URL>) {
         let id = try context.parameters.require("id")
         if let titles = self.catalogue(id) {
             let template = titles.template
@@ -18,7 +18,7 @@ extension CampaignStore {
     }
 
     /// The campaign a route's `:id` names, or a 404 problem that says where they are listed.
-    func campaign(for context: BasicRequestContext, listedAt list: String = "GET /v1/campaigns") throws -> ServedCampaign {
+    func campaign(for context: AdStitchRequestContext, listedAt list: String = "GET /v1/campaigns") throws -> ServedCampaign {
         let id = try context.parameters.require("id")
         guard let served = self.campaign(id) else {
             if self.catalogue(id) != nil {

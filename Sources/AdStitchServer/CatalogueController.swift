@@ -1,5 +1,6 @@
 import AdCampaign
 import AdCampaignStore
+import AdOrigin
 import AdPreview
 import AdServerClient
 import Crypto
@@ -14,7 +15,7 @@ struct CatalogueController: Sendable {
     let store: CampaignStore
     var conditioning: CreativeConditioning? = nil
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<AdStitchRequestContext>) {
         router.getAndHead(Routes.campaigns) { _, _ in self.list() }
         router.getAndHead(Routes.creatives) { _, _ in try await self.creatives() }
         router.getAndHead(Routes.player) { request, context in try self.player(request, context) }
@@ -27,7 +28,7 @@ struct CatalogueController: Sendable {
     ///
     /// A catalogue's page plays the title `?title=PATH` (its multivariant playlist below the
     /// prefix), and lists the titles started recently on this replica.
-    func player(_ request: Request, _ context: BasicRequestContext) throws -> Response {
+    func player(_ request: Request, _ context: AdStitchRequestContext) throws -> Response {
         let id = try context.parameters.require("id")
         let campaign: Campaign
         var source = Routes.masterPath(id)
@@ -98,7 +99,7 @@ struct CatalogueController: Sendable {
         }
         let entries = jobs.map { job -> [String: Any] in
             var entry: [String: Any] = [
-                "campaign": job.campaign, "creative": job.creative, "source": AdServerDecisions.masked(job.source), "state": job.state.rawValue,
+                "campaign": job.campaign, "creative": job.creative, "source": Redaction.url(job.source), "state": job.state.rawValue,
                 "attempts": job.attempts, "queuedAt": Self.date(job.queuedAt),
             ]
             if !job.version.isEmpty { entry["sourceVersion"] = job.version }

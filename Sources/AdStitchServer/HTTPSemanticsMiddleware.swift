@@ -11,7 +11,7 @@ import Hummingbird
 /// (RFC 9110 §9.3.2; routes register both with ``Router/getAndHead(_:use:)``), and conditional
 /// GET on the responses that carry an ETag (RFC 9110 §13.1.2).
 struct HTTPSemanticsMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = AdStitchRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // A tunnel is no resource of ours, whatever its target (RFC 9110 §9.3.6).
@@ -269,12 +269,12 @@ extension Response {
     }
 }
 
-extension Router<BasicRequestContext> {
+extension Router<AdStitchRequestContext> {
     /// Registers `handler` for GET and HEAD (the middleware drops the body of HEAD answers); the
     /// other methods get 405 with `Allow` (RFC 9110 §15.5.6), since every resource here is read-only.
     func getAndHead(
         _ path: RouterPath,
-        use handler: @Sendable @escaping (Request, BasicRequestContext) async throws -> some ResponseGenerator
+        use handler: @Sendable @escaping (Request, AdStitchRequestContext) async throws -> some ResponseGenerator
     ) {
         self.get(path, use: handler)
         self.head(path, use: handler)

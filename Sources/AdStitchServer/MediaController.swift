@@ -20,11 +20,11 @@ struct MediaController: Sendable {
     /// Reads files off the event loops (Hummingbird's file I/O on NIO's thread pool), in chunks.
     let fileIO = FileIO()
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<AdStitchRequestContext>) {
         router.getAndHead(Routes.media) { request, context in try await self.file(request, context) }
     }
 
-    func file(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func file(_ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let (campaign, folder, adPlaylists) = try self.store.media(for: context)
         let parts = context.parameters.getCatchAll().map { $0.removingPercentEncoding ?? String($0) }

@@ -56,7 +56,7 @@ struct Problem: HTTPResponseError {
 /// and anything unexpected as problems too — so bad input never becomes a bare 500, and the
 /// metrics middleware outside counts the status the client gets.
 struct ProblemMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = AdStitchRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {

@@ -4,7 +4,7 @@ import Hummingbird
 /// Counts every answered request by its route pattern and final status (after errors became
 /// problem documents and conditional GETs became 304s), and times it.
 struct RequestMetricsMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = AdStitchRequestContext
     let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -3,12 +3,14 @@ import AdCampaignStore
 import AdDecision
 import AdLive
 import AdMetrics
+import AdOrigin
 import AdServerClient
 import AdSessions
 import AdStitching
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import Synchronization
 
 /// A session start that asks an ad decision server, and the replay of its recorded decisions on
@@ -19,13 +21,12 @@ extension SessionController {
     /// ``decisions`` so every replica plans the same ads; the token says so
     /// (``SessionToken/decided``). Nil without an ad server, or when the answers could not be
     /// recorded: then the session plays its pools, the same everywhere.
-    func decide(_ served: ServedCampaign, token: SessionToken, for request: Request) async -> VerifiedSession? {
+    func decide(_ served: ServedCampaign, token: SessionToken, deviceHeaders headers: [(name: String, value: String)]) async -> VerifiedSession? {
         guard token.liveJoin == nil else { return nil }
         let context = token.context
-        let headers = Self.deviceHeaders(request)
         guard let asked = await self.ask(served, for: context, deviceHeaders: headers) else { return nil }
         // Once per session start: the creatives that do not play tell their ad server why.
-        self.beacons?.fireErrors(asked.decisions.reports, headers: headers)
+        self.beacons?.fireErrors(asked.decisions.reports, headers: headers, addresses: served.adServerAddresses)
         let (decisions, known) = (asked.decisions, asked.creatives)
         var stored = StoredDecisions(breaks: [:])
         for (breakID, ads) in decisions.decided {
@@ -196,7 +197,7 @@ extension SessionController {
         guard let asked = await self.ask(served, for: context, breaks: [adBreak], deviceHeaders: deviceHeaders) else {
             return LiveAdDecisions.Decided(ads: [], creatives: [])
         }
-        self.beacons?.fireErrors(asked.decisions.reports, headers: deviceHeaders)
+        self.beacons?.fireErrors(asked.decisions.reports, headers: deviceHeaders, addresses: served.adServerAddresses)
         let ads = asked.decisions.decided[adBreak.id] ?? []
         let stored = StoredDecisions(
             breaks: [
@@ -231,16 +232,20 @@ extension SessionController {
         return decided
     }
 
-    /// VAST 4.3 §2.4.2's headers for a request made on the viewer's behalf: the viewer's address
-    /// (the first `X-Forwarded-For` hop: replicas run behind a balancer or CDN), user agent and
-    /// languages.
-    static func deviceHeaders(_ request: Request) -> [(name: String, value: String)] {
+    /// VAST 4.3 §2.4.2's headers for a request made on the viewer's behalf: the viewer's address,
+    /// user agent and languages. The address is the connection's (`peer`); the first
+    /// `X-Forwarded-For` hop only when forwarded headers are trusted (`serve --trust-forwarded`,
+    /// a proxy in front that sets it) — else any viewer could name any address to the ad server.
+    func deviceHeaders(_ fields: HTTPFields, peer: SocketAddress?) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
-        if let forwarded = request.headers[.xForwardedFor]?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !forwarded.isEmpty {
-            headers.append(("X-Device-IP", forwarded))
+        let forwarded =
+            self.publicAddress.trustsForwardedHeaders
+            ? fields[.xForwardedFor]?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces) : nil
+        if let address = forwarded.flatMap({ IPAddress($0)?.description }) ?? peer?.ipAddress {
+            headers.append(("X-Device-IP", address))
         }
-        if let agent = request.headers[.userAgent] { headers.append(("X-Device-User-Agent", agent)) }
-        if let language = request.headers[.acceptLanguage] { headers.append(("X-Device-Accept-Language", language)) }
+        if let agent = fields[.userAgent] { headers.append(("X-Device-User-Agent", agent)) }
+        if let language = fields[.acceptLanguage] { headers.append(("X-Device-Accept-Language", language)) }
         return headers
     }
 }

@@ -23,7 +23,7 @@ extension SessionController {
     /// Whether this server fires ads' events for sessions that report server-side (`serve` does;
     /// an application built without a firer and a ledger does not, and its playlists keep the
     /// segments' own URIs).
-    var firesBeacons: Bool { self.beacons != nil && self.ledger != nil }
+    var firesBeacons: Bool { self.beacons != nil && self.ledger != nil && self.claims != nil }
 
     /// The links of a session's playlists, or nil when this server fires no beacons (the caller
     /// asks only for sessions that report server-side).
@@ -60,7 +60,7 @@ extension SessionController {
     /// `GET …/sessions/{token}/beacons/{piece}/{events}/{signature}?to=URI`: `302` to the segment,
     /// the events fired after (never before the answer, never failing it); `403` for a link
     /// AdStitch did not write.
-    func beacon(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func beacon(_ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let tokenText = try context.parameters.require("token")
         guard let piece = Int(try context.parameters.require("piece")), (0..<100_000).contains(piece),
@@ -72,10 +72,11 @@ extension SessionController {
         else {
             throw Problem.forbidden("this beacon link is not one AdStitch wrote for this session; play the session's own playlists")
         }
-        // A HEAD is a probe, not playback: it fires nothing.
-        if request.method == .get {
-            let headers = Self.deviceHeaders(request)
-            Task {
+        // A HEAD is a probe, not playback: it fires nothing. A link's repeats while its claim is
+        // under way join it; past the limit of claims under way, it is shed (``BeaconClaims``).
+        if request.method == .get, let claims = self.claims {
+            let headers = self.deviceHeaders(request.headers, peer: context.remoteAddress)
+            claims.submit(BeaconClaims.Key(session: tokenText, place: place, events: raw)) {
                 await self.fire(campaign: id, token: tokenText, place: place, events: BeaconEvents(rawValue: raw), target: target, headers: headers)
             }
         }
@@ -99,14 +100,14 @@ extension SessionController {
     )
         async
     {
-        guard let firer = self.beacons, let ledger = self.ledger else { return }
+        guard let firer = self.beacons, let ledger = self.ledger, let claims = self.claims else { return }
         guard let token = self.sessions.get(tokenText)?.token ?? SessionToken(decoding: tokenText, keys: self.policy.verifyingKeys),
             token.campaign == id, let served = await self.served(token)
         else { return }
         guard let placed = await self.beaconAd(served, token, tokenText: tokenText, place: place, headers: headers) else { return }
         let ad = placed.ad
         let tracked = events.names.filter { !(ad.tracking[$0] ?? []).isEmpty }
-        let claimed = await ledger.claim(session: token.decisionKey, place: place, ad: ad.id, events: tracked)
+        guard let claimed = await claims.claim(ledger, session: token.decisionKey, place: place, ad: ad.id, events: tracked) else { return }
         for name in tracked where !claimed.contains(name) { self.store.metrics.beacon(name, outcome: "deduped") }
         // A segment's events in play order: the impression's URLs answered before the start's go.
         firer.fire(
@@ -114,7 +115,8 @@ extension SessionController {
                 let values = VASTMacros.values(placed.macros(event: event, target: target))
                 return (event, (ad.tracking[event] ?? []).map { VASTMacros.fill($0, values) })
             },
-            headers: headers
+            headers: headers,
+            addresses: served.adServerAddresses
         )
         // The ad played: its first claimed event counts it towards the viewer's frequency caps,
         // in a stitched, interstitial or live session alike (a live ad under its break).
@@ -195,7 +197,7 @@ extension SessionController {
     /// `GET /v1/sessions/{token}/events`: the ad events fired for a session, in the order they were
     /// claimed, each with its break and ad when the session's revision is still kept (support,
     /// and the tests' view of the ledger).
-    func events(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func events(_ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
         let tokenText = try context.parameters.require("token")
         guard let token = SessionToken(decoding: tokenText, keys: self.policy.verifyingKeys) else {
             throw Problem.forbidden("the session token is not valid: events are listed for a token a session start gave")

@@ -9,7 +9,7 @@ extension SessionController {
     /// `GET /v1/campaigns/{id}/assets/{path…}?session=…&attr=…`: a new session of the catalogue
     /// title whose multivariant playlist is `{path…}` below the catalogue's prefix (a path that
     /// could leave it is refused), loaded now unless this replica holds it.
-    func catalogueMaster(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func catalogueMaster(_ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         guard let titles = self.store.catalogue(id) else {
             throw Problem.notFound(
@@ -19,7 +19,7 @@ extension SessionController {
             )
         }
         let path = context.parameters.getCatchAll().joined(separator: "/")
-        return try await self.start(self.title(path, of: titles), title: path, request)
+        return try await self.start(self.title(path, of: titles), title: path, request, context)
     }
 
     /// The title at `path` of `titles`, held or loaded now (and noted as started); the problem a

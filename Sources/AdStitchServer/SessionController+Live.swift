@@ -9,6 +9,7 @@ import Foundation
 import HLSPlaylist
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 extension SessionController {
     /// A live session's media playlist or boundary manifest (docs/design-decisions.md "Live"),
@@ -21,9 +22,10 @@ extension SessionController {
         joined: Int,
         tokenText: String,
         verified: VerifiedSession?,
-        for request: Request
+        for request: Request,
+        peer: SocketAddress?
     ) async throws -> (HTTPFields, AnswerBody) {
-        let kind = try await self.liveKind(served, token, joined: joined, deviceHeaders: Self.deviceHeaders(request))
+        let kind = try await self.liveKind(served, token, joined: joined, deviceHeaders: self.deviceHeaders(request.headers, peer: peer))
         // Server-side reporting: the ads' event segments by their beacon links (scope viewer only).
         let reporting = token.reporting ?? served.campaign.reporting
         let beacons = token.scope == .viewer && reporting == .server ? self.beaconLinks(served.campaign, token: tokenText) : nil

@@ -20,13 +20,13 @@ extension SessionController {
     /// must be signed (``SessionPolicy/checkStart(_:startKey:)``); without one, the campaign's
     /// trusted attributes (`seen`) are ignored, and the `AdStitch-Ignored-Attributes` header
     /// names those dropped.
-    func master(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        try await self.start(self.store.campaign(for: context), title: nil, request)
+    func master(_ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
+        try await self.start(self.store.campaign(for: context), title: nil, request, context)
     }
 
     /// Starts a session of `served` (a catalogue's title at `title`) for the viewer the request's
     /// query and headers describe.
-    func start(_ served: ServedCampaign, title: String?, _ request: Request) async throws -> Response {
+    func start(_ served: ServedCampaign, title: String?, _ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
         let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
         guard query.count <= ViewerAttributes.maxParameters else {
             throw Problem.badRequest("a session start takes at most \(ViewerAttributes.maxParameters) query parameters")
@@ -132,7 +132,7 @@ extension SessionController {
         )
         // A title's master is below `assets/`: its URIs climb back to the campaign's folder.
         let prefix = title.map { Routes.catalogueSessionsPrefix(title: $0) } ?? ""
-        var response = try await self.masterResponse(served, token: token, prefix: prefix, for: request)
+        var response = try await self.masterResponse(served, token: token, prefix: prefix, for: request, context)
         if !ignored.isEmpty {
             response.headers[.ignoredAttributes] = Set(ignored).sorted().joined(separator: ", ")
         }
@@ -144,8 +144,14 @@ extension SessionController {
     /// catalogue title's climbs there from below `assets/`). A
     /// campaign with an ad decision server asks it first (``decide(_:token:for:)``); the plan and
     /// render are timed, not the ad server (`adstitch_ad_server_duration_seconds`).
-    func masterResponse(_ served: ServedCampaign, token: SessionToken, prefix: String, for request: Request) async throws -> Response {
-        let decided = await self.decide(served, token: token, for: request)
+    func masterResponse(
+        _ served: ServedCampaign,
+        token: SessionToken,
+        prefix: String,
+        for request: Request,
+        _ context: AdStitchRequestContext
+    ) async throws -> Response {
+        let decided = await self.decide(served, token: token, deviceHeaders: self.deviceHeaders(request.headers, peer: context.remoteAddress))
         var planned: Plan?
         let text = try self.render("multivariant") {
             let session = decided ?? VerifiedSession(served, token: token)

@@ -11,6 +11,7 @@ import Foundation
 import HLSPlaylist
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// The per-viewer API (docs/http-api.md): the multivariant playlist of a new session, then the
 /// session's files (``SessionFile``) under its signed token, through the response cache.
@@ -28,6 +29,8 @@ struct SessionController: Sendable {
     let beacons: BeaconFirer?
     /// Who fires each ad event of a session: the first to claim it (``BeaconLedger``).
     let ledger: (any BeaconLedger)?
+    /// The beacon links' claims under way, bounded (``BeaconClaims``).
+    let claims: BeaconClaims?
     /// Viewers' frequency caps: the caps a start reached, the impressions it adds.
     let capper: FrequencyCapper
 
@@ -65,6 +68,7 @@ struct SessionController: Sendable {
         conditioning: CreativeConditioning? = nil,
         beacons: BeaconFirer? = nil,
         ledger: (any BeaconLedger)? = nil,
+        claims: BeaconClaims? = nil,
         impressions: any ImpressionStore = MemoryImpressionStore()
     ) {
         self.store = store
@@ -74,6 +78,7 @@ struct SessionController: Sendable {
         self.conditioning = conditioning
         self.beacons = beacons
         self.ledger = ledger
+        self.claims = claims ?? beacons.map { BeaconClaims(metrics: $0.metrics, logger: store.logger) }
         self.capper = FrequencyCapper(store: impressions, logger: store.logger)
         self.cache = ResponseCache(budget: cacheBytes)
         self.sessions = LRUCache(budget: Self.plannedSessionBytes) { token, session in Self.estimatedBytes(session, token: token) }
@@ -115,7 +120,7 @@ struct SessionController: Sendable {
 
     /// The session file route (`/v1/campaigns/{id}/sessions/{token}/{file}`) is not the router's:
     /// ``SessionFileDoor`` answers it in the connection's pipeline.
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<AdStitchRequestContext>) {
         router.getAndHead(Routes.master) { request, context in try await self.master(request, context) }
         router.getAndHead(Routes.catalogueMaster) { request, context in try await self.catalogueMaster(request, context) }
         router.getAndHead(Routes.beacon) { request, context in try await self.beacon(request, context) }
@@ -143,7 +148,16 @@ struct SessionController: Sendable {
             throw Problem(status: .serviceUnavailable, title: "Busy", detail: "this replica could not keep the session's plan; try again")
         }
         let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
-        let (headers, body) = try await self.liveFile(file, served, token, joined: joined, tokenText: asked.token, verified: verified, for: request)
+        let (headers, body) = try await self.liveFile(
+            file,
+            served,
+            token,
+            joined: joined,
+            tokenText: asked.token,
+            verified: verified,
+            for: request,
+            peer: asked.peer
+        )
         // A live file changes at every refresh: a Range of one version, asked of the next, can
         // fall past its end (Chromium's native HLS re-asked a live playlist by range, got 416,
         // and failed to parse). Ignored for them (RFC 9110 §14.2: a server MAY): the whole file.
@@ -170,13 +184,14 @@ struct SessionController: Sendable {
 
     /// `GET /preview/{id}/sessions/{token}/{file}` (``PreviewController``): a preview session's
     /// files, answered as the viewer route's (``SessionFileDoor``).
-    func sessionFile(_ request: Request, _ context: BasicRequestContext, scope: SessionToken.Scope) async throws -> Response {
+    func sessionFile(_ request: Request, _ context: AdStitchRequestContext, scope: SessionToken.Scope) async throws -> Response {
         let asked = SessionFileRequest(
             campaign: try context.parameters.require("id"),
             token: try context.parameters.require("token"),
             file: try context.parameters.require("file"),
             gzip: Response.acceptsGzip(request.headers[.acceptEncoding], range: request.headers[.range]),
-            scope: scope
+            scope: scope,
+            peer: context.remoteAddress
         )
         let (status, headers, body) = try await self.completed(try self.answer(asked), asked, request.head)
         return Response(status: status, headers: headers, body: body.responseBody)
@@ -190,6 +205,9 @@ struct SessionController: Sendable {
         /// Whether the request accepts gzip (its `Accept-Encoding`).
         var gzip: Bool
         var scope: SessionToken.Scope
+        /// The connection's other end: the viewer, unless a proxy stands in front
+        /// (``deviceHeaders(_:peer:)``).
+        var peer: SocketAddress?
     }
 
     /// What a session file request gets: the whole answer of a stitched file (kept, or planned,

@@ -27,7 +27,7 @@ struct SessionFileDoor: FrontDoorService {
         head.path.map { Routes.sessionFile(in: $0) != nil } ?? false
     }
 
-    func answer(_ head: HTTPRequest) -> FrontDoorAnswer {
+    func answer(_ head: HTTPRequest, peer: SocketAddress?) -> FrontDoorAnswer {
         // Claimed: the path is the route's (read again here, a pass over a few dozen bytes,
         // rather than kept through the handler's queue, which would make it generic).
         guard let (id, token, file) = head.path.flatMap(Routes.sessionFile(in:)) else {
@@ -42,7 +42,8 @@ struct SessionFileDoor: FrontDoorService {
                 token: String(token),
                 file: String(file),
                 gzip: Response.acceptsGzip(head.headerFields[.acceptEncoding], range: head.headerFields[.range]),
-                scope: .viewer
+                scope: .viewer,
+                peer: peer
             )
             do {
                 let answer = try self.sessions.answer(asked)

@@ -19,7 +19,8 @@ struct CLIAdServerDecisions {
         guard let settings = campaign.adServer(for: context) else { return CLIAdServerDecisions(campaign: campaign, decided: [:], reports: []) }
         let client = OriginClient(settings: origin.settings)
         defer { try? client.shutdownWaiting() }
-        let source = client.playlistSource.allowingLinks(into: origin.mediaRootURLs)
+        let addresses = campaign.adServerAddresses
+        let source = client.playlistSource { $0.forAdServerLinks(addresses) }.allowingLinks(into: origin.mediaRootURLs)
         let box = Mutex<AdServerDecisions?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {

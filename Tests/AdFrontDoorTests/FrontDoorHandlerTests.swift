@@ -20,7 +20,7 @@ struct FrontDoorHandlerTests {
             head.path?.hasPrefix("/door/") == true
         }
 
-        func answer(_ head: HTTPRequest) -> FrontDoorAnswer {
+        func answer(_ head: HTTPRequest, peer: SocketAddress?) -> FrontDoorAnswer {
             let path = head.path ?? ""
             guard path.hasPrefix("/door/later/") else { return .now(Self.response(path)) }
             return .later {

@@ -90,7 +90,7 @@ struct SessionFileRequestTests {
 
     @Test("over 3,000 generated paths, the door claims exactly what Hummingbird's router routes to the session file pattern")
     func sameAsTheRouter() async throws {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: AdStitchRequestContext.self)
         router.add(middleware: HTTPSemanticsMiddleware())
         router.get("/v1/campaigns/:id/sessions/:token/:file") { _, context -> String in
             try "\(context.parameters.require("id"))|\(context.parameters.require("token"))|\(context.parameters.require("file"))"

@@ -141,7 +141,7 @@ extension RealClients {
     /// server leaves the breaks to the pools — the session stitched either way.
     @Suite("Ad server breaks through adstitch stitch", .serialized)
     struct AdServerStitchTests {
-        /// Stitches session `s-ad` of the demo with `ad_server: { vast: <ad server><path> … }`: the
+        /// Stitches session `s-ad` of the demo with `ad_server: { trusted_hosts: [127.0.0.1], vast: <ad server><path> … }`: the
         /// command's output and the boundary manifest's ad ids per break.
         /// With `decode`, GStreamer decodes the stitched first variant (its programme and creatives on
         /// the origin) while the servers run: every frame and second of audio of the session.
@@ -153,7 +153,7 @@ extension RealClients {
             let origin = try await StaticServer(root: RemoteCampaignTests.demo)
             let server = try await AdServerEndToEndTests.Server(mediaBase: origin.base.absoluteString + "media/ads")
             let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) {
-                $0 + "\nad_server: { \(request): \"\(server.base)\(path)\", timeout: 2, fallback: [house] }\n"
+                $0 + "\nad_server: { trusted_hosts: [127.0.0.1], \(request): \"\(server.base)\(path)\", timeout: 2, fallback: [house] }\n"
             }
             let out = file.deletingLastPathComponent().appendingPathComponent("out")
             defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
@@ -219,7 +219,8 @@ extension RealClients {
             let origin = try await StaticServer(root: RemoteCampaignTests.demo)
             let server = try await AdServerEndToEndTests.Server(mediaBase: origin.base.absoluteString + "media/ads")
             let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) {
-                $0 + "\nad_server: { vast: \"\(server.base)/vast/pod?ads=bravo,film&dur=3.84,1.92\", fallback: [house] }\n"
+                $0
+                    + "\nad_server: { trusted_hosts: [127.0.0.1], vast: \"\(server.base)/vast/pod?ads=bravo,film&dur=3.84,1.92\", fallback: [house] }\n"
             }
             defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
             let result = try await Tool.run(CLITests.binary, ["preview", file.path, "--format", "json", "--session", "s-ad"])
@@ -262,9 +263,9 @@ extension RealClients {
                 return yaml.replacingOccurrences(of: "rules:\n", with: rules + "\n")
                     + """
 
-                    ad_server: { vast: "\(server.base)/vast/pod?ads=bravo,delta&dur=3.84,1.92&srv=default", fallback: [house] }
+                    ad_server: { trusted_hosts: [127.0.0.1], vast: "\(server.base)/vast/pod?ads=bravo,delta&dur=3.84,1.92&srv=default", fallback: [house] }
                     ad_servers:
-                      fw: { vast: "\(server.base)/vast/inline?ad=charlie&dur=7.68&srv=fw&api_key=s3cret", fallback: [prime] }
+                      fw: { trusted_hosts: [127.0.0.1], vast: "\(server.base)/vast/inline?ad=charlie&dur=7.68&srv=fw&api_key=s3cret", fallback: [prime] }
 
                     """
             }

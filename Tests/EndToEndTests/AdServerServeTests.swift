@@ -36,12 +36,13 @@ extension RealClients {
         ) async throws {
             let database = try await PostgresServer()
             let setup = try await Setup {
-                "{ vast: \"\($0)/vast/pod?ads=bravo,delta&dur=3.84,1.92&sid={session}&pos={break.position}\", timeout: 2, fallback: [house] }"
+                "{ trusted_hosts: [127.0.0.1], vast: \"\($0)/vast/pod?ads=bravo,delta&dur=3.84,1.92&sid={session}&pos={break.position}\", timeout: 2, fallback: [house] }"
             }
             defer { try? FileManager.default.removeItem(at: setup.folder) }
-            let a = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
+            // Replicas behind a balancer they trust: its X-Forwarded-For names the viewer.
+            let a = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url, "--trust-forwarded"])
             defer { kill(a.process.pid, SIGKILL) }
-            let b = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url])
+            let b = try await HardeningEndToEndTests.Server(campaigns: setup.folder, extra: ["--database", database.url, "--trust-forwarded"])
             defer { kill(b.process.pid, SIGKILL) }
             try await body(setup, a, b)
         }
@@ -194,7 +195,8 @@ extension RealClients {
             let origin = try await StaticServer(root: RemoteCampaignTests.demo)
             let adServer = try await AdServerEndToEndTests.Server(mediaBase: String(creativeOrigin.base.absoluteString.dropLast()))
             let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) {
-                $0 + "\nad_server: { vast: \"\(adServer.base)/vast/inline?ad=bravo&dur=3.84\", timeout: 2, fallback: [house] }\n"
+                $0
+                    + "\nad_server: { trusted_hosts: [127.0.0.1], vast: \"\(adServer.base)/vast/inline?ad=bravo&dur=3.84\", timeout: 2, fallback: [house] }\n"
             }
             defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
             let server = try await HardeningEndToEndTests.Server(campaigns: file.deletingLastPathComponent(), extra: ["--origin-poll", "1"])
@@ -237,7 +239,9 @@ extension RealClients {
             "error beacons: an MP4-only creative (no conditioning) fires its <Error> URI once per break with [ERRORCODE] 403 and the viewer's device headers; the preview asks but fires nothing"
         )
         func errorBeacons() async throws {
-            let setup = try await Setup { "{ vast: \"\($0)/vast/mp4?ad=mp4only&dur=3.84&sid={session}\", timeout: 2, fallback: [house] }" }
+            let setup = try await Setup {
+                "{ trusted_hosts: [127.0.0.1], vast: \"\($0)/vast/mp4?ad=mp4only&dur=3.84&sid={session}\", timeout: 2, fallback: [house] }"
+            }
             defer { try? FileManager.default.removeItem(at: setup.folder) }
             let server = try await HardeningEndToEndTests.Server(campaigns: setup.folder)
             defer { kill(server.process.pid, SIGKILL) }
@@ -260,7 +264,9 @@ extension RealClients {
             for error in errors {
                 #expect(error["query"] as? String == "ad=mp4only&code=403", "\(error)")
                 let headers = error["headers"] as? [String: String] ?? [:]
-                #expect(headers["X-Device-IP"] == "198.51.100.9" && headers["X-Device-User-Agent"] == "AdStitchTest/1.0", "\(headers)")
+                // Not behind a proxy it trusts (no --trust-forwarded): the viewer's own X-Forwarded-For
+                // is no address to tell an ad server; the connection's is.
+                #expect(headers["X-Device-IP"] == "127.0.0.1" && headers["X-Device-User-Agent"] == "AdStitchTest/1.0", "\(headers)")
             }
             // Counted once the tracker's answer is back, which can be after it logged the request.
             let sent = #"adstitch_beacons_total{event="error",outcome="sent"} 3"#
@@ -286,7 +292,7 @@ extension RealClients {
         func faultsFallBack() async throws {
             let setup = try await Setup { base in
                 // The viewer's `fault` attribute picks the answer: slow past the timeout, a 500, malformed XML.
-                "{ vast: \"\(base)/vast/{fault}?ms=3000&sid={session}&pos={break.position}\", timeout: 1, fallback: [house] }"
+                "{ trusted_hosts: [127.0.0.1], vast: \"\(base)/vast/{fault}?ms=3000&sid={session}&pos={break.position}\", timeout: 1, fallback: [house] }"
             }
             defer { try? FileManager.default.removeItem(at: setup.folder) }
             let server = try await HardeningEndToEndTests.Server(campaigns: setup.folder)

@@ -25,16 +25,16 @@ struct BeaconLedgerTests {
                 let session = "claims-\(round)"
                 let claims = await withTaskGroup(of: [String].self) { group in
                     for _ in 0..<8 {
-                        group.addTask { await ledger.claim(session: session, place: .plan(3), ad: "alpha", events: Self.events) }
+                        group.addTask { (try? await ledger.claim(session: session, place: .plan(3), ad: "alpha", events: Self.events)) ?? ["failed"] }
                     }
                     return await group.reduce(into: []) { $0.append($1) }
                 }
                 #expect(claims.filter { !$0.isEmpty } == [Self.events], "round \(round): \(claims)")
                 // The same piece number in two live breaks, and the VOD piece: three places.
                 for place in [BeaconPlace.live("seq-10", 3), .live("seq-50", 3)] {
-                    #expect(await ledger.claim(session: session, place: place, ad: "bravo", events: ["impression"]) == ["impression"])
+                    #expect(try await ledger.claim(session: session, place: place, ad: "bravo", events: ["impression"]) == ["impression"])
                 }
-                #expect(await ledger.claim(session: session, place: .live("seq-10", 3), ad: "bravo", events: ["impression"]).isEmpty)
+                #expect(try await ledger.claim(session: session, place: .live("seq-10", 3), ad: "bravo", events: ["impression"]).isEmpty)
                 let listed = try await ledger.events(session: session)
                 #expect(listed.prefix(4).map(\.event) == Self.events && listed.prefix(4).allSatisfy { $0.place == .plan(3) && $0.ad == "alpha" })
                 #expect(Set(listed.dropFirst(4).map(\.place)) == [.live("seq-10", 3), .live("seq-50", 3)], "\(listed)")
@@ -61,9 +61,9 @@ struct BeaconLedgerTests {
             let ledger = PostgresBeaconLedger(client: history.client, logger: Self.logger)
             let old = try await ledger.events(session: "old")
             #expect(old.map(\.place) == [.plan(0)] && old.map(\.event) == ["impression"] && old.first?.ad == "")
-            #expect(await ledger.claim(session: "old", place: .plan(0), ad: "alpha", events: ["impression", "start"]) == ["start"])
-            #expect(await ledger.claim(session: "live", place: .live("a", 0), ad: "alpha", events: ["impression"]) == ["impression"])
-            #expect(await ledger.claim(session: "live", place: .live("b", 0), ad: "alpha", events: ["impression"]) == ["impression"])
+            #expect(try await ledger.claim(session: "old", place: .plan(0), ad: "alpha", events: ["impression", "start"]) == ["start"])
+            #expect(try await ledger.claim(session: "live", place: .live("a", 0), ad: "alpha", events: ["impression"]) == ["impression"])
+            #expect(try await ledger.claim(session: "live", place: .live("b", 0), ad: "alpha", events: ["impression"]) == ["impression"])
             // A second process's ledger on the migrated table runs the migration again: a no-op.
             let again = PostgresBeaconLedger(client: history.client, logger: Self.logger)
             #expect(try await again.events(session: "live").count == 2)

@@ -317,7 +317,7 @@ extension RealClients {
             let database = try await PostgresServer()
             let pod = "/vast/pod?ads=bravo,delta%26dur=3.84,1.92"
             let setup = try await Setup {
-                "{ vast: \"\($0)/vast/wrapper?to=\(pod)&sid={session}\", timeout: 2, fallback: [house] }"
+                "{ trusted_hosts: [127.0.0.1], vast: \"\($0)/vast/wrapper?to=\(pod)&sid={session}\", timeout: 2, fallback: [house] }"
             }
             defer { try? FileManager.default.removeItem(at: setup.folder) }
             let file = setup.folder.appendingPathComponent("campaign.yaml")

@@ -37,7 +37,7 @@ extension RealClients {
             let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) {
                 $0 + """
 
-                    ad_server: { vast: "\(adServer.base)/vast/mp4?ad=spot&dur=3.84&sid={session}", timeout: 2, fallback: [house] }
+                    ad_server: { trusted_hosts: [127.0.0.1], vast: "\(adServer.base)/vast/mp4?ad=spot&dur=3.84&sid={session}", timeout: 2, fallback: [house] }
                     creatives: { store: creatives/, condition: auto }
 
                     """
@@ -142,7 +142,7 @@ extension RealClients {
             let adServer = try await AdServerEndToEndTests.Server(mediaBase: String(mp4Origin.base.absoluteString.dropLast()))
             let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) {
                 $0
-                    + "\nad_server: { vast: \"\(adServer.base)/vast/mp4?ad=spot&dur=3.84\", timeout: 2, fallback: [house] }\ncreatives: { store: creatives/ }\n"
+                    + "\nad_server: { trusted_hosts: [127.0.0.1], vast: \"\(adServer.base)/vast/mp4?ad=spot&dur=3.84\", timeout: 2, fallback: [house] }\ncreatives: { store: creatives/ }\n"
             }
             let folder = file.deletingLastPathComponent()
             defer { try? FileManager.default.removeItem(at: folder) }

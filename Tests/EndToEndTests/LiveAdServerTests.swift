@@ -38,9 +38,9 @@ extension RealClients {
             try Data(
                 (yaml + """
 
-                    ad_server: { vast: "\(ads.base)\(pod)", timeout: 2, fallback: [prime] }
+                    ad_server: { trusted_hosts: [127.0.0.1], vast: "\(ads.base)\(pod)", timeout: 2, fallback: [prime] }
                     ad_servers:
-                      slow: { vast: "\(ads.base)\(slow)", timeout: 1, fallback: [prime] }
+                      slow: { trusted_hosts: [127.0.0.1], vast: "\(ads.base)\(slow)", timeout: 1, fallback: [prime] }
                     rules:
                       - name: slow-tier
                         when: { attributes: { tier: '^slow$' } }

@@ -41,11 +41,11 @@ struct PreviewController: Sendable {
         self.player = sessions.policy.previewPlayer.flatMap { try? String(contentsOf: $0, encoding: .utf8) }
     }
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<AdStitchRequestContext>) {
         let access = self.sessions.policy.preview
         // Every route checks the preview's access first (``PreviewAccess``): pages, assets,
         // masters and session files alike, so a preview session is no ad-free stream.
-        func route(_ path: RouterPath, _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response) {
+        func route(_ path: RouterPath, _ handler: @escaping @Sendable (Request, AdStitchRequestContext) async throws -> Response) {
             router.getAndHead(path) { request, context in
                 try access.check(request)
                 return try await handler(request, context)
@@ -109,7 +109,7 @@ struct PreviewController: Sendable {
     /// What a preview route is about: a campaign's load, or a catalogue's title (the query's
     /// `title=`), held or loaded as a session start would load it. Nil for a catalogue without
     /// a title: its page lists titles to preview.
-    func subject(_ context: BasicRequestContext, viewer: PreviewContext) async throws -> ServedCampaign? {
+    func subject(_ context: AdStitchRequestContext, viewer: PreviewContext) async throws -> ServedCampaign? {
         let id = try context.parameters.require("id")
         guard let titles = self.store.catalogue(id) else {
             let served = try self.store.campaign(for: context, listedAt: "/preview")
@@ -123,7 +123,7 @@ struct PreviewController: Sendable {
     }
 
     /// ``subject(_:viewer:)`` where a title is needed (the compare view, the report, the master).
-    func requiredSubject(_ context: BasicRequestContext, viewer: PreviewContext) async throws -> ServedCampaign {
+    func requiredSubject(_ context: AdStitchRequestContext, viewer: PreviewContext) async throws -> ServedCampaign {
         guard let served = try await self.subject(context, viewer: viewer) else {
             let id = (try? context.parameters.require("id")) ?? ""
             throw Problem.badRequest(
@@ -133,7 +133,7 @@ struct PreviewController: Sendable {
         return served
     }
 
-    func page(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func page(_ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
         let viewer = Self.context(request)
         guard let served = try await self.subject(context, viewer: viewer) else {
             let id = try context.parameters.require("id")
@@ -147,7 +147,7 @@ struct PreviewController: Sendable {
             let plan = Planner().plan(served.campaign, for: viewer.viewer)
             return Self.html(PreviewPage.live(served, live: live, context: viewer, plan: plan, hasPlayer: self.player != nil))
         }
-        let decided = await self.decided(served, viewer: viewer, request: request)
+        let decided = await self.decided(served, viewer: viewer, request: request, context)
         return Self.html(
             PreviewPage.campaign(
                 served,
@@ -167,7 +167,8 @@ struct PreviewController: Sendable {
     func decided(
         _ served: ServedCampaign,
         viewer: PreviewContext,
-        request: Request
+        request: Request,
+        _ requestContext: AdStitchRequestContext
     ) async -> (plan: Plan, reports: [AdServerDecisions.BreakReport], renderer: SessionRenderer, caps: FrequencyCapStatus.Viewer?) {
         var context = viewer.viewer
         var caps: FrequencyCapStatus.Viewer?
@@ -176,7 +177,13 @@ struct PreviewController: Sendable {
             context.capped = status.reached
             caps = FrequencyCapStatus.Viewer(id: id, status: status)
         }
-        guard let asked = await self.sessions.ask(served, for: context, deviceHeaders: SessionController.deviceHeaders(request)) else {
+        guard
+            let asked = await self.sessions.ask(
+                served,
+                for: context,
+                deviceHeaders: self.sessions.deviceHeaders(request.headers, peer: requestContext.remoteAddress)
+            )
+        else {
             return (Planner().plan(served.campaign, for: context), [], served.renderer, caps)
         }
         let plan = Planner().plan(served.campaign, for: context, decided: asked.decisions.decided)
@@ -184,7 +191,7 @@ struct PreviewController: Sendable {
         return (plan, asked.decisions.reports, renderer, caps)
     }
 
-    func compare(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func compare(_ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
         var viewer = Self.context(request)
         let served = try await self.requiredSubject(context, viewer: viewer)
         let countText = PreviewContext.pairs(request.uri.query).last { $0.key == "count" }?.value ?? "6"
@@ -201,10 +208,10 @@ struct PreviewController: Sendable {
         return Self.html(PreviewPage.compare(served, context: viewer, plans: plans, count: count), status: plans.isEmpty ? .badRequest : .ok)
     }
 
-    func report(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func report(_ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
         let viewer = try Self.validContext(request)
         let served = try await self.requiredSubject(context, viewer: viewer)
-        let decided = await self.decided(served, viewer: viewer, request: request)
+        let decided = await self.decided(served, viewer: viewer, request: request, context)
         var json = served.report(decided.plan).json
         // With an ad server: under `adServer`, each break's request and answer (as `adstitch preview --format json`).
         if case .object(let fields) = json, !decided.reports.isEmpty {
@@ -221,7 +228,7 @@ struct PreviewController: Sendable {
     /// plan the page shows. Its token is a preview token: its playlists are served under
     /// `/preview/{id}/sessions/` and never on the public API, so an operator's choice of decision
     /// time cannot become a viewer's way around a flight or a time rule.
-    func master(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func master(_ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
         let viewer = try Self.validContext(request)
         let served = try await self.requiredSubject(context, viewer: viewer)
         var liveJoin: Int?
@@ -254,7 +261,7 @@ struct PreviewController: Sendable {
             title: viewer.title,
             capped: capped
         )
-        return try await self.sessions.masterResponse(served, token: token, prefix: "/preview/\(served.campaign.id)/", for: request)
+        return try await self.sessions.masterResponse(served, token: token, prefix: "/preview/\(served.campaign.id)/", for: request, context)
     }
 
     static func context(_ request: Request) -> PreviewContext {

@@ -1,3 +1,4 @@
+import AdOrigin
 import AdPreview
 import AdServerClient
 import Foundation
@@ -22,7 +23,7 @@ extension PreviewPage {
             body +=
                 "<tr><td><a href=\"/preview/\(escape(job.campaign))\">\(escape(job.campaign))</a></td><td><code>\(escape(job.creative))</code></td>"
             body += "<td class=\"\(state)\">\(job.state.rawValue)</td><td>\(job.attempts)</td>"
-            body += "<td class=\"file\">\(escape(AdServerDecisions.masked(job.source)))</td>"
+            body += "<td class=\"file\">\(escape(Redaction.url(job.source)))</td>"
             body += "<td>\(escape(CatalogueController.date(job.queuedAt)))</td><td>\(result)</td></tr>\n"
         }
         return document(title: "Creatives", body: body + "</tbody></table>\n")
