@@ -175,6 +175,20 @@ extension AssetLoader {
             for (uri, line) in references {
                 if remote, !uri.utf8.prefix(5).map({ $0 | 0x20 }).elementsEqual("file:".utf8) { continue }
                 guard let resolved = playlist.resolve(uri), resolved.isFileURL else { continue }
+                // A playlist on an origin names media on an origin: a local file it names (even one
+                // inside the campaign's folder) would have this machine's tools (ffprobe) read it.
+                if remote {
+                    self.issues.append(
+                        CampaignIssue(
+                            file: Self.name(url),
+                            line: line,
+                            column: 0,
+                            field: "uri",
+                            "\(uri): a playlist on an origin names a local file; its media must be on an origin too (http or https)"
+                        )
+                    )
+                    continue
+                }
                 guard self.isInside(resolved) else {
                     self.issues.append(
                         CampaignIssue(

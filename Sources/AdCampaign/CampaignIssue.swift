@@ -6,6 +6,13 @@ import Foundation
 
 /// One thing wrong with a campaign: the file, the line and column, the field, and what to do.
 public struct CampaignIssue: Sendable, Hashable, CustomStringConvertible {
+    /// `items` for a message, comma-separated: the first `limit`, then how many more (a list of
+    /// 3,000 breaks is no message).
+    public static func listing(_ items: [String], limit: Int = 8) -> String {
+        guard items.count > limit else { return items.joined(separator: ", ") }
+        return items.prefix(limit).joined(separator: ", ") + " and \(items.count - limit) more"
+    }
+
     /// The campaign file or the playlist the issue is in.
     public var file: String
     /// 1-based; 0 when unknown.

@@ -32,8 +32,10 @@ public struct Catalogue: Sendable, Hashable {
     /// Percent-encoding is how a title whose folder has a space or a letter beyond ASCII
     /// (`Le%20Bureau/%C3%89pisode%201/master.m3u8`) is named; the path reaches the origin as
     /// written. What an origin would decode into a way out is refused: an encoded `/`, `\`, `%`
-    /// or control character, and an encoded unreserved character (`%2E` is a `.`; RFC 3986 §2.3
-    /// says no producer writes them, so each title has one spelling).
+    /// or control character, an encoded unreserved character (`%2E` is a `.`; RFC 3986 §2.3
+    /// says no producer writes them, so each title has one spelling), and octets that do not
+    /// decode as UTF-8 (`%c0%ae` is an overlong `.` that lenient decoders take for one: it reached
+    /// the origin's root).
     public func url(of path: String) -> URL? {
         guard !path.isEmpty, path.utf8.count <= Self.maxPathBytes, path.hasSuffix(".m3u8") else { return nil }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
@@ -49,18 +51,27 @@ public struct Catalogue: Sendable, Hashable {
     /// Whether a segment holds only what ``url(of:)`` lets through.
     private static func isTitleSegment(_ bytes: Substring.UTF8View) -> Bool {
         var index = bytes.startIndex
+        var decodedSegment: [UInt8] = []
+        var escaped = false
         while index < bytes.endIndex {
             let byte = bytes[index]
             bytes.formIndex(after: &index)
-            if URIBytes.isUnreserved(byte) || Self.subDelimiters.contains(byte) { continue }
+            if URIBytes.isUnreserved(byte) || Self.subDelimiters.contains(byte) {
+                decodedSegment.append(byte)
+                continue
+            }
             guard byte == UInt8(ascii: "%"), index < bytes.endIndex, let high = URIBytes.hexValue(bytes[index]) else { return false }
             bytes.formIndex(after: &index)
             guard index < bytes.endIndex, let low = URIBytes.hexValue(bytes[index]) else { return false }
             bytes.formIndex(after: &index)
             let decoded = high << 4 | low
             if URIBytes.isUnreserved(decoded) || decoded < 0x20 || decoded == 0x7f || Self.refusedEncoded.contains(decoded) { return false }
+            decodedSegment.append(decoded)
+            escaped = true
         }
-        return true
+        // The segment as an origin decodes it must be UTF-8 (Swift's decoder refuses overlong
+        // forms and surrogates, as RFC 3629 §3 requires).
+        return !escaped || String(validating: decodedSegment, as: UTF8.self) != nil
     }
 
     /// Octets an origin would decode into another path: `/`, `\`, `%` (a second decoding).

@@ -112,6 +112,14 @@ extension Loader {
                 "the islands run \(programme) s together; a programme may run at most \(CampaignLimits.maxProgramDuration) s (7 days)"
             )
         }
+        if campaign.breaks.count > CampaignLimits.maxBreaks {
+            self.issue(
+                nil,
+                "breaks",
+                "the programme has \(campaign.breaks.count) breaks; a campaign may have at most \(CampaignLimits.maxBreaks): "
+                    + "check its markers, or the schedule's every:"
+            )
+        }
         let breaks = campaign.breaks.map(\.duration).sum()
         if breaks > CampaignLimits.maxTotalBreakDuration {
             self.issue(
@@ -332,7 +340,7 @@ extension Loader {
                 node,
                 field,
                 "ad \"\(ad.id)\" runs \(ad.asset.duration) s, longer than every break that may play it "
-                    + "(\(breaks.map { "\($0.id) \($0.duration) s" }.joined(separator: ", "))); "
+                    + "(\(CampaignIssue.listing(breaks.map { "\($0.id) \($0.duration) s" }))); "
                     + "it could never play — shorten it or lengthen a break"
             )
         }

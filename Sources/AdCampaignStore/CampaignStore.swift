@@ -253,12 +253,18 @@ public final class CampaignStore: Sendable {
         let group = DispatchGroup()
         let loaded = Mutex(false)
         for check in due {
-            DispatchQueue.global().async(group: group) {
-                defer { self.state.withLock { _ = $0.originChecks.remove(check.file.path) } }
+            // A thread each, not the global queue: its few threads would all wait on a dripping
+            // origin, and everything else queued there with them (``BlockingWork``).
+            group.enter()
+            Thread {
+                defer {
+                    self.state.withLock { _ = $0.originChecks.remove(check.file.path) }
+                    group.leave()
+                }
                 guard self.originChanged(check.file, check.entry, logger: logger) else { return }
                 self.load(check.file, fingerprint: check.fingerprint, previous: check.entry, current: true, logger: logger)
                 loaded.withLock { $0 = true }
-            }
+            }.start()
         }
         if let wait {
             let (seconds, attoseconds) = wait.components

@@ -98,6 +98,10 @@ package final class CatalogueTitles: Sendable {
         var revalidating: Set<String> = []
         /// Paths recently started, newest last (the preview's list), at most ``recentLimit``.
         var recent: [String] = []
+        /// Paths the origin lately had no title at (404, 410) or had one that cannot be stitched:
+        /// answered so again for ``absentLifetime`` without asking the origin (a negative cache),
+        /// at most ``absentLimit``.
+        var absent: [String: (failure: Failure, at: ContinuousClock.Instant)] = [:]
     }
 
     private let state: Mutex<State>
@@ -110,6 +114,11 @@ package final class CatalogueTitles: Sendable {
     private weak let store: CampaignStore?
 
     static let recentLimit = 50
+    static let absentLimit = 10_000
+
+    /// How long a missing or unstitchable title is answered from memory: the catalogue's `ttl`,
+    /// at most a minute (a title published since is found within it).
+    var absentLifetime: Duration { min(self.template.catalogue.cache.ttl, .seconds(60)) }
 
     init(
         template: Template,
@@ -177,9 +186,31 @@ package final class CatalogueTitles: Sendable {
             if due { Task { await self.revalidate(held) } }
             return held.served
         }
+        let lifetime = self.absentLifetime
+        if let absent = self.state.withLock({ $0.absent[path] }), ContinuousClock.now - absent.at < lifetime {
+            self.metrics.catalogueTitle(outcome: "absent")
+            throw absent.failure
+        }
         self.metrics.catalogueTitle(outcome: "load")
-        let loaded = try await self.load(path).served
-        self.state.withLock { Self.started(path, &$0) }
+        let loaded: ServedCampaign
+        do {
+            loaded = try await self.load(path).served
+        } catch {
+            switch error {
+            case .missing, .invalid:
+                self.state.withLock { state in
+                    if state.absent.count >= Self.absentLimit { state.absent.removeAll(keepingCapacity: true) }
+                    state.absent[path] = (error, .now)
+                }
+            case .origin:
+                break
+            }
+            throw error
+        }
+        self.state.withLock { state in
+            Self.started(path, &state)
+            state.absent[path] = nil
+        }
         return loaded
     }
 
@@ -212,7 +243,10 @@ package final class CatalogueTitles: Sendable {
             let template = state.template
             let task = Task<Title, any Error> {
                 defer { self.state.withLock { _ = $0.loading.removeValue(forKey: path) } }
-                let title = try await NIOThreadPool.singleton.runIfActive {
+                // On a thread of its own, a few at once per origin: a slow origin's titles never
+                // hold the loads of another's (``BlockingWork``).
+                let origin = BlockingWork.origin(of: template.catalogue.prefix)
+                let title = try await self.remote.client.blocking.run(origin: origin) {
                     let title = try self.fetch(path, template: template)
                     self.install(title)
                     // A load allocates tens of MB for moments (parsing, laying out); an eviction

@@ -23,6 +23,8 @@ public struct Conditioner: Sendable {
     public var timeout: Duration
     /// Whether ffmpeg runs in the background (``MediaTool/background``): `serve`'s queue does.
     public var background = false
+    /// Ends the encode early (a job cancelled or out of its time): `serve`'s queue gives one.
+    public var stop: MediaTool.Stop?
 
     public init(
         target: ConditioningTarget,
@@ -77,10 +79,20 @@ public struct Conditioner: Sendable {
         public var seconds: Double
     }
 
-    /// Conditions `source` into `out` (created; its `master.m3u8` the asset's playlist).
+    /// How far a source may run from the duration its ad server announced before it is refused
+    /// unencoded: a second, or a tenth of the announced duration when that is more.
+    public static func durationTolerance(of announced: ExactDecimal) -> ExactDecimal {
+        max(ExactDecimal(1), ExactDecimal(scaledValue: announced.scaledValue / 10))
+    }
+
+    /// Conditions `source` into `out` (created; its `master.m3u8` the asset's playlist). With
+    /// `announced` (the VAST `<Duration>`), a source that runs otherwise (beyond
+    /// ``durationTolerance(of:)``) is refused before anything is encoded: a ten-hour file sold as a
+    /// 3.84 s ad is not encoded in full.
     public func condition(
         _ source: String,
         into out: URL,
+        announced: ExactDecimal? = nil,
         progress: @escaping @Sendable (Progress) -> Void = { _ in }
     ) throws(ConditioningError)
         -> Report
@@ -99,6 +111,12 @@ public struct Conditioner: Sendable {
         let durations = [video.duration, sourceAudio?.duration].compactMap { $0.flatMap { ExactDecimal($0) } }
         guard let sourceDuration = durations.min() else {
             throw ConditioningError("ffprobe reports no duration for \(source)")
+        }
+        if let announced, (sourceDuration - announced).magnitude > Self.durationTolerance(of: announced) {
+            throw ConditioningError(
+                "the creative \(source) runs \(sourceDuration) s, but its ad server says \(announced) s: not encoded (a source within \(Self.durationTolerance(of: announced)) s of its <Duration> is); fix the creative or its VAST",
+                final: true
+            )
         }
         // Whole frames of the programme's rate, so every rendition and the audio end together.
         let rateMilli = Self.milli(self.target.videos[0].frameRate)
@@ -353,7 +371,8 @@ public struct Conditioner: Sendable {
         progress(Progress(step: step, index: index, count: count, fraction: 0, elapsed: .zero))
         let outcome: MediaTool.Outcome
         do {
-            outcome = try MediaTool(executable: self.ffmpeg, timeout: self.timeout, background: self.background).run(arguments) { line in
+            outcome = try MediaTool(executable: self.ffmpeg, timeout: self.timeout, background: self.background, stop: self.stop).run(arguments) {
+                line in
                 // `-progress` writes key=value lines; out_time_us is how far the encode got.
                 guard line.hasPrefix("out_time_us="), let micros = Double(line.dropFirst("out_time_us=".count)) else { return }
                 progress(
@@ -387,7 +406,7 @@ public struct Conditioner: Sendable {
         ]
         let outcome: MediaTool.Outcome
         do {
-            outcome = try MediaTool(executable: self.ffmpeg, timeout: self.timeout, background: self.background).run(arguments)
+            outcome = try MediaTool(executable: self.ffmpeg, timeout: self.timeout, background: self.background, stop: self.stop).run(arguments)
         } catch {
             throw ConditioningError(error.description)
         }

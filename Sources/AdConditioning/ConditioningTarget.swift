@@ -154,5 +154,10 @@ public struct ConditioningTarget: Sendable, Hashable {
 /// Why a creative cannot be conditioned, said so a person can act on it.
 public struct ConditioningError: Error, Sendable, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// Trying again would fail the same way (the source is not what its ad server says).
+    public var final: Bool
+    public init(_ description: String, final: Bool = false) {
+        self.description = description
+        self.final = final
+    }
 }

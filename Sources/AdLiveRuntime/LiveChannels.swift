@@ -67,17 +67,28 @@ public final class LiveChannels: Sendable {
         }
     }
 
+    /// How long the history's table may take to be made at start.
+    static let migrationDeadline = Duration.seconds(5)
+
     /// Runs every channel's poller, those added later too, until cancelled: each first reads the
     /// break history of the sessions still playing, then polls.
     public func run() async {
-        if let history = self.history {
-            do {
-                try await history.migrate()
-            } catch {
-                self.logger.error("cannot prepare the live break history in PostgreSQL", metadata: ["error": "\(error)"])
-            }
-        }
         await withDiscardingTaskGroup { group in
+            // The table made beside the pollers, never before them: with PostgreSQL down at start
+            // this waited for ever, and no channel was polled (every live start answered 503 for
+            // the whole outage). A failed migration is made again by the history's next call.
+            if let history = self.history {
+                group.addTask {
+                    do {
+                        try await Deadline.run(within: Self.migrationDeadline) { try await history.migrate() }
+                    } catch {
+                        self.logger.error(
+                            "cannot prepare the live break history in PostgreSQL; channels poll without it, and it is made once it answers",
+                            metadata: ["error": "\(error)"]
+                        )
+                    }
+                }
+            }
             for await channel in self.stream {
                 group.addTask {
                     let since = ExactDecimal(Int(Date().timeIntervalSince1970)) - ExactDecimal(Int(self.historyWindow.components.seconds))

@@ -146,6 +146,9 @@ public final class OriginClient: Sendable {
     /// The HTTP clients made so far; nil once shut down (a request after that fails at once, and
     /// no client is made that nobody would shut down).
     private let clients = Mutex<[ClientKey: HTTPClient]?>([:])
+    /// Where blocking loads that wait on origins run (catalogue titles, creatives): threads of
+    /// their own, a few per origin (``BlockingWork``).
+    public let blocking = BlockingWork()
     /// Where host names are resolved for an address policy's check: threads of its own, never
     /// the global queue or NIO's shared pool, which blocking loads can hold (``AddressPolicy``).
     private let resolver: NIOThreadPool
@@ -378,20 +381,32 @@ public final class OriginClient: Sendable {
         }
     }
 
-    /// A tracking request: one `GET` of `url` with `headers`, its body dropped, within `timeout`;
-    /// the answer's status, or nil when none came. Not counted with the origins' requests.
-    public func ping(_ url: URL, headers: [(name: String, value: String)], timeout: Duration, settings: OriginSettings? = nil) async -> Int? {
+    /// What a tracking request came to.
+    public enum Ping: Sendable, Equatable {
+        /// The answer's status.
+        case answered(Int)
+        /// No answer (connection, timeout).
+        case unanswered
+        /// Not asked: not an http(s) URL, or the settings' address policy refuses it (asking again
+        /// would not change that).
+        case refused
+    }
+
+    /// A tracking request: one `GET` of `url` with `headers`, its body dropped, within `timeout`.
+    /// Not counted with the origins' requests.
+    public func ping(_ url: URL, headers: [(name: String, value: String)], timeout: Duration, settings: OriginSettings? = nil) async -> Ping {
         let settings = settings ?? self.settings
-        guard let checked = await self.checked(url, settings.addresses), let client = self.client(for: settings) else { return nil }
+        guard let checked = await self.checked(url, settings.addresses) else { return .refused }
+        guard let client = self.client(for: settings) else { return .unanswered }
         do {
             var fields = HTTPHeaders([("User-Agent", settings.userAgent)])
             for (name, value) in headers { fields.add(name: name, value: value) }
             if let host = checked.host { fields.replaceOrAdd(name: "Host", value: host) }
             let request = try HTTPClient.Request(url: checked.connect, method: .GET, headers: fields)
             let response = try await client.execute(request: request, deadline: .now() + TimeAmount(timeout)).get()
-            return Int(response.status.code)
+            return .answered(Int(response.status.code))
         } catch {
-            return nil
+            return .unanswered
         }
     }
 
@@ -455,6 +470,22 @@ public final class OriginClient: Sendable {
         }
         try? FileManager.default.removeItem(atPath: path)
         throw OriginError(url: url, reason: .tooManyRedirects(limit: settings.maxRedirects), attempts: 1)
+    }
+
+    /// Why `policy` refuses `url`, or nil when it may be fetched (its host resolved off any event
+    /// loop when it must be).
+    public func refusal(of url: URL, under policy: AddressPolicy) async -> String? {
+        let result: Result<AddressPolicy.Checked, AddressPolicy.Refusal>?
+        if let decided = policy.checkWithoutResolving(url) {
+            result = decided
+        } else {
+            result = try? await self.resolver.runIfActive { policy.check(url) }
+        }
+        switch result {
+        case .success?: return nil
+        case .failure(let refusal)?: return refusal.description
+        case nil: return "\(Redaction.url(url.absoluteString)) is not fetched: \(ShutDown())"
+        }
     }
 
     /// `url` checked against `policy` (off any event loop), or nil when it is not an http(s) URL

@@ -34,6 +34,10 @@ public enum AdServerLimits {
     public static let maxRequestsPerBreak = 16
     /// Bytes one break may read from ad servers, wrappers included.
     public static let maxBytesPerBreak = 4 << 20
+    /// Failures one break reports (and fires error URIs for): a fan-out failed by the hundred.
+    public static let maxFailuresPerBreak = 32
+    /// Error URIs one break fires, all its failures together, each once.
+    public static let maxErrorURLsPerBreak = 64
     /// Creatives whose playlists one break loads (the pod's first, in play order).
     public static let maxCreativesPerBreak = 16
 

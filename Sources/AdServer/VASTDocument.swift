@@ -254,13 +254,13 @@ public struct VASTCreative: Sendable, Hashable {
     /// Nil for a creative without `<Linear>` (companions and non-linear ads do not stitch).
     init?(_ node: XMLElementNode) throws(VASTError) {
         guard let linear = node.child("Linear") else { return nil }
-        guard let text = linear.child("Duration")?.text, let duration = VASTTime.duration(text) else {
+        guard let text = linear.child("Duration")?.text else {
             throw VASTError(.schema, "line \(linear.line): a <Linear> creative needs <Duration> as HH:MM:SS or HH:MM:SS.mmm")
         }
-        guard duration > .zero, duration <= AdServerLimits.maxCreativeDuration else {
+        guard let duration = VASTTime.duration(text), duration > .zero, duration <= AdServerLimits.maxCreativeDuration else {
             throw VASTError(
                 .schema,
-                "line \(linear.line): <Duration>\(text)</Duration> is outside 0–\(AdServerLimits.maxCreativeDuration) s, the longest a break runs"
+                "line \(linear.line): <Duration>\(text.prefix(40))</Duration> is no duration of 0–\(AdServerLimits.maxCreativeDuration) s (a break runs at most that) written HH:MM:SS or HH:MM:SS.mmm"
             )
         }
         self.duration = duration

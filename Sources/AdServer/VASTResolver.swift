@@ -107,7 +107,25 @@ public struct VASTResolver: Sendable {
             resolution.failures += part.failures
             resolution.requests += part.requests
         }
+        resolution.failures = Self.bounded(resolution.failures)
         return resolution
+    }
+
+    /// `failures` kept to ``AdServerLimits/maxFailuresPerBreak``: past it, one more says how many
+    /// were dropped, with no error URIs — each is a request AdStitch would make to the ad
+    /// server's error tracker (a fan-out of wrappers failed by the hundred, and their error
+    /// pixels then flooded the server that sent them).
+    static func bounded(_ failures: [VASTFailure]) -> [VASTFailure] {
+        let most = AdServerLimits.maxFailuresPerBreak
+        guard failures.count > most else { return failures }
+        let dropped = failures.count - (most - 1)
+        let summary = VASTFailure(
+            adID: nil,
+            error: VASTError(.wrapper, "\(dropped) more ads or wrappers failed; not listed, their error URIs not fired"),
+            errors: [],
+            wrappers: []
+        )
+        return Array(failures.prefix(most - 1)) + [summary]
     }
 
     private func concurrently(_ document: VASTDocument, chain: [String], mayWrap: Bool) async -> [Resolution] {

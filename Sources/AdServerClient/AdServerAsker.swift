@@ -271,7 +271,7 @@ extension AdServerDecisions {
                 if let file = creative.mediaFiles.first(where: \.isHLS), let url = URL(string: file.uri) {
                     sources[key] = .hls(url)
                 } else if self.condition != nil, let source = creative.conditioningSource, let url = URL(string: source) {
-                    sources[key] = .conditioned(url)
+                    sources[key] = .conditioned(url, duration: creative.duration)
                 }
             }
             // Each creative within the deadline on its own: one slow playlist skips its creative alone.
@@ -323,8 +323,8 @@ extension AdServerDecisions {
         enum CreativeSource: Sendable {
             /// Its HLS media file.
             case hls(URL)
-            /// Conditioned from this mezzanine or progressive file.
-            case conditioned(URL)
+            /// Conditioned from this mezzanine or progressive file, announced to run `duration`.
+            case conditioned(URL, duration: ExactDecimal)
         }
 
         enum CreativeOutcome: Sendable {
@@ -338,8 +338,8 @@ extension AdServerDecisions {
             switch source {
             case .hls(let hls):
                 url = hls
-            case .conditioned(let file):
-                switch await self.condition?(file, id) {
+            case .conditioned(let file, let duration):
+                switch await self.condition?(file, id, duration) {
                 case .ready(let master)?: url = master
                 case .pending(let reason)?: return .skipped(reason, .mezzanineDownloading)
                 case .unavailable(let reason)?: return .skipped(reason, .noSupportedMediaFile)

@@ -125,22 +125,30 @@ public struct AdServerDecisions: Sendable {
     }
 
     /// Looks up (and queues, when missing) the conditioned form of the creative `id` whose
-    /// mezzanine or progressive file is `source`.
-    public typealias Condition = @Sendable (_ source: URL, _ id: String) async -> Conditioned
+    /// mezzanine or progressive file is `source`, announced to run `duration` (its `<Duration>`:
+    /// a source that runs otherwise is refused unencoded).
+    public typealias Condition = @Sendable (_ source: URL, _ id: String, _ duration: ExactDecimal) async -> Conditioned
 
-    /// Loads a creative with the (blocking) campaign loader on a global dispatch queue — never on
-    /// a Swift concurrency thread or an event loop, which its origin fetches would hold.
-    public static func loadCreative(_ url: URL, id: String, for campaign: Campaign, source: PlaylistSource) async -> Result<Asset, CreativeFailure> {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                do {
-                    continuation.resume(returning: .success(try CampaignLoader.creative(at: url, id: id, for: campaign, source: source)))
-                } catch let error as CampaignError {
-                    continuation.resume(returning: .failure(CreativeFailure(error.issues.first?.message ?? "\(error)")))
-                } catch {
-                    continuation.resume(returning: .failure(CreativeFailure("\(error)")))
+    /// Loads a creative with the (blocking) campaign loader on a thread of `work`'s — never on a
+    /// Swift concurrency thread, an event loop or the global queue, which its origin fetches would
+    /// hold — at most a few at once per creative host (``BlockingWork``).
+    public static func loadCreative(
+        _ url: URL,
+        id: String,
+        for campaign: Campaign,
+        source: PlaylistSource,
+        on work: BlockingWork
+    ) async -> Result<Asset, CreativeFailure> {
+        do {
+            return .success(
+                try await work.run(origin: BlockingWork.origin(of: url)) {
+                    try CampaignLoader.creative(at: url, id: id, for: campaign, source: source)
                 }
-            }
+            )
+        } catch let error as CampaignError {
+            return .failure(CreativeFailure(error.issues.first?.message ?? "\(error)"))
+        } catch {
+            return .failure(CreativeFailure("\(error)"))
         }
     }
 

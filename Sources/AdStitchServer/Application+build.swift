@@ -312,7 +312,7 @@ func buildRouter(store: CampaignStore, policy: SessionPolicy, sessions: SessionC
             body: ResponseBody(byteBuffer: store.metrics.exposition())
         )
     }
-    CatalogueController(store: store, conditioning: sessions.conditioning).register(on: router)
+    CatalogueController(store: store, conditioning: sessions.conditioning, preview: policy.preview).register(on: router)
     sessions.register(on: router)
     if policy.preview != .off {
         PreviewController(store: store, sessions: sessions).register(on: router)

@@ -1,5 +1,6 @@
 import AdMetrics
 import AdOrigin
+import AdServer
 import AdServerClient
 import Foundation
 import Logging
@@ -49,14 +50,21 @@ struct BeaconFirer: Sendable {
                 await withTaskGroup(of: Void.self) { group in
                     for (text, url) in urls {
                         group.addTask {
-                            if await Self.attempt(origin, url, headers: headers, settings: settings) {
+                            switch await Self.attempt(origin, url, headers: headers, settings: settings) {
+                            case .sent:
                                 metrics.beacon(event, outcome: "sent")
                                 return
+                            case .refused:
+                                // Never asked, and never will be: the campaign's address policy.
+                                metrics.beacon(event, outcome: "refused")
+                                return
+                            case .failed:
+                                break
                             }
                             Task.detached {
                                 for attempt in 2...Self.attempts {
                                     try? await Task.sleep(for: .seconds(1 << (attempt - 2)))
-                                    if await Self.attempt(origin, url, headers: headers, settings: settings) {
+                                    if await Self.attempt(origin, url, headers: headers, settings: settings) == .sent {
                                         metrics.beacon(event, outcome: "sent")
                                         return
                                     }
@@ -74,23 +82,40 @@ struct BeaconFirer: Sendable {
         }
     }
 
-    /// One request of a tracking URL: whether it answered 2xx or 3xx within ``timeout``.
-    private static func attempt(_ origin: OriginClient, _ url: URL, headers: [(name: String, value: String)], settings: OriginSettings) async -> Bool
-    {
-        guard let status = await origin.ping(url, headers: headers, timeout: Self.timeout, settings: settings) else { return false }
-        return (200..<400).contains(status)
+    enum Attempt { case sent, failed, refused }
+
+    /// One request of a tracking URL: sent when it answered 2xx or 3xx within ``timeout``.
+    private static func attempt(
+        _ origin: OriginClient,
+        _ url: URL,
+        headers: [(name: String, value: String)],
+        settings: OriginSettings
+    ) async -> Attempt {
+        switch await origin.ping(url, headers: headers, timeout: Self.timeout, settings: settings) {
+        case .answered(let status): (200..<400).contains(status) ? .sent : .failed
+        case .unanswered: .failed
+        case .refused: .refused
+        }
     }
 
     /// The `<Error>` URIs of every creative an ad server answered that does not play, each with
     /// its VAST error code as `[ERRORCODE]` (403 no media file that plays, 407 being conditioned,
     /// 303 no ad after wrappers, 301 a wrapper's timeout…). Skips without a code (an ad that runs
     /// past what is left of its break) are not errors.
+    ///
+    /// Each URL once per break, at most ``AdServerLimits/maxErrorURLsPerBreak`` a break: a chain's
+    /// wrappers share their error URIs, and a fan-out of them must not become a flood.
     func fireErrors(_ reports: [AdServerDecisions.BreakReport], headers: [(name: String, value: String)], addresses: AddressPolicy) {
         for report in reports {
+            var seen: Set<String> = []
             for skipped in report.skipped {
                 guard let code = skipped.vastError, !skipped.errorURLs.isEmpty else { continue }
                 let values = VASTMacros.values(["ERRORCODE": String(code), "UNIVERSALADID": skipped.id])
-                self.fire(skipped.errorURLs.map { VASTMacros.fill($0, values) }, event: "error", headers: headers, addresses: addresses)
+                let urls = skipped.errorURLs.map { VASTMacros.fill($0, values) }.filter {
+                    seen.count < AdServerLimits.maxErrorURLsPerBreak && seen.insert($0).inserted
+                }
+                guard !urls.isEmpty else { continue }
+                self.fire(urls, event: "error", headers: headers, addresses: addresses)
             }
         }
     }

@@ -14,10 +14,13 @@ import Hummingbird
 struct CatalogueController: Sendable {
     let store: CampaignStore
     var conditioning: CreativeConditioning? = nil
+    /// Who may see the conditioning queue: whoever may use the preview (its sources are third
+    /// parties' URLs, its errors say what failed where).
+    var preview = PreviewAccess.off
 
     func register(on router: Router<AdStitchRequestContext>) {
         router.getAndHead(Routes.campaigns) { _, _ in self.list() }
-        router.getAndHead(Routes.creatives) { _, _ in try await self.creatives() }
+        router.getAndHead(Routes.creatives) { request, _ in try await self.creatives(request) }
         router.getAndHead(Routes.player) { request, context in try self.player(request, context) }
     }
 
@@ -89,8 +92,13 @@ struct CatalogueController: Sendable {
 
     /// `GET /v1/creatives`: every conditioning job the queue holds (shared by the replicas that
     /// share `--database`), newest first: campaign, creative, source (credentials masked), state,
-    /// attempts, the last error, times, and what a done one made.
-    func creatives() async throws -> Response {
+    /// attempts, the last error, times, and what a done one made. Behind the preview's access:
+    /// 404 with the preview off, 403 without its key.
+    func creatives(_ request: Request) async throws -> Response {
+        guard self.preview != .off else {
+            throw Problem.notFound("the conditioning queue is shown with the preview: serve --preview, or --preview-key KEY on a shared server")
+        }
+        try self.preview.check(request)
         let jobs: [ConditioningJob]
         do {
             jobs = try await self.conditioning?.jobs.jobs() ?? []

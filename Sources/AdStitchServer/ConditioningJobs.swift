@@ -21,6 +21,9 @@ struct ConditioningJob: Sendable, Hashable, Codable {
     var creative: String
     /// The mezzanine or progressive file conditioned.
     var source: String
+    /// The creative's `<Duration>` as its ad server announced it (nil: a job queued before it
+    /// was kept): a source that runs otherwise is refused before it is encoded.
+    var announced: String?
     /// The source's validators when it was queued (``OriginClient/validators(_:timeout:)``):
     /// a source that changes is another job, its encode another folder of the store.
     var version: String
@@ -47,7 +50,7 @@ struct ConditioningJob: Sendable, Hashable, Codable {
 /// Where conditioning jobs are kept, shared by the replicas that share it.
 protocol ConditioningJobStore: Sendable {
     /// Queues the job for (`campaign`, `creative`, `version`) unless there is one; the job as it stands.
-    func enqueue(campaign: String, creative: String, version: String, source: String, now: Int64) async throws -> ConditioningJob
+    func enqueue(campaign: String, creative: String, version: String, source: String, announced: String, now: Int64) async throws -> ConditioningJob
     /// Takes the oldest job due by `now` — queued, or running longer than `lease` on a worker that
     /// has stopped — for this replica; nil when none is. One taker per job, whoever asks at once.
     func claim(now: Int64, lease: Int64) async throws -> ConditioningJob?
@@ -69,7 +72,7 @@ final class MemoryConditioningJobs: ConditioningJobStore {
 
     private let state = Mutex([Key: ConditioningJob]())
 
-    func enqueue(campaign: String, creative: String, version: String, source: String, now: Int64) async throws -> ConditioningJob {
+    func enqueue(campaign: String, creative: String, version: String, source: String, announced: String, now: Int64) async throws -> ConditioningJob {
         self.state.withLock { jobs in
             let key = Key(campaign: campaign, creative: creative, version: version)
             if let job = jobs[key] { return job }
@@ -77,6 +80,7 @@ final class MemoryConditioningJobs: ConditioningJobStore {
                 campaign: campaign,
                 creative: creative,
                 source: source,
+                announced: announced,
                 version: version,
                 state: .queued,
                 attempts: 0,
@@ -142,18 +146,25 @@ final class PostgresConditioningJobs: ConditioningJobStore {
                     next_try_at bigint NOT NULL,
                     PRIMARY KEY (campaign, creative, version)
                 )
-                """
+                """,
+                // A table made before announced durations were kept.
+                "ALTER TABLE adstitch_conditioning_jobs ADD COLUMN IF NOT EXISTS announced text",
             ]
         )
     }
 
-    private typealias Row = (String, String, String, String, String, Int, String?, String?, Int, Int?, Int?, Int)
+    private typealias Row = (String, String, String, String, String, Int, String?, String?, Int, Int?, Int?, Int, String?)
+
+    /// The columns of ``Row``, in its order.
+    private static let columns =
+        "campaign, creative, version, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at, announced"
 
     private static func job(_ row: Row) -> ConditioningJob {
         ConditioningJob(
             campaign: row.0,
             creative: row.1,
             source: row.3,
+            announced: row.12,
             version: row.2,
             state: ConditioningJob.State(rawValue: row.4) ?? .failed,
             attempts: row.5,
@@ -176,14 +187,14 @@ final class PostgresConditioningJobs: ConditioningJobStore {
         }
     }
 
-    func enqueue(campaign: String, creative: String, version: String, source: String, now: Int64) async throws -> ConditioningJob {
+    func enqueue(campaign: String, creative: String, version: String, source: String, announced: String, now: Int64) async throws -> ConditioningJob {
         // The row that stands: a conflicting insert changes nothing and returns the known job.
         let job = try await self.first(
             """
-            INSERT INTO adstitch_conditioning_jobs (campaign, creative, version, source, state, queued_at, next_try_at)
-            VALUES (\(campaign), \(creative), \(version), \(source), 'queued', \(Int(now)), \(Int(now)))
+            INSERT INTO adstitch_conditioning_jobs (campaign, creative, version, source, state, queued_at, next_try_at, announced)
+            VALUES (\(campaign), \(creative), \(version), \(source), 'queued', \(Int(now)), \(Int(now)), \(announced))
             ON CONFLICT (campaign, creative, version) DO UPDATE SET campaign = EXCLUDED.campaign
-            RETURNING campaign, creative, version, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at
+            RETURNING \(unescaped: Self.columns)
             """
         )
         guard let job else { throw PostgresConditioningJobsError(message: "the job's row was not returned") }
@@ -200,7 +211,7 @@ final class PostgresConditioningJobs: ConditioningJobStore {
                 WHERE (state = 'queued' AND next_try_at <= \(Int(now))) OR (state = 'running' AND started_at < \(stale))
                 ORDER BY queued_at, creative LIMIT 1 FOR UPDATE SKIP LOCKED
             )
-            RETURNING campaign, creative, version, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at
+            RETURNING \(unescaped: Self.columns)
             """
         )
     }
@@ -211,7 +222,7 @@ final class PostgresConditioningJobs: ConditioningJobStore {
             UPDATE adstitch_conditioning_jobs SET state = \(job.state.rawValue), error = \(job.error), report = \(job.report),
                 finished_at = \(job.finishedAt.map(Int.init)), next_try_at = \(Int(job.nextTryAt))
             WHERE campaign = \(job.campaign) AND creative = \(job.creative) AND version = \(job.version)
-            RETURNING campaign, creative, version, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at
+            RETURNING \(unescaped: Self.columns)
             """
         )
     }
@@ -221,7 +232,7 @@ final class PostgresConditioningJobs: ConditioningJobStore {
         try await Deadline.run(within: Self.deadline) { try await table.ready() }
         return try await Deadline.run(within: Self.deadline) { () async throws -> [ConditioningJob] in
             let rows = try await table.query(
-                "SELECT campaign, creative, version, source, state, attempts, error, report, queued_at, started_at, finished_at, next_try_at FROM adstitch_conditioning_jobs ORDER BY queued_at DESC, creative DESC LIMIT 1000"
+                "SELECT \(unescaped: Self.columns) FROM adstitch_conditioning_jobs ORDER BY queued_at DESC, creative DESC LIMIT 1000"
             )
             var jobs: [ConditioningJob] = []
             for try await row in rows.decode(Row.self) { jobs.append(Self.job(row)) }

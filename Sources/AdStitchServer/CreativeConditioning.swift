@@ -1,10 +1,12 @@
 import AdCampaign
 import AdCampaignStore
 import AdConditioning
+import AdMedia
 import AdMetrics
 import AdOrigin
 import AdServerClient
 import Foundation
+import HLSPlaylist
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -35,6 +37,13 @@ final class CreativeConditioning: Sendable {
     static let versionTimeout = Duration.milliseconds(500)
     /// A running job whose worker has said nothing for this long is taken again (the replica stopped).
     static let lease = Duration.seconds(1_800)
+    /// The most a source may be: it is downloaded whole before ffmpeg reads it.
+    static let maxSourceBytes = 1 << 30
+    /// The time a source's download may take: one that crawls (1 KiB/s) or never ends is stopped.
+    static let downloadTime = Duration.seconds(300)
+    /// The time one job may take, download and every encode of it together; its encoder is
+    /// stopped past it (and with the job, when the replica shuts down).
+    static let jobTime = Duration.seconds(1_800)
 
     init(
         jobs: any ConditioningJobStore,
@@ -54,19 +63,38 @@ final class CreativeConditioning: Sendable {
         self.workers = workers
     }
 
-    /// The hook ``AdServerDecisions/decide`` asks for `campaign`'s creatives without HLS; nil
+    /// The hook ``AdServerDecisions/decide`` asks for `served`'s creatives without HLS; nil
     /// when the campaign has no `creatives:`.
-    func condition(for campaign: Campaign) -> AdServerDecisions.Condition? {
-        guard let settings = campaign.creatives else { return nil }
-        let id = campaign.id
-        return { source, creative in await self.lookup(campaign: id, settings: settings, source: source, creative: creative) }
+    func condition(for served: ServedCampaign) -> AdServerDecisions.Condition? {
+        guard let settings = served.campaign.creatives else { return nil }
+        let (id, addresses) = (served.campaign.id, served.adServerAddresses)
+        return { source, creative, duration in
+            await self.lookup(campaign: id, settings: settings, source: source, creative: creative, announced: duration, addresses: addresses)
+        }
     }
 
-    func lookup(campaign: String, settings: CreativeSettings, source: URL, creative: String) async -> AdServerDecisions.Conditioned {
+    /// How a source is fetched: under the campaign's address policy, on the connections of what
+    /// ad servers name.
+    func sourceSettings(_ addresses: AddressPolicy) -> OriginSettings {
+        var settings = self.origin.settings.forAdServerLinks(addresses)
+        settings.timeout = Self.downloadTime
+        settings.maxBytes = Self.maxSourceBytes
+        return settings
+    }
+
+    func lookup(
+        campaign: String,
+        settings: CreativeSettings,
+        source: URL,
+        creative: String,
+        announced: ExactDecimal,
+        addresses: AddressPolicy
+    ) async -> AdServerDecisions.Conditioned {
         guard let scheme = source.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            return .unavailable("its file \(source.absoluteString) is not an http(s) URL")
+            return .unavailable("its file \(Redaction.url(source.absoluteString)) is not an http(s) URL")
         }
-        let version = await self.version(of: source)
+        if let refusal = await self.origin.refusal(of: source, under: addresses) { return .unavailable(refusal) }
+        let version = await self.version(of: source, settings: self.sourceSettings(addresses))
         let master = settings.master(for: creative, version: version)
         if FileManager.default.fileExists(atPath: master.path) { return .ready(master) }
         // The encode of an earlier version of the source plays while this one is conditioned.
@@ -84,6 +112,7 @@ final class CreativeConditioning: Sendable {
                     creative: creative,
                     version: version,
                     source: source.absoluteString,
+                    announced: announced.description,
                     now: Self.millis()
                 )
                 if stands.attempts == 0, stands.state == .queued, self.known.withLock({ $0[key] == nil }) { self.metrics.conditioningQueued() }
@@ -111,11 +140,11 @@ final class CreativeConditioning: Sendable {
     /// The source's validators (``OriginClient/validators(_:timeout:)``), asked again once older
     /// than the origin's poll interval (`--origin-poll`), as remote playlists are; the last known
     /// when the source does not answer (empty: never known).
-    func version(of source: URL) async -> String {
+    func version(of source: URL, settings: OriginSettings) async -> String {
         let now = ContinuousClock.now
         let known = self.versions.withLock { $0[source] }
         if let known, now - known.at < self.origin.settings.poll { return known.version }
-        guard let fresh = await self.origin.validators(source, timeout: Self.versionTimeout) else { return known?.version ?? "" }
+        guard let fresh = await self.origin.validators(source, timeout: Self.versionTimeout, settings: settings) else { return known?.version ?? "" }
         self.versions.withLock { versions in
             if versions.count >= 10_000 { versions.removeAll() }
             versions[source] = (fresh, now)
@@ -209,8 +238,9 @@ final class CreativeConditioning: Sendable {
         var final = false
     }
 
-    /// The encode and its check, on a dispatch queue (ffmpeg and the loader block); the summary
-    /// of what was made (JSON), or why not.
+    /// The source downloaded (under the campaign's address policy, bounded in bytes and time),
+    /// then the encode and its check on a dispatch queue (ffmpeg and the loader block), stopped
+    /// with the job; the summary of what was made (JSON), or why not.
     private func encode(_ job: ConditioningJob) async -> Result<String, Failure> {
         guard let served = self.campaigns.campaign(job.campaign) else {
             return .failure(Failure(message: "campaign \(job.campaign) is not served here any more", final: true))
@@ -219,39 +249,78 @@ final class CreativeConditioning: Sendable {
         guard let settings = campaign.creatives else {
             return .failure(Failure(message: "campaign \(job.campaign) no longer has creatives:", final: true))
         }
-        let source = self.origin.playlistSource.allowingLinks(into: self.mediaRoots)
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Self.encode(job, campaign: campaign, settings: settings, source: source))
+        let stop = MediaTool.Stop(deadline: .now + Self.jobTime)
+        let parent = settings.folder(for: job.creative, version: job.version).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            return .failure(Failure(message: "cannot create the store \(parent.path): \(error.localizedDescription)"))
+        }
+        // ffmpeg reads a file of ours, never a URL an ad server named (it would follow redirects
+        // and resolve names beyond the address policy).
+        let file = parent.appendingPathComponent(".source-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: file) }
+        guard let url = URL(string: job.source) else { return .failure(Failure(message: "the source \(job.source) is not a URL", final: true)) }
+        do {
+            _ = try await self.origin.download(url, to: file.path, settings: self.sourceSettings(served.adServerAddresses))
+        } catch {
+            let final: Bool
+            switch error.reason {
+            case .refused, .tooLarge, .notHTTP: final = true
+            case .status(let code): final = (400..<500).contains(code)
+            default: final = false
             }
+            return .failure(Failure(message: "cannot download the source: \(error)", final: final))
+        }
+        let announced = job.announced.flatMap { ExactDecimal($0) }
+        let source = self.origin.playlistSource.allowingLinks(into: self.mediaRoots)
+        return await withTaskCancellationHandler {
+            // A thread of its own for the encode's hours of waiting on ffmpeg (never the global
+            // queue's few threads).
+            await withCheckedContinuation { continuation in
+                Thread {
+                    continuation.resume(
+                        returning: Self.encode(
+                            job,
+                            file: file,
+                            announced: announced,
+                            campaign: campaign,
+                            settings: settings,
+                            source: source,
+                            stop: stop
+                        )
+                    )
+                }.start()
+            }
+        } onCancel: {
+            stop.cancel()
         }
     }
 
     private static func encode(
         _ job: ConditioningJob,
+        file: URL,
+        announced: ExactDecimal?,
         campaign: Campaign,
         settings: CreativeSettings,
-        source: PlaylistSource
+        source: PlaylistSource,
+        stop: MediaTool.Stop
     ) -> Result<String, Failure> {
         let files = FileManager.default
         let out = settings.folder(for: job.creative, version: job.version)
         let parent = out.deletingLastPathComponent()
         let partial = parent.appendingPathComponent(".partial-\(out.lastPathComponent)-\(UUID().uuidString.prefix(8))", isDirectory: true)
         defer { try? files.removeItem(at: partial) }
-        do {
-            try files.createDirectory(at: parent, withIntermediateDirectories: true)
-        } catch {
-            return .failure(Failure(message: "cannot create the store \(parent.path): \(error.localizedDescription)"))
-        }
         let report: Conditioner.Report
         do {
             let target = try ConditioningTarget(campaign: campaign)
             var conditioner = Conditioner(target: target, loudness: settings.loudness)
             // On idle CPU only: sessions keep the CPU they need while it encodes.
             conditioner.background = true
-            report = try conditioner.condition(job.source, into: partial)
+            conditioner.stop = stop
+            report = try conditioner.condition(file.path, into: partial, announced: announced)
         } catch {
-            return .failure(Failure(message: error.description))
+            return .failure(Failure(message: error.description, final: error.final))
         }
         let problems = Conditioner.problems(report, id: job.creative, campaign: campaign, source: source, folder: partial)
         guard problems.isEmpty else {

@@ -80,7 +80,11 @@ extension HTTPSemanticsMiddleware {
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         for segment in segments {
             if segment.isEmpty { return Problem.badRequest("paths have no empty segments (// or a trailing /): \(path)") }
-            let decoded = segment.removingPercentEncoding ?? String(segment)
+            // A malformed escape, or octets that are no UTF-8 (%c0%ae is an overlong '.' that
+            // lenient decoders behind us would take for one).
+            guard let decoded = segment.removingPercentEncoding else {
+                return Problem.badRequest("a path segment is not percent-encoded UTF-8: \(segment.prefix(80))")
+            }
             if decoded == "." || decoded == ".." { return Problem.badRequest("paths have no . or .. segments: \(path)") }
         }
         return nil

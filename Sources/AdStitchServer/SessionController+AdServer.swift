@@ -71,7 +71,7 @@ extension SessionController {
             for: context,
             client: creatives.client,
             deviceHeaders: deviceHeaders,
-            condition: self.conditioning?.condition(for: served.campaign)
+            condition: self.conditioning?.condition(for: served)
         ) { url, id in
             switch await creatives.creative(url, id: id) {
             case .success(let creative):

@@ -202,6 +202,8 @@ extension SessionController {
         guard let token = SessionToken(decoding: tokenText, keys: self.policy.verifyingKeys) else {
             throw Problem.forbidden("the session token is not valid: events are listed for a token a session start gave")
         }
+        // An expired token lists nothing, as it plays nothing (410).
+        try Self.checkExpiry(token.expires, now: self.policy.nowSeconds, campaign: token.campaign)
         guard let ledger = self.ledger else { throw Problem.notFound("this server fires no ad events") }
         let entries: [BeaconLedgerEntry]
         do {

@@ -57,6 +57,9 @@ public struct InterstitialSchedule: Sendable {
     public let primary: [Primary]
     /// The breaks that play (a break nothing could fill has no interstitial), in plan order.
     public let interstitials: [Interstitial]
+    /// Each interstitial's index in ``interstitials``, by break id: a session of thousands of
+    /// breaks looks each up once, not by a scan (``interstitial(_:)``).
+    private let indices: [String: Int]
     /// The primary timeline's length.
     public let duration: ExactDecimal
 
@@ -68,6 +71,7 @@ public struct InterstitialSchedule: Sendable {
         if let programme { primary.append(Primary(asset: programme, start: .zero, island: nil)) }
         var time = ExactDecimal.zero
         var islandsLeft = plan.pieces.count { if case .island = $0.kind { true } else { false } }
+        let planned = Dictionary(plan.breaks.map { ($0.adBreak.id, $0) }, uniquingKeysWith: { first, _ in first })
         var index = 0
         while index < plan.pieces.count {
             let piece = plan.pieces[index]
@@ -86,7 +90,7 @@ public struct InterstitialSchedule: Sendable {
                 pieces.append(plan.pieces[index])
                 index += 1
             }
-            guard let planned = plan.breaks.first(where: { $0.adBreak.id == breakID }), planned.duration > .zero else { continue }
+            guard let planned = planned[breakID], planned.duration > .zero else { continue }
             let start: ExactDecimal
             let resumeOffset: ExactDecimal
             let isPostRoll: Bool
@@ -114,12 +118,13 @@ public struct InterstitialSchedule: Sendable {
         }
         self.primary = primary
         self.interstitials = interstitials
+        self.indices = Dictionary(interstitials.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.duration = programme?.duration ?? primary.last.map { $0.start + $0.asset.duration } ?? .zero
     }
 
     /// The interstitial of break `id`, if it plays.
     public func interstitial(_ id: String) -> Interstitial? {
-        self.interstitials.first { $0.id == id }
+        self.indices[id].map { self.interstitials[$0] }
     }
 
     /// The breaks of `campaign` whose interstitial resumes the primary inside its final segment

@@ -25,7 +25,7 @@ struct CLIAdServerDecisions {
         let done = DispatchSemaphore(value: 0)
         Task {
             let decisions = await AdServerDecisions.decide(campaign, settings: settings, for: context, client: client) { url, id in
-                await AdServerDecisions.loadCreative(url, id: id, for: campaign, source: source)
+                await AdServerDecisions.loadCreative(url, id: id, for: campaign, source: source, on: client.blocking)
             }
             box.withLock { $0 = decisions }
             done.signal()

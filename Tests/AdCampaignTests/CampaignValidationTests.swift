@@ -231,6 +231,14 @@ struct CampaignValidationTests {
             message: .exact("is 60 s; give 0.1 to 30 seconds (the whole chain of one break)")
         ),
         .init(
+            "an ad server's trusted host written as a URL",
+            yaml: minimal(appending: "ad_server: { vast: 'https://ads.example/vast', trusted_hosts: [ads.internal, 'http://10.0.0.5:8080/'] }"),
+            line: 11,
+            column: "[ads.internal",
+            field: "ad_server.trusted_hosts",
+            message: .prefix("'http://10.0.0.5:8080/' is not a host name or address; give names alone")
+        ),
+        .init(
             "an ad server fallback naming no pool",
             yaml: minimal(appending: "ad_server: { vast: 'https://ads.example/vast', fallback: [house] }"),
             line: 11,
@@ -660,7 +668,7 @@ struct CampaignValidationTests {
 
     @Test("the table holds every single-finding case, each named once and checking its message")
     func table() {
-        #expect(Self.cases.count == 63)
+        #expect(Self.cases.count == 64)
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "every case has its own name")
         #expect(Self.cases.allSatisfy { !$0.message.isEmpty }, "every case checks its message")
     }

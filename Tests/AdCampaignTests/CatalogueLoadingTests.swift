@@ -161,6 +161,10 @@ struct CatalogueLoadingTests {
             // Encoded: what an origin would decode into a way out, or a second spelling.
             "%2E%2E/x.m3u8", "a%2fb/x.m3u8", "a%5Cb/x.m3u8", "a%255C/x.m3u8", "a%00/x.m3u8", "a%0A/x.m3u8", "a%7F/x.m3u8",
             "%41/x.m3u8", "a%7E/x.m3u8", "a%2/x.m3u8", "a%/x.m3u8", "a%G0/x.m3u8", "x.m3u8%", "x%2Em3u8",
+            // Octets that are no UTF-8: overlong '.' and '/' (lenient decoders take them for one),
+            // a lone continuation byte, a cut sequence, a surrogate, beyond U+10FFFF.
+            "%c0%ae%c0%ae/x.m3u8", "%C0%AE/x.m3u8", "a%c0%af/x.m3u8", "%e0%80%ae/x.m3u8", "a%80/x.m3u8", "a%C3/x.m3u8",
+            "a%ed%a0%80/x.m3u8", "a%f4%90%80%80/x.m3u8", "a%ff/x.m3u8",
         ]
     )
     func refusedPaths(path: String) throws {
@@ -175,6 +179,8 @@ struct CatalogueLoadingTests {
             "x.m3u8", "show/season-1/ep_01/master.m3u8", "a~b/c,d=e.m3u8",
             // A space, letters beyond ASCII (UTF-8, either hex case), an encoded '?' and '#'.
             "Le%20Bureau/%C3%89pisode%201/master.m3u8", "caf%c3%a9/x.m3u8", "what%3F/no%23.m3u8",
+            // Four-byte UTF-8 (an emoji), and every kind of encoded octet in one segment.
+            "%F0%9F%8E%AC/x.m3u8", "a%20%C3%A9%E2%82%AC%F0%9F%8E%AC%3F/x.m3u8",
         ] {
             #expect(catalogue.url(of: path)?.absoluteString == Self.prefix + path)
         }
@@ -187,6 +193,8 @@ struct CatalogueLoadingTests {
             // A key's or map's line is its segment's EXTINF, as for local files.
             ("#EXT-X-KEY:METHOD=AES-128,URI=\"File:///etc/shadow\"\n#EXTINF:4.000,\ns0.ts", 6),
             ("#EXT-X-MAP:URI=\"fIlE:/etc/init.mp4\"\n#EXTINF:4.000,\ns0.m4s", 6),
+            // Inside the campaign's folder too: ffprobe would read it for the origin's playlist.
+            ("#EXTINF:4.000,\nfile:///campaigns/library/a/etc/ad0.ts", 6),
         ]
         for (lines, line) in named {
             let media =

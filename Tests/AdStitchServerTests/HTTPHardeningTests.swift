@@ -50,6 +50,9 @@ struct HTTPHardeningTests {
                 "/v1/campaigns/evening-news/media/media/%2e%2e/campaign.yaml",
                 prefix.replacingOccurrences(of: "/sessions/", with: "/sessions//") + "v0.m3u8",
                 prefix + "./v0.m3u8", "/preview//evening-news",
+                // Escapes that decode to no UTF-8 (an overlong '.'), or are no escape at all.
+                "/v1/campaigns/evening-news/media/media/%c0%ae%c0%ae/campaign.yaml", "/v1/campaigns/evening-news/assets/a%ff/master.m3u8",
+                "/v1/campaigns/evening-news/media/media/a%/x.ts", prefix + "v0%G0.m3u8",
             ] {
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status == .badRequest, "\(uri)")

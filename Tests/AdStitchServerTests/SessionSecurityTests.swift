@@ -159,15 +159,18 @@ struct SessionSecurityTests {
         }
     }
 
-    @Test("a token stops playing after --session-ttl, cached answers included (410 that says to start again)")
+    @Test("a token stops playing after --session-ttl, cached answers included (410 that says to start again); its events are no longer listed")
     func tokensExpire() async throws {
         let clock = Clock()
         var policy = self.policy(clock: clock)
         policy.sessionTTL = .seconds(600)
         try await self.app(policy).test(.live) { client in
             let master = try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?session=e-1", method: .get) { String(buffer: $0.body) }
-            let prefix = "/v1/campaigns/evening-news/sessions/\(try Self.token(master))/"
+            let token = try Self.token(master)
+            let prefix = "/v1/campaigns/evening-news/sessions/\(token)/"
             try await client.execute(uri: prefix + "v0.m3u8", method: .get) { #expect($0.status == .ok) }
+            // This application fires no beacons: a live token's events are not found, not gone.
+            try await client.execute(uri: "/v1/sessions/\(token)/events", method: .get) { #expect($0.status == .notFound) }
             clock.advance(599)
             try await client.execute(uri: prefix + "v0.m3u8", method: .get) { #expect($0.status == .ok) }
             clock.advance(1)
@@ -178,6 +181,7 @@ struct SessionSecurityTests {
                     #expect(detail.contains("start a new session"))
                 }
             }
+            try await client.execute(uri: "/v1/sessions/\(token)/events", method: .get) { #expect($0.status == .gone) }
         }
     }
 
