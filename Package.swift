@@ -256,6 +256,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SCTE35Tests", dependencies: ["SCTE35"], swiftSettings: swiftSettings),
+        .testTarget(name: "AdOriginTests", dependencies: ["AdOrigin"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AdServerTests",
             dependencies: ["AdServer", "AdServerClient", "HLSPlaylist"],

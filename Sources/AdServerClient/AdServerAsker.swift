@@ -271,7 +271,7 @@ extension AdServerDecisions {
                 if let file = creative.mediaFiles.first(where: \.isHLS), let url = URL(string: file.uri) {
                     sources[key] = .hls(url)
                 } else if self.condition != nil, let source = creative.conditioningSource, let url = URL(string: source) {
-                    sources[key] = .conditioned(url, duration: creative.duration)
+                    sources[key] = .conditioned(url, duration: creative.duration.description)
                 }
             }
             // Each creative within the deadline on its own: one slow playlist skips its creative alone.
@@ -323,8 +323,10 @@ extension AdServerDecisions {
         enum CreativeSource: Sendable {
             /// Its HLS media file.
             case hls(URL)
-            /// Conditioned from this mezzanine or progressive file, announced to run `duration`.
-            case conditioned(URL, duration: ExactDecimal)
+            /// Conditioned from this mezzanine or progressive file, announced to run `duration`
+            /// seconds (exact decimal text: an `ExactDecimal`'s 16-byte-aligned `Int128` crossing
+            /// an async closure's arguments crashed the runtime here).
+            case conditioned(URL, duration: String)
         }
 
         enum CreativeOutcome: Sendable {

@@ -125,9 +125,9 @@ public struct AdServerDecisions: Sendable {
     }
 
     /// Looks up (and queues, when missing) the conditioned form of the creative `id` whose
-    /// mezzanine or progressive file is `source`, announced to run `duration` (its `<Duration>`:
-    /// a source that runs otherwise is refused unencoded).
-    public typealias Condition = @Sendable (_ source: URL, _ id: String, _ duration: ExactDecimal) async -> Conditioned
+    /// mezzanine or progressive file is `source`, announced to run `duration` seconds (its
+    /// `<Duration>` as exact decimal text: a source that runs otherwise is refused unencoded).
+    public typealias Condition = @Sendable (_ source: URL, _ id: String, _ duration: String) async -> Conditioned
 
     /// Loads a creative with the (blocking) campaign loader on a thread of `work`'s — never on a
     /// Swift concurrency thread, an event loop or the global queue, which its origin fetches would

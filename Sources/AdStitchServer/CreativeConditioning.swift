@@ -87,7 +87,7 @@ final class CreativeConditioning: Sendable {
         settings: CreativeSettings,
         source: URL,
         creative: String,
-        announced: ExactDecimal,
+        announced: String,
         addresses: AddressPolicy
     ) async -> AdServerDecisions.Conditioned {
         guard let scheme = source.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -112,7 +112,7 @@ final class CreativeConditioning: Sendable {
                     creative: creative,
                     version: version,
                     source: source.absoluteString,
-                    announced: announced.description,
+                    announced: announced,
                     now: Self.millis()
                 )
                 if stands.attempts == 0, stands.state == .queued, self.known.withLock({ $0[key] == nil }) { self.metrics.conditioningQueued() }

@@ -123,3 +123,110 @@ struct OriginClientTests {
         }
     }
 }
+
+/// What conditioning reads of a creative's source, and what an ad server's links may reach:
+/// downloads bounded in bytes and time, each redirect hop checked, a caller that stops waiting
+/// freeing its connection.
+@Suite("Origin client, bounded")
+struct BoundedOriginTests {
+    @Test(
+        "a download stops at its byte limit (however the answer announces itself), at its time limit on an origin that crawls, and follows redirects; nothing is left on disk after a failure"
+    )
+    func downloads() async throws {
+        let (origin, root) = try await OriginClientTests.origin()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Data(count: 64 << 10).write(to: root.appendingPathComponent("source.mp4"))
+        let file = root.appendingPathComponent("downloaded").path
+        try await OriginClientTests.withClient { client in
+            var settings = client.settings
+            settings.timeout = .seconds(3)
+            settings.maxBytes = 1 << 20
+            let whole = try await client.download(origin.url("_/redirect/2/source.mp4"), to: file, settings: settings)
+            #expect(whole == 64 << 10 && (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) == 64 << 10)
+            settings.maxBytes = 16 << 10
+            await #expect {
+                try await client.download(origin.url("source.mp4"), to: file, settings: settings)
+            } throws: { ($0 as? OriginError).map { if case .tooLarge = $0.reason { true } else { false } } ?? false }
+            #expect(!FileManager.default.fileExists(atPath: file))
+            // 100 bytes a second: the 64 KiB would take 11 minutes; stopped at the timeout.
+            settings.maxBytes = 1 << 20
+            settings.timeout = .seconds(2)
+            let started = ContinuousClock.now
+            await #expect {
+                try await client.download(origin.url("_/drip/100/source.mp4"), to: file, settings: settings)
+            } throws: { ($0 as? OriginError).map { if case .timeout = $0.reason { true } else { false } } ?? false }
+            #expect(ContinuousClock.now - started < .seconds(4))
+            #expect(!FileManager.default.fileExists(atPath: file))
+        }
+    }
+
+    @Test("under an address policy every redirect hop is checked: a trusted host's redirect to an untrusted one is refused, never asked")
+    func redirectHops() async throws {
+        let (origin, root) = try await OriginClientTests.origin()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try await OriginClientTests.withClient { client in
+            var settings = client.settings
+            settings.addresses = AddressPolicy(trustedHosts: ["localhost"])
+            settings.attempts = 1
+            let port = origin.base.port ?? 0
+            // localhost (trusted) redirects three times, relatively: every hop stays on localhost.
+            guard
+                case .fetched(let fetched) = try await client.fetch(
+                    URL(string: "http://localhost:\(port)/_/redirect/3/show/master.m3u8")!,
+                    settings: settings
+                )
+            else {
+                Issue.record("not fetched")
+                return
+            }
+            #expect(fetched.url.absoluteString == "http://localhost:\(port)/show/master.m3u8")
+            // 127.0.0.1 is not trusted by name, and loopback is not public.
+            await #expect {
+                try await client.fetch(URL(string: "http://127.0.0.1:\(port)/show/master.m3u8")!, settings: settings)
+            } throws: { ($0 as? OriginError).map { if case .refused = $0.reason { true } else { false } } ?? false }
+            #expect(try origin.hits()["/show/master.m3u8"] == 1, "the refused request was never made")
+        }
+    }
+
+    @Test("a fetch whose caller stops waiting is cancelled at once, not left to run to its own timeout")
+    func cancelledFetch() async throws {
+        let (origin, root) = try await OriginClientTests.origin()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try await OriginClientTests.withClient { client in
+            var settings = client.settings
+            settings.timeout = .seconds(30)
+            settings.attempts = 1
+            let task = Task { try await client.fetch(origin.url("_/slow/20000/show/master.m3u8"), settings: settings) }
+            try await Task.sleep(for: .milliseconds(300))
+            let started = ContinuousClock.now
+            task.cancel()
+            let result = await task.result
+            #expect(ContinuousClock.now - started < .seconds(2))
+            guard case .failure(let error) = result, let origin = error as? OriginError, case .cancelled = origin.reason else {
+                Issue.record("not cancelled: \(result)")
+                return
+            }
+        }
+    }
+}
+
+@Suite("Origin client, validators under a policy")
+struct ValidatorsUnderPolicyTests {
+    @Test("a HEAD under an address policy answers the validators")
+    func head() async throws {
+        let (origin, root) = try await OriginClientTests.origin()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try await OriginClientTests.withClient { client in
+            var settings = client.settings
+            settings.addresses = AddressPolicy(trustedHosts: ["127.0.0.1"])
+            settings.pool = .adServerLinks
+            let file = root.appendingPathComponent("d").path
+            settings.timeout = .seconds(5)
+            let bytes = try await client.download(origin.url("show/master.m3u8"), to: file, settings: settings)
+            #expect(bytes > 0)
+            let version = await client.validators(origin.url("show/master.m3u8"), timeout: .milliseconds(500), settings: settings)
+            #expect(version != nil)
+            #expect(await client.refusal(of: origin.url("show/master.m3u8"), under: settings.addresses!) == nil)
+        }
+    }
+}
