@@ -22,6 +22,11 @@ let package = Package(
             swiftSettings: fuzzer
         ),
         .executableTarget(
+            name: "VASTFuzzer",
+            dependencies: [.product(name: "HLSPlaylist", package: "AdStitch"), .product(name: "AdServer", package: "AdStitch")],
+            swiftSettings: fuzzer
+        ),
+        .executableTarget(
             name: "LiveFuzzer",
             dependencies: [.product(name: "HLSPlaylist", package: "AdStitch"), .product(name: "AdLive", package: "AdStitch")],
             swiftSettings: fuzzer

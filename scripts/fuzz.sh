@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Fuzz/: the playlist parser, the campaign pipeline — load,
-# plan, render every file of a session —, the SCTE-35 decoder, and a live channel's numbering under
-# origin faults) with AddressSanitizer, and runs each for RUNS executions on a corpus seeded with
-# the test fixtures. Usage: scripts/fuzz.sh [RUNS] [TARGET…] (default 1000000 executions; targets
-# playlist, campaign, scte35 and live). Findings land in .build-fuzz/.
+# plan, render every file of a session —, the SCTE-35 decoder, a live channel's numbering under
+# origin faults, and ad servers' VAST/VMAP answers) with AddressSanitizer, and runs each for RUNS
+# executions on a corpus seeded with the test fixtures. Usage: scripts/fuzz.sh [RUNS] [TARGET…]
+# (default 1000000 executions; targets playlist, campaign, scte35, live and vast). Findings land in
+# .build-fuzz/. VAST_SAMPLES=DIR adds the XML files below DIR to the VAST corpus (IAB Tech Lab's
+# VAST_Samples repository, say: not ours to commit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-1000000}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(playlist campaign scte35 live)
+[ ${#targets[@]} -eq 0 ] && targets=(playlist campaign scte35 live vast)
 out=.build-fuzz
-mkdir -p "$out/corpus-playlist" "$out/corpus-campaign" "$out/corpus-scte35" "$out/corpus-live"
+mkdir -p "$out/corpus-playlist" "$out/corpus-campaign" "$out/corpus-scte35" "$out/corpus-live" "$out/corpus-vast"
 cp Tests/HLSPlaylistTests/Fixtures/*.m3u8 "$out/corpus-playlist/" 2>/dev/null || true
 cp Fuzz/Seeds/campaign/*.txt "$out/corpus-campaign/"
 cp Fuzz/Seeds/scte35/*.bin "$out/corpus-scte35/"
 cp Fuzz/Seeds/live/*.bin "$out/corpus-live/"
+cp Fuzz/Seeds/vast/*.xml Tests/AdServerTests/Fixtures/*.xml "$out/corpus-vast/"
+if [ -n "${VAST_SAMPLES:-}" ]; then
+    find "$VAST_SAMPLES" -name '*.xml' | while read -r sample; do cp "$sample" "$out/corpus-vast/iab-$(basename "$sample" | tr ' ' '_')"; done
+fi
 cat Fuzz/campaign.dict Fuzz/hls.dict > "$out/campaign.dict"
 
 # Each fuzzer is built as its own product, in the debug configuration with -O, with
@@ -43,7 +49,8 @@ for target in "${targets[@]}"; do
         scte35) fuzzer=SCTE35Fuzzer dict="" max=512 least=500 ;;
         # live: each input is a script of origin behaviour; its windows are counted on exit.
         live) fuzzer=LiveFuzzer dict="" max=1024 least=2000 ;;
-        *) echo "unknown fuzz target $target (playlist, campaign, scte35, live)" >&2; exit 2 ;;
+        vast) fuzzer=VASTFuzzer dict=Fuzz/vast.dict max=32768 least=3000 ;;
+        *) echo "unknown fuzz target $target (playlist, campaign, scte35, live, vast)" >&2; exit 2 ;;
     esac
     build "$fuzzer"
     echo "== $fuzzer: $runs executions"

@@ -11,10 +11,6 @@ public enum CampaignLimits {
     public static let maxBreakDuration = ExactDecimal(3600)
     /// The breaks of a campaign add up to at most a day.
     public static let maxTotalBreakDuration = ExactDecimal(86_400)
-    /// Breaks per programme (markers, a schedule, or the file's own): a week's programme with a
-    /// break every ten minutes has about this many; a title with 3,000 marker breaks made every
-    /// session's boundary manifest cost seconds.
-    public static let maxBreaks = 1_000
     /// An asset (island, ad, slate) and the whole programme run at most a week: the longest VOD
     /// event anyone stitches, and it keeps every stream time and programme date-time in range.
     public static let maxProgramDuration = ExactDecimal(7 * 86_400)

@@ -112,14 +112,6 @@ extension Loader {
                 "the islands run \(programme) s together; a programme may run at most \(CampaignLimits.maxProgramDuration) s (7 days)"
             )
         }
-        if campaign.breaks.count > CampaignLimits.maxBreaks {
-            self.issue(
-                nil,
-                "breaks",
-                "the programme has \(campaign.breaks.count) breaks; a campaign may have at most \(CampaignLimits.maxBreaks): "
-                    + "check its markers, or the schedule's every:"
-            )
-        }
         let breaks = campaign.breaks.map(\.duration).sum()
         if breaks > CampaignLimits.maxTotalBreakDuration {
             self.issue(

@@ -224,31 +224,7 @@ struct BrokenCampaignTests {
         ),
     ]
 
-    /// A one-asset programme whose markers cut `count` breaks of 4 s.
-    static func markedProgramme(breaks count: Int) -> String {
-        var text = "#EXTM3U\n#EXT-X-VERSION:6\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n"
-        for index in 0..<count {
-            text += "#EXTINF:4,\np\(index).ts\n#EXT-X-CUE-OUT:DURATION=4\n#EXTINF:4,\nb\(index).ts\n#EXT-X-CUE-IN\n"
-        }
-        return text + "#EXTINF:4,\nend.ts\n#EXT-X-ENDLIST\n"
-    }
-
     static let breakCases: [BrokenCampaign] = [
-        .init(
-            name: "1,001 marker breaks (a 3,000-break session's boundary manifest cost 1.88 s)",
-            yaml: """
-                version: 1
-                id: broken
-                program: { playlist: p/master.m3u8, breaks: markers }
-                marker_breaks: { duration: 4, pools: [prime] }
-                pools:
-                  prime:
-                    - { id: alpha, playlist: a/master.m3u8 }
-                """,
-            files: ["p/v.m3u8": markedProgramme(breaks: 1_001)],
-            field: "breaks",
-            message: "the programme has 1001 breaks; a campaign may have at most 1000"
-        ),
         .init(
             name: "break with no position",
             yaml: edited([("after: act-1, ", "")]),

@@ -123,3 +123,43 @@ struct BoundaryManifestTests {
         #expect(!violations.isEmpty, "\(what) passes the schema")
     }
 }
+
+/// A programme whose markers cut 10,000 breaks: its session's boundary manifest, stitched and as
+/// interstitials (a 3,000-break one took 1.88 s on an event loop, every break scanning every
+/// piece). Not a timed test — the benchmarks measure — but a quadratic step would make it take
+/// minutes again.
+@Suite("Boundary manifest of 10,000 breaks")
+struct ManyBreaksManifestTests {
+    static let root = URL(fileURLWithPath: "/campaigns/many-breaks")
+
+    @Test("every break with its ad, in order, both modes; the interstitials' primary placements too")
+    func manyBreaks() throws {
+        let breaks = 10_000
+        var programme = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        programme.reserveCapacity(breaks * 90)
+        for index in 0..<breaks { programme += "#EXTINF:2.000,\np\(index).ts\n#EXT-X-CUE-OUT:2\n#EXTINF:2.000,\nb\(index).ts\n#EXT-X-CUE-IN\n" }
+        programme += "#EXTINF:2.000,\nend.ts\n#EXT-X-ENDLIST\n"
+        let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS=\"avc1.42c01e,mp4a.40.2\",RESOLUTION=640x360\nv0.m3u8\n"
+        let ad = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:2.000,\nad0.ts\n#EXT-X-ENDLIST\n"
+        let campaign = try CampaignLoader.load(
+            yaml: """
+                version: 1
+                id: many-breaks
+                pools: { prime: [ { id: alpha, playlist: a/master.m3u8 } ] }
+                program: { playlist: p/master.m3u8, breaks: markers }
+                marker_breaks: { pools: [prime] }
+                """,
+            file: Self.root.appendingPathComponent("campaign.yaml"),
+            source: .memory(["p/master.m3u8": master, "p/v0.m3u8": programme, "a/master.m3u8": master, "a/v0.m3u8": ad], root: Self.root)
+        )
+        let plan = Planner().plan(campaign, for: ViewerContext(session: "many", at: Date(timeIntervalSince1970: 1_795_800_000)))
+        let stitched = BoundaryManifest(plan)
+        #expect(stitched.breaks.count == breaks)
+        #expect(stitched.breaks.allSatisfy { $0.ads.map(\.id) == ["alpha"] })
+        #expect(zip(stitched.breaks, stitched.breaks.dropFirst()).allSatisfy { $0.start < $1.start })
+        let renderer = SessionRenderer(layout: try StitchLayout(campaign: campaign, uris: .absolute))
+        let interstitials = BoundaryManifest(renderer.schedule(plan))
+        #expect(interstitials.breaks.count == breaks)
+        #expect(interstitials.breaks.allSatisfy { $0.primary != nil })
+    }
+}
