@@ -19,7 +19,9 @@ alternate between the two marker styles packagers write:
                where it ends, #EXT-X-DATERANGE with the same ID, DURATION=D, SCTE35-IN=0x…
 
 --speed S runs the channel clock S times faster than the wall clock (tests that check the
-sliding window need not wait minutes). Faults, for the poller's tests:
+sliding window need not wait minutes). --date-offset SECONDS moves every date that far from the
+channel's clock (an encoder's clock set wrong, or dates that are content time: -10800 is three
+hours behind). Faults, for the poller's tests:
 
   /_/stall/SECONDS          the window stops advancing for SECONDS (wall clock) from now
   /_/fail/SECONDS           every playlist answers 503 for SECONDS from now
@@ -30,7 +32,7 @@ Paths: /master.m3u8, /<variant>/index.m3u8 (the source's variant folders), the s
 segments (/<variant>/seg_….ts) as files.
 
 Usage: live-origin.py [--source DIR] [--epoch SECONDS] [--window N] [--first-break N]
-                      [--break-every N] [--break-length N] [--speed S]
+                      [--break-every N] [--break-length N] [--speed S] [--date-offset SECONDS]
        binds 127.0.0.1 on a free port (or --port) and prints "Serving HTTP on 127.0.0.1 port N".
 """
 import argparse
@@ -119,6 +121,10 @@ class Channel:
         loops, index = divmod(n, self.loop)
         return loops * self.loop_length + sum(self.durations[:index])
 
+    def date(self, n):
+        """Origin segment n's EXT-X-PROGRAM-DATE-TIME: the epoch plus its start, plus --date-offset."""
+        return self.args.epoch + self.args.date_offset + self.start(n) / 1_000_000
+
     def clock(self):
         """Channel microseconds now (frozen while a stall lasts)."""
         now = time.time()
@@ -171,7 +177,7 @@ class Channel:
             if n > 0 and n % self.loop == 0:
                 lines.append("#EXT-X-DISCONTINUITY")
             # Channel time: with --speed, dates run as fast as the channel does.
-            lines.append("#EXT-X-PROGRAM-DATE-TIME:" + iso(self.args.epoch + self.start(n) / 1_000_000))
+            lines.append("#EXT-X-PROGRAM-DATE-TIME:" + iso(self.date(n)))
             lines += self.markers(n)
             lines.append("#EXTINF:%s," % duration)
             lines.append("/" + uri)
@@ -189,7 +195,7 @@ class Channel:
                 first = self.args.first_break + number * self.args.break_every
                 lines.append(
                     '#EXT-X-DATERANGE:ID="splice-%d",START-DATE="%s",DURATION=%s,SCTE35-IN=%s'
-                    % (1000 + number, iso(self.args.epoch + self.start(first) / 1_000_000), self.fmt(self.break_duration(number)),
+                    % (1000 + number, iso(self.date(first)), self.fmt(self.break_duration(number)),
                        splice_insert(1000 + number, False, None))
                 )
         if here is None:
@@ -206,7 +212,7 @@ class Channel:
         elif position == 0:
             lines.append(
                 '#EXT-X-DATERANGE:ID="splice-%d",START-DATE="%s",PLANNED-DURATION=%s,SCTE35-OUT=%s'
-                % (1000 + number, iso(self.args.epoch + self.start(n) / 1_000_000), self.fmt(duration),
+                % (1000 + number, iso(self.date(n)), self.fmt(duration),
                    splice_insert(1000 + number, True, duration))
             )
         return lines
@@ -267,6 +273,7 @@ def main():
     parser.add_argument("--break-every", type=int, default=15)
     parser.add_argument("--break-length", type=int, default=4)
     parser.add_argument("--speed", type=float, default=1.0)
+    parser.add_argument("--date-offset", type=float, default=0.0)
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
     if args.break_length >= args.break_every:

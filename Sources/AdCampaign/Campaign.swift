@@ -70,6 +70,12 @@ public struct Campaign: Sendable {
         case server
         /// The player fires them from the boundary manifest's tracking URLs.
         case client
+
+        /// Whether what a player reads (boundary manifest, SVTA creative signalling) lists the ads'
+        /// tracking URLs: only when the player fires them. A server-side session lists none —
+        /// players that fire what they find (Shaka's SVTA tracker, Bitmovin's) would count every
+        /// event twice.
+        public var handsTrackersToPlayer: Bool { self == .client }
     }
 
     /// `trusted_attributes` when a campaign does not say.

@@ -9,11 +9,15 @@ public enum CampaignLoader {
     /// - Parameter title: for a catalogue (`program: { catalogue: URL }`), the path below its
     ///   prefix of the title to load as the programme; nil: the campaign as it is (a catalogue
     ///   then loads as a template, ``Programme/catalogue(_:)``).
+    /// - Parameter leavingOut: the id of an ad being made (`adstitch condition --id`): the pools'
+    ///   entries for it are not loaded — its playlist may not exist yet — and the campaign is
+    ///   checked without it.
     public static func load(
         _ file: URL,
         source: PlaylistSource = .files,
         title: String? = nil,
-        reusing known: KnownAssets? = nil
+        reusing known: KnownAssets? = nil,
+        leavingOut: String? = nil
     ) throws(CampaignError) -> Campaign {
         let data: Data
         do {
@@ -37,7 +41,7 @@ public enum CampaignLoader {
         guard let yaml = String(validating: data, as: UTF8.self) else {
             throw CampaignError([CampaignIssue(file: file.path, line: 0, column: 0, field: "", "the campaign file is not UTF-8")])
         }
-        return try self.load(yaml: yaml, file: file, source: source, title: title, reusing: known)
+        return try self.load(yaml: yaml, file: file, source: source, title: title, reusing: known, leavingOut: leavingOut)
     }
 
     /// Loads a campaign from YAML text; playlist paths resolve against `file`'s folder and are
@@ -50,10 +54,12 @@ public enum CampaignLoader {
         file: URL,
         source: PlaylistSource = .files,
         title: String? = nil,
-        reusing known: KnownAssets? = nil
+        reusing known: KnownAssets? = nil,
+        leavingOut: String? = nil
     ) throws(CampaignError) -> Campaign {
         var loader = Loader(file: file, source: source)
         loader.title = title
+        loader.leavingOut = leavingOut
         loader.assets.known = known
         loader.assets.feed(Array(yaml.utf8))
         let root: Node?

@@ -159,7 +159,9 @@ extension Loader {
                             "a weight multiplier must be from 0 to \(Int(CampaignLimits.maxWeight)) (0 stops the ad, 2 doubles its weight)"
                         )
                     }
-                    if self.adNodes[ad] == nil { self.reader.issue(key, "\(field).boost.\(ad)", "names ad \"\(ad)\", which is in no pool") }
+                    if self.adNodes[ad] == nil, ad != self.leavingOut {
+                        self.reader.issue(key, "\(field).boost.\(ad)", "names ad \"\(ad)\", which is in no pool")
+                    }
                     action.boost[ad] = factor
                 }
             } else {

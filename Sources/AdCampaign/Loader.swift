@@ -32,6 +32,8 @@ struct Loader {
     /// `program: { catalogue: … }` as read; `isCatalogue` whether or not it was valid.
     var catalogue: CatalogueSettings?
     var isCatalogue = false
+    /// An ad being made, whose pool entries are not loaded (``CampaignLoader/load(_:source:title:reusing:leavingOut:)``).
+    var leavingOut: String?
 
     init(file: URL, source: PlaylistSource) {
         self.file = file
@@ -255,6 +257,7 @@ struct Loader {
                 let field = "pools.\(poolID)[\(index)]"
                 let fields = self.reader.mapping(item, field, allowed: ["id", "playlist", "weight", "tracking", "verifications"])
                 guard let id = self.reader.identifier(fields["id"], "\(field).id", required: true, parent: item),
+                    id != self.leavingOut,
                     let playlist = self.reader.string(fields["playlist"], "\(field).playlist", required: true, parent: item)
                 else { continue }
                 if ads.contains(where: { $0.id == id }) {

@@ -11,19 +11,46 @@ package struct CampaignFolder: Sendable {
         self.url = url
     }
 
-    /// The campaign files of the folder, sorted; throws when the folder cannot be listed.
-    func campaignFiles() throws -> [URL] {
+    /// A YAML file of the folder that is not loaded as a campaign, and why (the log at start and
+    /// `GET /v1/campaigns` say so: a file skipped without a word looks like a campaign that loaded).
+    package struct Skipped: Sendable, Hashable {
+        /// Relative to the folder.
+        package let file: String
+        package let reason: String
+    }
+
+    /// The campaign files of the folder, sorted: every `*.yaml` (`*.yml`) at the top and every
+    /// `*/campaign.yaml`; with the YAML files one folder down that are not loaded, and why.
+    /// Throws when the folder cannot be listed.
+    func campaignFiles() throws -> (files: [URL], skipped: [Skipped]) {
         let manager = FileManager.default
         var files: [URL] = []
+        var skipped: [Skipped] = []
+        func isYAML(_ name: String) -> Bool { name.hasSuffix(".yaml") || name.hasSuffix(".yml") }
         for name in try manager.contentsOfDirectory(atPath: self.url.path) {
             let url = self.url.appendingPathComponent(name)
-            if name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
+            if isYAML(name) {
                 files.append(url)
-            } else if manager.fileExists(atPath: url.appendingPathComponent("campaign.yaml").path) {
-                files.append(url.appendingPathComponent("campaign.yaml"))
+                continue
+            }
+            var isFolder: ObjCBool = false
+            guard manager.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue else { continue }
+            let inside = ((try? manager.contentsOfDirectory(atPath: url.path)) ?? []).filter(isYAML).sorted()
+            let hasCampaign = inside.contains("campaign.yaml")
+            if hasCampaign { files.append(url.appendingPathComponent("campaign.yaml")) }
+            for other in inside where other != "campaign.yaml" {
+                let reason =
+                    if hasCampaign {
+                        "\(name)/ holds one campaign, its campaign.yaml: move this one into a folder of its own (as campaign.yaml) or to the top of the campaigns folder"
+                    } else if other == "campaign.yml" {
+                        "a folder's campaign is named campaign.yaml: rename it \(name)/campaign.yaml"
+                    } else {
+                        "\(name)/ has no campaign.yaml, and a folder's campaign is its campaign.yaml: rename it \(name)/campaign.yaml, or move it to the top of the campaigns folder"
+                    }
+                skipped.append(Skipped(file: "\(name)/\(other)", reason: reason))
             }
         }
-        return files.sorted { $0.path < $1.path }
+        return (files.sorted { $0.path < $1.path }, skipped.sorted { $0.file < $1.file })
     }
 
     /// The files a load referenced (playlists, segments, keys, init sections) as sorted paths:

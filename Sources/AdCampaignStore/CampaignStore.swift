@@ -59,6 +59,8 @@ public final class CampaignStore: Sendable {
         /// poll sees the same.
         var pending: [String: String] = [:]
         var patternLimitHits = 0
+        /// The folder's YAML files that are not campaign files (``CampaignFolder/campaignFiles()``).
+        var skipped: [CampaignFolder.Skipped] = []
     }
 
     private let state = Mutex(State())
@@ -145,6 +147,11 @@ public final class CampaignStore: Sendable {
         self.state.withLock { $0.entries.values.map(\.status).sorted { $0.file < $1.file } }
     }
 
+    /// The folder's YAML files not loaded as campaigns, and why (as of the last reload).
+    package var skipped: [CampaignFolder.Skipped] {
+        self.state.withLock { $0.skipped }
+    }
+
     /// Loads what changed and has stayed unchanged since the previous call (with `settle`
     /// false: what changed, at once). Returns whether any campaign was loaded, failed or removed.
     ///
@@ -157,7 +164,15 @@ public final class CampaignStore: Sendable {
     public func reload(logger: Logger, settle: Bool = true, originWait: Duration? = nil) -> Bool {
         let files: [URL]
         do {
-            files = try self.scanner.campaignFiles()
+            let scan = try self.scanner.campaignFiles()
+            files = scan.files
+            let known = self.state.withLock { state in
+                defer { state.skipped = scan.skipped }
+                return Set(state.skipped)
+            }
+            for item in scan.skipped where !known.contains(item) {
+                logger.warning("YAML file not loaded as a campaign", metadata: ["file": "\(item.file)", "why": "\(item.reason)"])
+            }
         } catch {
             // EMFILE under a flood of connections, a network file system hiccup: transient. What
             // is loaded keeps serving; the next poll tries again.

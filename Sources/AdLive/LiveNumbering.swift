@@ -24,9 +24,11 @@ public enum LiveNumbering {
     ///   - joined: the origin sequence number the viewer joined at.
     ///   - fill: the viewer's fill of a break, in play order (ads, then as many slates as the
     ///     caller likes: what ends past the break is never listed).
-    ///   - span: how long a viewer's window is (``LiveRenditionWindow``'s span): bounds it by
-    ///     dates when a stall break's fill runs on past the origin's window, so the programme
-    ///     before it leaves as the fill grows.
+    ///   - span: how long a viewer's window is (``LiveRenditionWindow``'s span): the entries that
+    ///     last it back from the last one are listed, those before left out — the rule the channel's cut
+    ///     applies to the programme, applied to what the viewer lists, so a stall's fill past the
+    ///     origin's window (or a break's fill whose programme is not in it yet) bounds it alike on
+    ///     every replica.
     ///
     /// A stall break (``LiveBreak/Kind/stall``) starts after the origin's last segment: while it is
     /// open its fill (as long as the caller makes it: the clock) is listed after the window; once
@@ -61,7 +63,8 @@ public enum LiveNumbering {
         // window passes its end, so the work is linear in both (10,000 breaks in a window).
         var entries: [LiveWindow.Entry] = []
         entries.reserveCapacity(window.count)
-        // Each entry's end date, for the span (a stall's fill past the window).
+        // Each entry's start and end dates, for the span.
+        var starts: [ExactDecimal] = []
         var ends: [ExactDecimal] = []
         var next = 0
         var shift = (sequence: 0, discontinuity: 0)
@@ -89,6 +92,7 @@ public enum LiveNumbering {
                         isDiscontinuity: item.index == 0
                     )
                 )
+                starts.append(adBreak.start + offset)
                 ends.append(adBreak.start + offset + item.duration)
             }
         }
@@ -126,6 +130,7 @@ public enum LiveNumbering {
                         isDiscontinuity: segment.isDiscontinuity || returning
                     )
                 )
+                starts.append(segment.start)
                 ends.append(segment.end)
                 upcoming = (segment.sequence + shift.sequence + 1, segment.discontinuitySequence + shift.discontinuity)
                 continue
@@ -137,14 +142,20 @@ public enum LiveNumbering {
             list(within: adBreak.replacedDuration ?? openLength(adBreak, reach: reach[index]), gone: segment.start - adBreak.start)
         }
         // A stall past the window's last segment (open, or closed where the window has not
-        // reached yet): its fill after the window, and the window bounded by `span` from the fill's end.
+        // reached yet): its fill after the window.
         if next < replaced.count, listed != next, replaced[next].kind == .stall, replaced[next].first > last.sequence {
-            let count = entries.count
             list(within: replaced[next].replacedDuration ?? openLength(replaced[next], reach: last.end), gone: .zero)
-            if let span, entries.count > count, let newest = ends.last {
-                let kept = ends.firstIndex { $0 > newest - span } ?? ends.count
-                entries.removeFirst(kept)
+        }
+        // The span, back from the last entry by durations (dates may jump in a window): what
+        // starts before it has left.
+        if let span {
+            var kept = entries.count
+            var total = ExactDecimal.zero
+            while kept > 0, total + (ends[kept - 1] - starts[kept - 1]) <= span {
+                kept -= 1
+                total += ends[kept] - starts[kept]
             }
+            entries.removeFirst(kept)
         }
         // A viewer's playlist is bounded (LiveLimits.maxViewerEntries): its live edge is kept, and
         // the entries dropped from the head keep their numbers, as if they had left the window.

@@ -9,8 +9,10 @@ import Synchronization
 
 /// One live channel's poller (docs/design-decisions.md "Live"): one per channel and replica, not
 /// per viewer. Every round it fetches each rendition's media playlist from the origin with
-/// conditional requests and keeps the latest window of each; the first rendition's windows feed
-/// the channel's break tracking, whose openings and closings go to the shared break history.
+/// conditional requests and gives it to the channel's ``LiveChannelTimeline`` (numbered, joined to
+/// what was read before, its new segments' sightings dated); the first rendition's windows feed
+/// the channel's break tracking, whose openings and closings — and the segments' first sightings —
+/// go to the shared break history.
 ///
 /// Faults keep the last good window: an origin that answers 5xx, times out or sends a playlist
 /// that does not parse is logged and polled again next round; a window that stops advancing for
@@ -39,26 +41,25 @@ public final class LiveChannel: Sendable {
     let clock: @Sendable () -> Date
 
     struct State {
-        var windows: [URL: Window] = [:]
-        var tracker: LiveBreakTracker
+        var timeline: LiveChannelTimeline
+        /// Each rendition's latest window as the channel numbers it, and the validators to ask for the next.
+        var latest: [URL: Latest] = [:]
         var lastAdvance: ContinuousClock.Instant?
         var lastSequence: Int?
         var stalled = false
-        /// The first rendition's, within LiveLimits.targetDurations.
-        var targetDuration = 6
         /// Set by ``stop()``: the poller ends after its current round.
         var stopped = false
         /// Breaks changed since the history last recorded them, by id (the latest state of each).
         var unrecorded: [String: LiveBreak] = [:]
+        /// Segments first seen here that the history has not recorded yet, by channel number.
+        var unshared: [Int: ExactDecimal] = [:]
         /// Whether the history has been read since this poller started (else the writer reads it).
         var historyLoaded = false
     }
 
     /// A rendition's latest window and the validators to ask for the next.
-    public struct Window: Sendable {
-        public let playlist: MediaPlaylist
-        /// The window ready for every viewer's refresh; nil when it has no dated segment.
-        public let prepared: LiveRenditionWindow?
+    struct Latest: Sendable {
+        let playlist: MediaPlaylist
         let etag: String?
         let lastModified: String?
     }
@@ -96,7 +97,12 @@ public final class LiveChannel: Sendable {
         var tracker = LiveBreakTracker(defaultDuration: defaultDuration)
         tracker.stallAfter = stallFill
         tracker.confirmsStallClosings = history != nil
-        self.state = Mutex(State(tracker: tracker))
+        let timeline = LiveChannelTimeline(
+            renditions: renditions.count,
+            tracker: tracker,
+            retention: retention.map { ExactDecimal(Int($0.components.seconds)) }
+        )
+        self.state = Mutex(State(timeline: timeline))
         self.clock = clock
         self.stalledGauge = Gauge(label: "adstitch_live_stalled", dimensions: [("channel", key)], factory: metrics)
     }
@@ -111,7 +117,7 @@ public final class LiveChannel: Sendable {
         let key = self.key
         let breaks = try await Deadline.run(within: self.historyDeadline) { try await history.breaks(channel: key, since: since) }
         self.state.withLock { state in
-            state.tracker.merge(history: breaks)
+            state.timeline.merge(history: breaks)
             state.historyLoaded = true
         }
     }
@@ -126,7 +132,7 @@ public final class LiveChannel: Sendable {
             }
             while !Task.isCancelled, !self.state.withLock({ $0.stopped }) {
                 await self.poll()
-                let target = self.state.withLock { $0.targetDuration }
+                let target = self.state.withLock { $0.timeline.targetDuration }
                 try? await Task.sleep(for: max(.milliseconds(250), .seconds(target) / 2))
             }
             group.cancelAll()
@@ -139,10 +145,29 @@ public final class LiveChannel: Sendable {
     private func writeHistory(since: ExactDecimal?) async {
         guard let history = self.history else { return }
         var backoff = Duration.milliseconds(500)
+        var read = ContinuousClock.now - .seconds(60)
         while !Task.isCancelled, !self.state.withLock({ $0.stopped }) {
-            let (pending, loaded) = self.state.withLock { state in (state.unrecorded, state.historyLoaded) }
+            let (pending, loaded, sightings) = self.state.withLock { state in (state.unrecorded, state.historyLoaded, state.unshared) }
             do {
                 if !loaded, let since { try await self.loadHistory(since: since) }
+                // Sightings: this replica's recorded (each segment's earliest stands), and the
+                // earliest of every recent segment read back every half target duration.
+                let key = self.key
+                if !sightings.isEmpty {
+                    let stored = try await Deadline.run(within: self.historyDeadline) { try await history.record(sightings: sightings, channel: key) }
+                    self.state.withLock { state in
+                        for (sequence, time) in sightings where state.unshared[sequence] == time { state.unshared[sequence] = nil }
+                        state.timeline.share(stored)
+                    }
+                }
+                let target = self.state.withLock { $0.timeline.targetDuration }
+                if ContinuousClock.now - read >= .seconds(target) / 2,
+                    let from = self.state.withLock({ $0.timeline.windows.first??.segments.first?.sequence })
+                {
+                    let stored = try await Deadline.run(within: self.historyDeadline) { try await history.sightings(channel: key, from: from) }
+                    self.state.withLock { $0.timeline.share(stored) }
+                    read = .now
+                }
                 if !pending.isEmpty {
                     let key = self.key
                     let breaks = Array(pending.values).sorted { $0.first < $1.first }
@@ -151,7 +176,7 @@ public final class LiveChannel: Sendable {
                         // What changed again meanwhile stays pending.
                         for (id, recorded) in pending where state.unrecorded[id] == recorded { state.unrecorded[id] = nil }
                         // A stall's closing as the history keeps it (the first replica's): viewers see it now.
-                        state.tracker.confirm(stored)
+                        state.timeline.confirm(stored)
                     }
                 }
                 backoff = .milliseconds(500)
@@ -172,10 +197,11 @@ public final class LiveChannel: Sendable {
         self.state.withLock { $0.stopped = true }
     }
 
-    /// One round: every rendition fetched, the first one's markers read, the history told.
+    /// One round: every rendition fetched and given to the timeline, the first one's markers
+    /// read, the history told.
     public func poll() async {
         for (index, url) in self.renditions.enumerated() {
-            let previous = self.state.withLock { $0.windows[url] }
+            let previous = self.state.withLock { $0.latest[url] }
             let outcome: FetchOutcome
             do {
                 outcome = try await self.client.fetch(url, etag: previous?.etag, lastModified: previous?.lastModified)
@@ -195,64 +221,39 @@ public final class LiveChannel: Sendable {
                 self.logger.warning("live playlist does not parse; the last window keeps serving", metadata: ["url": "\(url)", "error": "\(error)"])
                 continue
             }
-            // Every number from the origin is checked where it enters (LiveLimits): a window
-            // outside the ranges is not used, as one that does not parse.
-            if let problem = LiveLimits.problem(in: playlist) {
-                self.logger.warning("live window refused; the last window keeps serving", metadata: ["url": "\(url)", "problem": "\(problem)"])
-                if index == 0 { self.checkStall() }
-                continue
-            }
-            // The channel's own numbering (LiveOriginSequencer): an origin that restarts, renumbers,
-            // answers from a stale replica or rewrites its discontinuity sequence is numbered so a
-            // viewer's playlist never goes back; a window older than the one serving is not used.
-            let sequenced = self.state.withLock { $0.tracker.sequencer.sequence(playlist, rendition: index) }
-            guard let playlist = sequenced.playlist else {
+            // Every number from the origin checked where it enters (LiveLimits), the window numbered
+            // by the channel (an origin that restarts, renumbers or answers from a stale replica
+            // never makes a viewer's playlist go back) and joined to what was read before.
+            let now = self.now
+            let accepted = self.state.withLock { $0.timeline.accept(playlist, rendition: index, at: now) }
+            guard let numbered = accepted.playlist else {
                 self.logger.warning(
                     "live window not used; the last window keeps serving",
-                    metadata: ["url": "\(url)", "problem": "\(sequenced.note ?? "")"]
+                    metadata: ["url": "\(url)", "problem": "\(accepted.refusal ?? "")"]
                 )
                 if index == 0 { self.checkStall() }
                 continue
             }
-            if let note = sequenced.note { self.logger.notice("live origin numbering", metadata: ["url": "\(url)", "note": "\(note)"]) }
-            let prepared = LiveRenditionWindow(playlist)
-            if prepared == nil {
-                self.logger.warning(
-                    "live playlist has no dated segment (EXT-X-PROGRAM-DATE-TIME); the last window keeps serving",
-                    metadata: ["url": "\(url)"]
-                )
-                continue
-            }
-            let window = Window(playlist: playlist, prepared: prepared, etag: fetched.etag, lastModified: fetched.lastModified)
-            let changed: [LiveBreak] = self.state.withLock { state in
-                state.windows[url] = window
-                guard index == 0 else { return [] }
-                state.targetDuration = min(
-                    max(playlist.targetDuration ?? state.targetDuration, LiveLimits.targetDurations.lowerBound),
-                    LiveLimits.targetDurations.upperBound
-                )
-                let last = playlist.segments.last?.mediaSequenceNumber
+            if let note = accepted.note { self.logger.notice("live origin numbering", metadata: ["url": "\(url)", "note": "\(note)"]) }
+            self.state.withLock { state in
+                state.latest[url] = Latest(playlist: numbered, etag: fetched.etag, lastModified: fetched.lastModified)
+                guard index == 0 else { return }
+                let last = numbered.segments.last?.mediaSequenceNumber
                 if last != state.lastSequence {
                     state.lastSequence = last
                     state.lastAdvance = ContinuousClock.now
                 }
-                let changed = state.tracker.observe(playlist, now: self.now)
-                if let retention = self.retention, let edge = prepared?.segments.last?.end {
-                    state.tracker.forget(endedBefore: edge - ExactDecimal(Int(retention.components.seconds)))
+                if self.history != nil {
+                    // For the writer beside the poll loop (``writeHistory(since:)``): never awaited here.
+                    for item in accepted.changed { state.unrecorded[item.id] = item }
+                    state.unshared.merge(accepted.sightings) { min($0, $1) }
                 }
-                return changed
             }
             if index == 0 {
-                for problem in self.state.withLock({ $0.tracker.problems }) {
+                for problem in self.state.withLock({ $0.timeline.tracker.problems }) {
                     self.logger.warning("live marker ignored", metadata: ["channel": "\(self.key)", "problem": "\(problem)"])
                 }
                 self.checkStall()
-            }
-            if !changed.isEmpty, self.history != nil {
-                // For the writer beside the poll loop (``writeHistory(since:)``): never awaited here.
-                self.state.withLock { state in
-                    for item in changed { state.unrecorded[item.id] = item }
-                }
             }
         }
         // Every round, whatever the origin answered (a failing origin stands still too).
@@ -269,7 +270,7 @@ public final class LiveChannel: Sendable {
     private func checkStall() {
         let now = self.now
         let opened = self.state.withLock { state -> LiveBreak? in
-            guard let opened = state.tracker.stall(now: now) else { return nil }
+            guard let opened = state.timeline.stall(at: now) else { return nil }
             if self.history != nil { state.unrecorded[opened.id] = opened }
             return opened
         }
@@ -281,7 +282,7 @@ public final class LiveChannel: Sendable {
         }
         let (stalled, changed) = self.state.withLock { state -> (Bool, Bool) in
             guard let last = state.lastAdvance else { return (false, false) }
-            let limit = self.stallAfter ?? .seconds(3 * state.targetDuration)
+            let limit = self.stallAfter ?? .seconds(3 * state.timeline.targetDuration)
             let stalled = ContinuousClock.now - last > limit
             defer { state.stalled = stalled }
             return (stalled, stalled != state.stalled)
@@ -298,31 +299,33 @@ public final class LiveChannel: Sendable {
         }
     }
 
-    /// The latest window of a rendition, if any was fetched.
+    /// The latest window of a rendition, if any was fetched (as the channel numbers it).
     public func window(_ url: URL) -> MediaPlaylist? {
-        self.state.withLock { $0.windows[url]?.playlist }
+        self.state.withLock { $0.latest[url]?.playlist }
     }
 
-    /// The latest window of rendition `index` (of ``renditions``), ready to render.
+    /// The joined windows of rendition `index` (of ``renditions``), ready to render.
     public func prepared(_ index: Int) -> LiveRenditionWindow? {
         guard self.renditions.indices.contains(index) else { return nil }
-        return self.state.withLock { $0.windows[self.renditions[index]]?.prepared }
+        return self.state.withLock { $0.timeline.windows[index] }
     }
 
-    /// Every rendition's latest window (nil where none was read yet) and the channel's breaks,
-    /// read together.
-    public func snapshot() -> (windows: [LiveRenditionWindow?], breaks: [LiveBreak]) {
-        self.state.withLock { state in (self.renditions.map { state.windows[$0]?.prepared }, state.tracker.published) }
-    }
+    /// The channel as this replica holds it now: every rendition's joined windows, its breaks,
+    /// its segments' sightings (``LiveChannelTimeline/cut(at:)`` cuts a viewer's window from it).
+    /// A copy: its arrays are shared, not copied, until the poller changes them.
+    public var timeline: LiveChannelTimeline { self.state.withLock { $0.timeline } }
 
     /// The origin sequence number after the first rendition's last segment: where a session that
     /// starts now joins. Nil before the first window.
     public var edge: Int? {
-        self.state.withLock { state in state.windows[self.renditions[0]]?.prepared?.segments.last.map { $0.sequence + 1 } }
+        self.state.withLock { state in state.timeline.windows.first??.segments.last.map { $0.sequence + 1 } }
     }
 
     /// The channel's breaks as this replica knows them (history and what it saw).
-    public var breaks: [LiveBreak] { self.state.withLock { $0.tracker.published } }
+    public var breaks: [LiveBreak] { self.state.withLock { $0.timeline.tracker.published } }
+
+    /// Whether this replica holds a whole viewer's window of the channel (``LiveChannelTimeline/isWarm``).
+    public var isWarm: Bool { self.state.withLock { $0.timeline.isWarm } }
 
     /// Whether the origin has stopped advancing (``stallAfter``).
     public var isStalled: Bool { self.state.withLock { $0.stalled } }

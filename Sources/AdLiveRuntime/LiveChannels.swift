@@ -87,6 +87,12 @@ public final class LiveChannels: Sendable {
                             metadata: ["error": "\(error)"]
                         )
                     }
+                    // What no session can need any more (older than the session TTL), every ten minutes.
+                    while !Task.isCancelled {
+                        let window = self.historyWindow
+                        _ = try? await Deadline.run(within: .seconds(30)) { try await history.prune(olderThan: window) }
+                        try? await Task.sleep(for: .seconds(600))
+                    }
                 }
             }
             for await channel in self.stream {

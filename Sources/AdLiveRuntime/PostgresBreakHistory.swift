@@ -18,6 +18,8 @@ public final class PostgresBreakHistory: Sendable {
     let logger: Logger
     /// The table, created by the first call that needs it.
     private let breaks: PostgresTable
+    /// When each segment of a channel was first seen by any replica (``record(sightings:channel:)``).
+    private let sightings: PostgresTable
 
     public static let table = "adstitch_live_breaks"
 
@@ -25,6 +27,20 @@ public final class PostgresBreakHistory: Sendable {
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
         self.breaks = PostgresTable(client: self.client, logger: logger, schema: Self.schema)
+        self.sightings = PostgresTable(
+            client: self.client,
+            logger: logger,
+            schema: [
+                """
+                CREATE TABLE IF NOT EXISTS adstitch_live_sightings (
+                    channel text NOT NULL,
+                    sequence bigint NOT NULL,
+                    seen_micros bigint NOT NULL,
+                    PRIMARY KEY (channel, sequence)
+                )
+                """
+            ]
+        )
     }
 
     /// `postgres://user[:password]@host[:port]/database` (`serve --database-url`); nil when it
@@ -50,9 +66,43 @@ public final class PostgresBreakHistory: Sendable {
         await self.client.run()
     }
 
-    /// Creates the table when missing (the first query would otherwise).
+    /// Creates the tables when missing (the first query would otherwise).
     public func migrate() async throws {
         try await self.breaks.ready()
+        try await self.sightings.ready()
+    }
+
+    /// Records when this replica first saw segments of `channel` (by the channel's numbers,
+    /// seconds since the epoch on its clock); each segment keeps the earliest any replica
+    /// recorded. Returns those earliest times (docs/design-decisions.md "Live: the cut").
+    public func record(sightings: [Int: ExactDecimal], channel: String) async throws -> [Int: ExactDecimal] {
+        guard !sightings.isEmpty else { return [:] }
+        let ordered = sightings.sorted { $0.key < $1.key }
+        let sequences = ordered.map { Int64($0.key) }
+        let times = ordered.map { Self.micros($0.value) }
+        let rows = try await self.sightings.query(
+            """
+            INSERT INTO adstitch_live_sightings (channel, sequence, seen_micros)
+            SELECT \(channel), sighted.sequence, sighted.seen FROM unnest(\(sequences)::bigint[], \(times)::bigint[]) AS sighted(sequence, seen)
+            ON CONFLICT (channel, sequence) DO UPDATE SET seen_micros = LEAST(adstitch_live_sightings.seen_micros, EXCLUDED.seen_micros)
+            RETURNING sequence, seen_micros
+            """
+        )
+        return try await Self.decodeSightings(rows)
+    }
+
+    /// The earliest sightings of `channel`'s segments numbered `from` on.
+    public func sightings(channel: String, from sequence: Int) async throws -> [Int: ExactDecimal] {
+        let rows = try await self.sightings.query(
+            "SELECT sequence, seen_micros FROM adstitch_live_sightings WHERE channel = \(channel) AND sequence >= \(Int64(sequence))"
+        )
+        return try await Self.decodeSightings(rows)
+    }
+
+    static func decodeSightings(_ rows: PostgresRowSequence) async throws -> [Int: ExactDecimal] {
+        var sightings: [Int: ExactDecimal] = [:]
+        for try await (sequence, micros) in rows.decode((Int64, Int64).self) { sightings[Int(sequence)] = Self.seconds(micros) }
+        return sightings
     }
 
     static let schema: [PostgresQuery] = [
@@ -166,6 +216,9 @@ public final class PostgresBreakHistory: Sendable {
         )
         var count = 0
         for try await _ in rows { count += 1 }
+        let limit = Self.micros(ExactDecimal(Int(Date().timeIntervalSince1970))) - seconds * 1_000_000
+        let old = try await self.sightings.query("DELETE FROM adstitch_live_sightings WHERE seen_micros < \(limit) RETURNING sequence")
+        for try await _ in old { count += 1 }
         return count
     }
 

@@ -12,7 +12,16 @@ extension PreviewPage {
     /// window, whether it is stalled — the break airing now and the ones before it in the window
     /// with the ads this viewer gets in each, what the next break will be filled from (its marker
     /// has not aired, so its ads are not drawn yet), and a player of a live session for the context.
-    package static func live(_ served: ServedCampaign, live: LiveProgram, context: PreviewContext, plan: Plan, hasPlayer: Bool) -> String {
+    /// The window and breaks are a viewer's refresh at `now` (``LiveChannelTimeline/cut(at:)``):
+    /// what a session's playlists list, not the origin's newest window.
+    package static func live(
+        _ served: ServedCampaign,
+        live: LiveProgram,
+        context: PreviewContext,
+        plan: Plan,
+        now: ExactDecimal,
+        hasPlayer: Bool
+    ) -> String {
         let campaign = served.campaign
         var body = "<p class=\"crumbs\"><a href=\"/preview\">All campaigns</a></p>\n"
         body +=
@@ -29,7 +38,8 @@ extension PreviewPage {
             </section>
             """
         guard let channel = served.channel else { return document(title: campaign.title, body: body) }
-        let (windows, breaks) = channel.snapshot()
+        let cut = channel.timeline.cut(at: now)
+        let (windows, breaks) = (cut.windows, cut.breaks)
         guard let window = windows.first ?? nil, let first = window.segments.first, let last = window.segments.last else {
             body += "<section><h2>Channel</h2><p>This replica has not read the channel yet; reload in a few seconds.</p></section>"
             return document(title: campaign.title, body: body)

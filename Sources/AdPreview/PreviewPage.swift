@@ -151,9 +151,11 @@ package enum PreviewPage {
     /// order as the stitched player above.
     static func interstitials(_ served: ServedCampaign, plan: Plan, master: String, hasPlayer: Bool, renderer: SessionRenderer) -> String {
         let schedule = renderer.schedule(plan)
+        // As the campaign's sessions get them: trackers only where the player fires them.
+        let trackers = served.campaign.reporting.handsTrackersToPlayer
         let lists = schedule.interstitials.map { interstitial in
             "<h3>Break <code>\(escape(interstitial.id))</code> <small>at \(interstitial.start) s of the primary, \(interstitial.duration) s, resumes +\(interstitial.resumeOffset) s</small></h3>\n"
-                + "<pre class=\"json\">\(escape(renderer.assetList(schedule, breakID: interstitial.id) ?? ""))</pre>"
+                + "<pre class=\"json\">\(escape(renderer.assetList(schedule, breakID: interstitial.id, trackers: trackers) ?? ""))</pre>"
         }
         let player =
             hasPlayer
@@ -168,7 +170,7 @@ package enum PreviewPage {
             <p class="hint"><a href="\(master)&amp;insertion=interstitials">master.m3u8 (interstitials)</a> ·
             a session start picks this mode with <code>insertion=interstitials</code> (or <code>auto</code>: AVPlayer, hls.js with <code>player=hls.js</code>).</p>
             <h3>Date ranges in every primary playlist</h3>
-            <pre class="json">\(escape(renderer.interstitialDateRanges(schedule)))</pre>
+            <pre class="json">\(escape(renderer.interstitialDateRanges(schedule, trackers: trackers)))</pre>
             \(lists.joined(separator: "\n"))
             <h3>Boundary manifest of the interstitial session</h3>
             <pre class="json">\(escape(BoundaryManifest(schedule).json.text()))</pre>

@@ -205,8 +205,13 @@ public struct VASTResolver: Sendable {
             var inner = await self.resolve(document, chain: chain + [url.absoluteString], mayWrap: wrapper.followAdditionalWrappers)
             resolution.requests += inner.requests
             // allowMultipleAds false: only the first stand-alone ad of the answer (VAST 4.3 §3.4.1).
+            // A pod alone then leaves nothing: said as such, so the ad ops team knows which side to
+            // fix (the wrapper's attribute, or the answer).
+            var podRefused = 0
             if !wrapper.allowMultipleAds {
-                inner.ads = Array(inner.ads.filter { $0.sequence == nil }.prefix(1))
+                let standAlone = inner.ads.filter { $0.sequence == nil }
+                podRefused = standAlone.isEmpty ? inner.ads.count : 0
+                inner.ads = Array(standAlone.prefix(1))
             }
             // The wrapper's trackers go with every failure under it too.
             resolution.failures += inner.failures.map { failure in
@@ -215,9 +220,14 @@ public struct VASTResolver: Sendable {
                 return failure
             }
             guard !inner.ads.isEmpty else {
+                let said =
+                    podRefused > 0
+                    ? "\(url.absoluteString) answered a pod of \(podRefused) ads and no stand-alone ad, but the wrapper does not allow a pod "
+                        + "(allowMultipleAds is not \"true\": VAST 4.3 §3.4.1): set allowMultipleAds=\"true\" on the wrapper, or answer a stand-alone ad"
+                    : "\(url.absoluteString) answered no ad"
                 var failure = VASTFailure(
                     adID: ad.id,
-                    error: VASTError(.noAdsAfterWrapper, "\(url.absoluteString) answered no ad"),
+                    error: VASTError(.noAdsAfterWrapper, said),
                     errors: ad.errors + document.errors,
                     wrappers: wrappers + [url.absoluteString]
                 )

@@ -315,6 +315,15 @@ extension AdServerDecisions {
                 if !chosen.impressions.isEmpty { tracking["impression", default: []] = chosen.impressions + (tracking["impression"] ?? []) }
                 ads.append(Ad(id: id, asset: asset, tracking: tracking, verifications: chosen.verifications.map(AdVerification.init)))
                 report.played.append(id)
+                // A <Duration> more than a segment off its media: the answer was chosen by the
+                // one, the fill goes by the other.
+                if let announced = chosen.creative?.duration, let segment = asset.variants.first?.playlist.targetDuration,
+                    (announced - asset.duration).magnitude > ExactDecimal(segment)
+                {
+                    report.warnings.append(
+                        "\(id): its <Duration> says \(announced) s, its media runs \(asset.duration) s (more than a \(segment) s segment apart); the fill goes by the media"
+                    )
+                }
             }
             return (report, ads)
         }

@@ -40,6 +40,9 @@ public struct AdServerDecisions: Sendable {
         public var wrappers: [String] = []
         public var played: [String] = []
         public var skipped: [Skipped] = []
+        /// What the answer says that its media does not: a `<Duration>` more than a segment off
+        /// the creative's playlists (the fill goes by the media), naming both figures.
+        public var warnings: [String] = []
 
         /// `answered`: the ad server answered (its ads may still all be skipped); `failed`: no
         /// usable answer (error, timeout, unparsable), the break's fallback pools fill it.
@@ -74,6 +77,7 @@ public struct AdServerDecisions: Sendable {
             if let error = self.error { fields.append(("error", .string(error))) }
             fields.append(("wrappers", .array(self.wrappers.map { .string(Redaction.url($0)) })))
             fields.append(("played", .array(self.played.map(JSONValue.string))))
+            if !self.warnings.isEmpty { fields.append(("warnings", .array(self.warnings.map(JSONValue.string)))) }
             fields.append(
                 (
                     "skipped",
@@ -98,7 +102,29 @@ public struct AdServerDecisions: Sendable {
             for skipped in self.skipped {
                 line += "; skipped \(skipped.id): \(skipped.reason)\(skipped.vastError.map { " [VAST \($0)]" } ?? "")"
             }
+            for warning in self.warnings { line += "; warning: \(warning)" }
             return line
+        }
+
+        /// The report once the session is planned: an ad the answer gave that the break's fill did
+        /// not play is said so, with the fill's reason (`played` then lists what plays). The
+        /// answer's own choice goes by its `<Duration>`s, the fill by the media's.
+        public func settled(by plan: Plan) -> BreakReport {
+            guard let planned = plan.breaks.first(where: { $0.adBreak.id == self.breakID }) else { return self }
+            let candidates = planned.candidates
+            var report = self
+            report.played = []
+            for id in self.played {
+                switch candidates.first(where: { $0.ad.id == id })?.outcome {
+                case .chosen?, nil:
+                    report.played.append(id)
+                case .excluded(let rule, let reason)?:
+                    report.skipped.append(Skipped(id: id, reason: "answered, but the fill did not play it: rule \(rule) excludes it (\(reason))"))
+                case .notChosen(let reason)?:
+                    report.skipped.append(Skipped(id: id, reason: "answered, but the fill did not play it: \(reason)"))
+                }
+            }
+            return report
         }
     }
 

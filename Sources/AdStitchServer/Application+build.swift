@@ -297,13 +297,26 @@ func buildRouter(store: CampaignStore, policy: SessionPolicy, sessions: SessionC
     router.add(middleware: HTTPSemanticsMiddleware())
     router.add(middleware: ProblemMiddleware())
     router.getAndHead(Routes.healthz) { _, _ -> String in "ok\n" }
-    // Ready once some campaign serves: a replica with none should not get traffic.
+    // Ready once some campaign serves: a replica with none should not get traffic. Nor one whose
+    // live channels' windows it has read but does not yet hold a whole viewer's window of (an
+    // origin with a short window: its viewers' windows would start later than other replicas').
     router.getAndHead(Routes.readyz) { _, _ -> Response in
-        let serving = store.statuses.filter { $0.serving != nil }.count
-        guard serving > 0 else {
+        let serving = store.statuses.filter { $0.serving != nil }
+        guard !serving.isEmpty else {
             throw Problem(status: .serviceUnavailable, title: "Not ready", detail: "no campaign is loaded; see GET /v1/campaigns")
         }
-        return .tagged("ready: \(serving) campaigns\n", contentType: "text/plain", cache: "no-store")
+        let warming = serving.compactMap { $0.id }.filter { id in
+            guard let channel = store.campaign(id)?.channel else { return false }
+            return channel.prepared(0) != nil && !channel.isWarm
+        }
+        guard warming.isEmpty else {
+            throw Problem(
+                status: .serviceUnavailable,
+                title: "Not ready",
+                detail: "live channels still being read: \(warming.joined(separator: ", ")); ready once each holds a viewer's window"
+            )
+        }
+        return .tagged("ready: \(serving.count) campaigns\n", contentType: "text/plain", cache: "no-store")
     }
     router.getAndHead(Routes.metrics) { _, _ -> Response in
         Response(

@@ -132,7 +132,8 @@ struct CatalogueController: Sendable {
         DateTime.iso8601(millisecondsSinceEpoch: millis)
     }
 
-    /// `GET /v1/campaigns`: every campaign file and its load status (paths relative to the campaigns folder).
+    /// `GET /v1/campaigns`: every campaign file and its load status, and the YAML files not loaded
+    /// as campaigns with why (paths relative to the campaigns folder).
     func list() -> Response {
         let statuses = self.store.statuses.map { status -> [String: Any] in
             var entry: [String: Any] = ["file": status.file, "status": status.error == nil ? "loaded" : "failed"]
@@ -149,7 +150,13 @@ struct CatalogueController: Sendable {
             }
             return entry
         }
-        let data = (try? JSONSerialization.data(withJSONObject: ["campaigns": statuses], options: [.sortedKeys, .prettyPrinted])) ?? Data()
+        let skipped = self.store.skipped.map { ["file": $0.file, "reason": $0.reason] }
+        let data =
+            (try? JSONSerialization.data(
+                withJSONObject: ["campaigns": statuses, "skipped": skipped] as [String: Any],
+                options: [.sortedKeys, .prettyPrinted]
+            ))
+            ?? Data()
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

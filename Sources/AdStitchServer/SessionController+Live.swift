@@ -56,28 +56,22 @@ extension SessionController {
         guard let channel = served.channel, served.campaign.live != nil else {
             throw Problem.notFound("campaign \(served.campaign.id) revision \(served.campaign.revision) is not live")
         }
-        let (polled, breaks) = channel.snapshot()
-        // Every rendition cut at the same common clock, so replicas out of phase list the same
-        // window (LiveRenditionWindow.cut); one the clock cannot cut (dates ahead of it) as polled.
-        // The first rendition's hold-back and span for all, so renditions agree with each other too.
-        let now = ExactDecimal(significand: Int(self.policy.nowMilliseconds), exponent: 3)
-        let reference = polled.first ?? nil
-        let windows = polled.map { window in
-            window.map { window in
-                reference.flatMap { window.cut(now: now, holdBack: $0.holdBack, span: $0.span) } ?? window
-            }
-        }
+        // Every rendition cut where every replica cuts it: at the newest segment first seen a
+        // hold-back ago, back by its durations (LiveChannelTimeline.cut) — whatever the origin's
+        // dates say, so a viewer whose refreshes alternate replicas never sees the window go back.
+        let cut = channel.timeline.cut(at: ExactDecimal(significand: Int(self.policy.nowMilliseconds), exponent: 3))
+        let breaks = cut.breaks
         let (decided, creatives) = try await self.liveDecisions(served, token: token, breaks: breaks, deviceHeaders: deviceHeaders)
         let renderer = creatives.isEmpty ? served.renderer : SessionRenderer(layout: served.renderer.layout.adding(creatives))
         return LiveSessionKind(
             renderer: renderer,
             reporting: token.reporting ?? served.campaign.reporting,
             channel: LiveSessionKind.Channel(
-                windows: windows,
+                windows: cut.windows,
                 breaks: breaks,
                 joined: joined,
                 decided: decided,
-                clock: reference.map { (now - $0.holdBack, $0.targetDuration) }
+                clock: cut.clock
             )
         )
     }

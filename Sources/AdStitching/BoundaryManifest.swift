@@ -60,6 +60,8 @@ public struct BoundaryManifest: Sendable, Hashable {
     /// A session that reports client-side: its tracking document, relative to the manifest
     /// (``TrackingDocument``).
     public var trackingURI: String?
+    /// Whether each ad lists its `tracking` URLs (``Campaign/Reporting/handsTrackersToPlayer``).
+    public var listsTrackers = true
 
     /// An interstitial session's manifest: the same breaks, ads and times as the stitched
     /// session's — stream time is the timeline a player shows when it counts interstitials in
@@ -166,14 +168,14 @@ public struct BoundaryManifest: Sendable, Hashable {
         if let primaryDuration { members.append(("primaryDuration", .decimal(primaryDuration))) }
         if let trackingURI { members.append(("trackingUri", .string(trackingURI))) }
         members += [
-            ("breaks", .array(self.breaks.map(Self.json))),
+            ("breaks", .array(self.breaks.map { Self.json($0, trackers: self.listsTrackers) })),
             ("boundaries", .array(self.boundaries.map(JSONValue.decimal))),
             ("islands", .array(self.islands.map(Self.json))),
         ]
         return .object(members)
     }
 
-    private static func json(_ item: Break) -> JSONValue {
+    private static func json(_ item: Break, trackers: Bool) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("id", .string(item.id)), ("start", .decimal(item.start)), ("end", .decimal(item.end)),
             ("duration", .decimal(item.duration)), ("restrict", .array(item.restrict.names.map(JSONValue.string))),
@@ -182,14 +184,14 @@ public struct BoundaryManifest: Sendable, Hashable {
         if let primary = item.primary {
             members.append(("primary", .object([("start", .decimal(primary.start)), ("resumeOffset", .decimal(primary.resumeOffset))])))
         }
-        members.append(("ads", .array(item.ads.map(Self.json))))
+        members.append(("ads", .array(item.ads.map { Self.json($0, trackers: trackers) })))
         return .object(members)
     }
 
-    private static func json(_ ad: AdEntry) -> JSONValue {
+    private static func json(_ ad: AdEntry, trackers: Bool) -> JSONValue {
         var members: [(String, JSONValue)] = [("id", .string(ad.id)), ("start", .decimal(ad.start)), ("duration", .decimal(ad.duration))]
         if ad.isSlate { members.append(("slate", .bool(true))) }
-        if !ad.tracking.isEmpty {
+        if trackers, !ad.tracking.isEmpty {
             members.append(("tracking", .object(ad.tracking.keys.sorted().map { ($0, .array((ad.tracking[$0] ?? []).map(JSONValue.string))) })))
         }
         return .object(members)

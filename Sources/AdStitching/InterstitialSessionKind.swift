@@ -37,11 +37,24 @@ public struct InterstitialSessionKind: SessionKind {
         case .multivariant:
             let schedule = self.renderer.schedule(plan())
             return RenderedBytes(text: try self.renderer.multivariant(schedule, playlistURI: links.playlistURI, boundariesURI: links.boundariesURI))
-        case .playlist(let rendition): return try self.renderer.primaryPlaylistBytes(self.renderer.schedule(plan()), rendition: rendition)
+        case .playlist(let rendition):
+            return try self.renderer.primaryPlaylistBytes(
+                self.renderer.schedule(plan()),
+                rendition: rendition,
+                trackers: self.reporting.handsTrackersToPlayer
+            )
         case .boundaries, .tracking: return self.manifest(file, BoundaryManifest(self.renderer.schedule(plan())))
         case .assetList(let id):
             let schedule = self.renderer.schedule(plan())
-            guard let list = self.renderer.assetList(schedule, breakID: id, base: links.base, adPlaylistURI: links.adPlaylistURI) else {
+            guard
+                let list = self.renderer.assetList(
+                    schedule,
+                    breakID: id,
+                    trackers: self.reporting.handsTrackersToPlayer,
+                    base: links.base,
+                    adPlaylistURI: links.adPlaylistURI
+                )
+            else {
                 throw StitchError(.notInSession, "break \(id) does not play in this session (nothing filled it), so it has no asset list")
             }
             return RenderedBytes(text: list)

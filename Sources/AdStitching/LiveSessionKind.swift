@@ -9,11 +9,10 @@ import HLSPlaylist
 public struct LiveSessionKind: SessionKind {
     /// The channel at one request.
     public struct Channel: Sendable {
-        /// Each rendition's window, in layout order, cut at the common clock
-        /// (``LiveRenditionWindow/cut(now:holdBack:span:)``); nil where this replica has not read
-        /// the rendition yet.
+        /// Each rendition's window, in layout order, cut as every replica cuts it
+        /// (``LiveChannelTimeline/cut(at:)``); nil where this replica has not read the rendition yet.
         public var windows: [LiveRenditionWindow?]
-        /// The channel's breaks so far.
+        /// The channel's breaks so far, as the cut knows them (``LiveChannelTimeline/Cut/breaks``).
         public var breaks: [LiveBreak]
         /// The media sequence number the viewer joined at (the session's token).
         public var joined: Int
@@ -74,7 +73,7 @@ public struct LiveSessionKind: SessionKind {
             return try self.renderer.livePlaylist(try self.schedule(plan()), rendition: rendition, window: window, beacons: links.beacons)
         case .boundaries:
             guard let window = self.channel?.windows.first ?? nil else { throw StitchError(.notReady, "the live channel has not been read yet") }
-            return RenderedBytes(text: try self.schedule(plan()).manifest(window).text())
+            return RenderedBytes(text: try self.schedule(plan()).manifest(window, trackers: self.reporting.handsTrackersToPlayer).text())
         case .emptySubtitles, .emptyIMSC: return Self.filler(file)
         case .tracking, .assetList, .adPlaylist:
             throw .notInLayout(

@@ -98,12 +98,13 @@ extension SessionKind {
         file == .emptyIMSC ? RenderedBytes(bytes: IMSCFiller.bytes) : RenderedBytes(text: SessionFile.emptySubtitlesText)
     }
 
-    /// The boundary manifest, naming the tracking document when the session reports client-side,
-    /// or the tracking document made from it.
+    /// The boundary manifest, naming the tracking document when the session reports client-side
+    /// (and listing the ads' tracking URLs only then), or the tracking document made from it.
     func manifest(_ file: SessionFile, _ manifest: BoundaryManifest) -> RenderedBytes {
         if file == .tracking { return RenderedBytes(text: TrackingDocument(manifest).json.text()) }
         var manifest = manifest
         if self.reporting == .client { manifest.trackingURI = SessionFile.tracking.name }
+        manifest.listsTrackers = self.reporting.handsTrackersToPlayer
         return RenderedBytes(text: manifest.json.text())
     }
 }

@@ -15,7 +15,14 @@ extension SessionRenderer {
     /// same interstitial date ranges as every other rendition of the session (§4.4.5.1: a date
     /// range with one ID has the same attributes wherever it appears), after the first
     /// `EXT-X-PROGRAM-DATE-TIME`, which anchors them.
-    public func primaryPlaylistBytes(_ schedule: InterstitialSchedule, rendition: StitchRendition) throws(StitchError) -> RenderedBytes {
+    ///
+    /// `trackers`: whether the creative signalling lists the ads' tracking URLs
+    /// (``Campaign/Reporting/handsTrackersToPlayer``).
+    public func primaryPlaylistBytes(
+        _ schedule: InterstitialSchedule,
+        rendition: StitchRendition,
+        trackers: Bool
+    ) throws(StitchError) -> RenderedBytes {
         guard let index = self.layout.renditions.firstIndex(of: rendition) else {
             throw .notInLayout(rendition: rendition.id, "rendition \(rendition.id) is not part of this campaign")
         }
@@ -30,7 +37,7 @@ extension SessionRenderer {
             literalCapacity: 512 + schedule.interstitials.count * 512,
             parts: 2 * schedule.primary.count + 4
         )
-        playlist.tags { Self.appendInterstitialDateRanges(schedule, to: &$0) }
+        playlist.tags { Self.appendInterstitialDateRanges(schedule, trackers: trackers, to: &$0) }
         for (position, primary) in schedule.primary.enumerated() {
             playlist.startPiece(at: Self.milliseconds(anchor, plus: primary.start))
             playlist.piece(rows[position], index)
@@ -51,9 +58,9 @@ extension SessionRenderer {
     ///   where a video variant has no segment boundary at the start (OUT) or the resume point (IN);
     /// - `X-TIMELINE-STYLE="HIGHLIGHT"`: ads are shown apart from the programme;
     /// - `X-AD-CREATIVE-SIGNALING`: SVTA 2053-2 creative signalling of the break's ads (base64 JSON).
-    public func interstitialDateRanges(_ schedule: InterstitialSchedule) -> String {
+    public func interstitialDateRanges(_ schedule: InterstitialSchedule, trackers: Bool) -> String {
         var bytes: [UInt8] = []
-        Self.appendInterstitialDateRanges(schedule, to: &bytes)
+        Self.appendInterstitialDateRanges(schedule, trackers: trackers, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -62,7 +69,7 @@ extension SessionRenderer {
     /// model): each primary playlist request writes them, so no attribute list or string per
     /// attribute. Ids are validated at load (no quote can occur in a quoted value); base64 has
     /// no quote either.
-    static func appendInterstitialDateRanges(_ schedule: InterstitialSchedule, to bytes: inout [UInt8]) {
+    static func appendInterstitialDateRanges(_ schedule: InterstitialSchedule, trackers: Bool, to bytes: inout [UInt8]) {
         let anchor = schedule.plan.context.milliseconds
         for interstitial in schedule.interstitials {
             let adBreak = interstitial.planned.adBreak
@@ -87,7 +94,9 @@ extension SessionRenderer {
                 }
                 TagBytes.quoted("X-TIMELINE-OCCUPIES", interstitial.isReplacement ? "RANGE" : "POINT", into: &bytes)
                 TagBytes.quoted("X-TIMELINE-STYLE", "HIGHLIGHT", into: &bytes)
-                TagBytes.quoted("X-AD-CREATIVE-SIGNALING", into: &bytes) { TagBytes.base64(Self.creativeSignalingJSON(interstitial), into: &$0) }
+                TagBytes.quoted("X-AD-CREATIVE-SIGNALING", into: &bytes) {
+                    TagBytes.base64(Self.creativeSignalingJSON(interstitial, trackers: trackers), into: &$0)
+                }
             }
         }
     }
@@ -103,6 +112,7 @@ extension SessionRenderer {
     public func assetList(
         _ schedule: InterstitialSchedule,
         breakID: String,
+        trackers: Bool,
         base: String? = nil,
         adPlaylistURI: ((Int) -> String)? = nil
     ) -> String? {
@@ -122,7 +132,7 @@ extension SessionRenderer {
             var members: [(String, JSONValue)] = [("URI", .string(uri)), ("DURATION", .decimal(piece.duration))]
             if case .ad(let ad, _) = piece.kind {
                 // The asset is the creative's own timeline: it starts at 0.
-                members.append(("X-AD-CREATIVE-SIGNALING", Self.slot([(ad, .zero, piece.duration)])))
+                members.append(("X-AD-CREATIVE-SIGNALING", Self.slot([(ad, .zero, piece.duration)], trackers: trackers)))
             }
             assets.append(.object(members))
         }
@@ -141,10 +151,10 @@ extension SessionRenderer {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// A break's SVTA 2053-2 creative signalling (``slot(_:)`` of its ads, each at its offset in the
+    /// A break's SVTA 2053-2 creative signalling (``slot(_:trackers:)`` of its ads, each at its offset in the
     /// break) as compact JSON bytes, written directly: a request writes one per break into every
     /// primary playlist, and through ``JSONValue`` it cost 10 µs a break.
-    static func creativeSignalingJSON(_ interstitial: InterstitialSchedule.Interstitial) -> [UInt8] {
+    static func creativeSignalingJSON(_ interstitial: InterstitialSchedule.Interstitial, trackers: Bool) -> [UInt8] {
         var json: [UInt8] = []
         json.reserveCapacity(256 * interstitial.pieces.count)
         func add(_ text: StaticString) { json.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
@@ -177,7 +187,7 @@ extension SessionRenderer {
             add(",\"identifiers\":[{\"scheme\":\"urn:adstitch:ad-id\",\"value\":")
             string(ad.id)
             add("}],\"tracking\":[")
-            for (index, event) in ad.tracking.keys.sorted().enumerated() {
+            for (index, event) in (trackers ? ad.tracking.keys.sorted() : []).enumerated() {
                 if index > 0 { add(",") }
                 add("{\"type\":")
                 string(event)
@@ -195,9 +205,9 @@ extension SessionRenderer {
     }
 
     /// SVTA 2053-2 creative signalling (`X-AD-CREATIVE-SIGNALING`): one `slot` whose payload lists
-    /// ads as `linear` creatives, each with its offset, duration, id and tracking URLs — in an
-    /// asset list, one ad at offset 0 (the asset is its own timeline).
-    private static func slot(_ creatives: [(ad: Ad, start: ExactDecimal, duration: ExactDecimal)]) -> JSONValue {
+    /// ads as `linear` creatives, each with its offset, duration, id and (with `trackers`) tracking
+    /// URLs — in an asset list, one ad at offset 0 (the asset is its own timeline).
+    private static func slot(_ creatives: [(ad: Ad, start: ExactDecimal, duration: ExactDecimal)], trackers: Bool) -> JSONValue {
         .object([
             ("version", .integer(2)),
             ("type", .string("slot")),
@@ -213,7 +223,7 @@ extension SessionRenderer {
                             (
                                 "tracking",
                                 .array(
-                                    creative.ad.tracking.keys.sorted().map { event in
+                                    (trackers ? creative.ad.tracking.keys.sorted() : []).map { event in
                                         .object([
                                             ("type", .string(event)), ("urls", .array((creative.ad.tracking[event] ?? []).map(JSONValue.string))),
                                         ])

@@ -13,9 +13,10 @@ struct SegmentLines: Sendable, Hashable {
     let duration: ExactDecimal
 }
 
-/// One rendition of a live channel as its poller last read it (docs/design-decisions.md "Live"),
-/// made once per new window and shared by every viewer's refresh: the dated segments, and each
-/// one's lines with its URIs made absolute against the origin.
+/// One rendition of a live channel as its poller has read it (docs/design-decisions.md "Live"),
+/// its windows joined (``merging(_:keep:)``), made once per new window and shared by every
+/// viewer's refresh: the dated segments, and each one's lines with its URIs made absolute against
+/// the origin.
 public struct LiveRenditionWindow: Sendable {
     public let segments: [LiveSegment]
     let lines: [SegmentLines]
@@ -30,37 +31,73 @@ public struct LiveRenditionWindow: Sendable {
         self.targetDuration = targetDuration
     }
 
-    /// The window as every replica serves it at `now` (seconds since the epoch on the channel's
-    /// clock, which program date-times are): its segments that end at or before `now − holdBack`,
-    /// and of those the ones that start within `span` of the last one's end. Replicas whose
-    /// pollers are out of phase each hold a window a little ahead or behind; cut at a common
-    /// clock, with `holdBack` covering how far a poller may lag (a poll interval and a fetch) and
-    /// `span` what every replica still holds, they list the same segments, so a viewer whose
-    /// refreshes alternate between them never sees the window go back (RFC 8216bis §6.2.1).
-    /// Nil when no segment ends by then (the origin's dates run ahead of the clock).
-    public func cut(now: ExactDecimal, holdBack: ExactDecimal, span: ExactDecimal) -> LiveRenditionWindow? {
-        let cutoff = now - holdBack
-        guard let last = self.segments.lastIndex(where: { $0.end <= cutoff }) else { return nil }
-        let earliest = self.segments[last].end - span
-        let first = self.segments[...last].firstIndex { $0.start >= earliest } ?? last
+    /// These segments from origin sequence `first` to `last` (both held, `first <= last`).
+    func slice(_ first: Int, _ last: Int) -> LiveRenditionWindow? {
+        guard let head = self.segments.first?.sequence, first >= head, last >= first, last - head < self.segments.count else { return nil }
+        let range = (first - head)...(last - head)
         return LiveRenditionWindow(
-            segments: Array(self.segments[first...last]),
-            lines: Array(self.lines[first...last]),
+            segments: Array(self.segments[range]),
+            lines: Array(self.lines[range]),
             version: self.version,
             targetDuration: self.targetDuration
         )
     }
 
-    /// How far behind the clock a viewer's window ends (``cut(now:holdBack:span:)``): two target
-    /// durations — the poller refreshes every half target duration, and an origin publishes a
-    /// segment up to a target duration after its start.
-    public var holdBack: ExactDecimal { ExactDecimal(2 * self.targetDuration) }
+    /// This window with `newer` (a later window of the same rendition, as the channel numbers
+    /// it) joined on: the segments before `newer`'s first kept, `newer`'s as they are — back to
+    /// `keep` seconds (by durations) before the newest end. An origin's window is often shorter
+    /// than what every replica must agree on, and replicas polling out of phase each saw a
+    /// slightly different one: joined windows hold what each saw since, so the start of a
+    /// viewer's window is a function of its end, not of the poll (docs/design-decisions.md
+    /// "Live: the cut"). A window that does not reach this one (missed polls, a restart's
+    /// renumbering) starts over from `newer`.
+    func merging(_ newer: LiveRenditionWindow, keep: ExactDecimal) -> LiveRenditionWindow {
+        guard self.isContinued(by: newer) else { return newer.trimmed(keep) }
+        let (head, first) = (self.segments[0].sequence, newer.segments[0].sequence)
+        let kept = first - head
+        return LiveRenditionWindow(
+            segments: Array(self.segments[..<kept]) + newer.segments,
+            lines: Array(self.lines[..<kept]) + newer.lines,
+            version: max(self.version, newer.version),
+            targetDuration: newer.targetDuration
+        ).trimmed(keep)
+    }
+
+    /// Whether `newer` carries these segments' numbers on: it starts within them or right after
+    /// them (else the channel's numbers jumped, and ``merging(_:keep:)`` keeps `newer` alone).
+    func isContinued(by newer: LiveRenditionWindow) -> Bool {
+        guard let head = self.segments.first?.sequence, let tail = self.segments.last?.sequence, let first = newer.segments.first?.sequence else {
+            return false
+        }
+        return first >= head && first <= tail + 1
+    }
+
+    /// The shortest tail of these segments that lasts `keep` seconds (all of them when shorter).
+    private func trimmed(_ keep: ExactDecimal) -> LiveRenditionWindow {
+        var start = self.segments.count
+        var total = ExactDecimal.zero
+        while start > 0, total < keep {
+            start -= 1
+            total += self.segments[start].duration
+        }
+        guard start > 0 else { return self }
+        return LiveRenditionWindow(
+            segments: Array(self.segments[start...]),
+            lines: Array(self.lines[start...]),
+            version: self.version,
+            targetDuration: self.targetDuration
+        )
+    }
+
+    /// How long after a segment was first seen a viewer's window may end with it
+    /// (``LiveChannelTimeline/cut(at:)``): one and a half target durations — every replica polls
+    /// every half target duration, so each has read the segment by then with a target duration to
+    /// spare for a slow fetch; and the window's end then trails the live edge by at most three.
+    public var holdBack: ExactDecimal { ExactDecimal(significand: 15 * self.targetDuration, exponent: 1) }
 
     /// How long a viewer's window is: six target durations — twice the three RFC 8216bis §6.2.2
-    /// asks for. A function of the target duration alone, which every replica shares (a count
-    /// would differ while an origin's window fills, or where its length varies by a segment):
-    /// replicas agree wherever the origin's window holds this plus the hold-back (eight target
-    /// durations; 16 s of 2 s segments).
+    /// asks for — back from its last segment's end, so every replica that holds the same segments
+    /// lists the same window.
     public var span: ExactDecimal {
         ExactDecimal(6 * self.targetDuration)
     }
@@ -161,12 +198,14 @@ public struct LiveSchedule: Sendable {
             var reached: ExactDecimal?
             if adBreak.kind == .stall {
                 // Nothing until the stall has lasted `after` + 1 target durations, then up to the
-                // cut, never past its end once closed.
+                // cut; once closed (as the cut knows it: the window has reached its end, so the
+                // cut has passed it), its whole length — whatever the clock does after (an
+                // origin's dates going back move the cut back).
                 var cut = ExactDecimal.zero
                 if let clock, clock.cutoff >= adBreak.start + ExactDecimal(((live.stall?.after ?? 3) - 1) * clock.targetDuration) {
                     cut = clock.cutoff - adBreak.start
                 }
-                let limit = min(adBreak.replacedDuration ?? LiveLimits.maxBreakDuration, LiveLimits.maxBreakDuration, cut)
+                let limit = min(adBreak.replacedDuration ?? cut, LiveLimits.maxBreakDuration)
                 reached = limit
                 needed = limit
             }
@@ -344,8 +383,10 @@ extension LiveSchedule {
     /// The live boundary manifest (docs/boundary-manifest.md "Live"): the breaks in the viewer's
     /// current window of `window`'s rendition, each with its programme date-time and its stream
     /// time — seconds from the start of the window the playlist lists now (negative: it began
-    /// before) — and its ads; an ad an early end of the break cut short says `"cut": true`.
-    public func manifest(_ window: LiveRenditionWindow) -> JSONValue {
+    /// before) — and its ads; an ad an early end of the break cut short says `"cut": true`; with
+    /// `trackers` (a session its player reports: ``Campaign/Reporting/handsTrackersToPlayer``),
+    /// each ad's tracking URLs.
+    public func manifest(_ window: LiveRenditionWindow, trackers: Bool) -> JSONValue {
         let numbered = self.window(window)
         var time = ExactDecimal.zero
         var starts: [String: ExactDecimal] = [:]
@@ -395,7 +436,7 @@ extension LiveSchedule {
                 ]
                 if piece.ad == nil { members.append(("slate", .bool(true))) }
                 if cut { members.append(("cut", .bool(true))) }
-                if let tracking = piece.ad?.tracking, !tracking.isEmpty {
+                if trackers, let tracking = piece.ad?.tracking, !tracking.isEmpty {
                     members.append(("tracking", .object(tracking.keys.sorted().map { ($0, .array((tracking[$0] ?? []).map(JSONValue.string))) })))
                 }
                 ads.append(.object(members))

@@ -59,8 +59,10 @@ struct Condition: ParsableCommand {
     }
 
     func run() throws {
-        let campaign = try CampaignFile.load(self.campaign, origin: self.origin, title: self.catalogue.title)
         let id = self.id ?? URL(fileURLWithPath: self.creative).deletingPathExtension().lastPathComponent
+        // The ad being made may be named by the campaign already, its playlist not there yet
+        // (this command makes it): the campaign is loaded without it.
+        let campaign = try CampaignFile.load(self.campaign, origin: self.origin, title: self.catalogue.title, leavingOut: id)
         let out = URL(fileURLWithPath: self.out ?? id).standardizedFileURL
         let target: ConditioningTarget
         do {

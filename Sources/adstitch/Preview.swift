@@ -31,17 +31,19 @@ struct Preview: ParsableCommand {
         let loaded = try CampaignFile.load(self.campaign, origin: self.origin, title: self.catalogue.title)
         // What the ad decision server answers for each break, on standard error (`ad_server:`).
         let decisions = CLIAdServerDecisions.decide(loaded, for: self.viewer.context, origin: self.origin)
-        for report in decisions.reports { Output.error(report.text) }
         let campaign = decisions.campaign
         let plan = Planner().plan(campaign, for: self.viewer.context, decided: decisions.decided)
+        // Each break's answer as the fill settled it (an answered ad the fill did not play says why).
+        let reports = decisions.reports.map { $0.settled(by: plan) }
+        for report in reports { Output.error(report.text) }
         // The rewrite rules match URIs as they are written: absolute here (origin URLs for
         // remote media, file URLs for local).
         let layout = campaign.rewrites.isEmpty ? nil : try? StitchLayout(campaign: campaign, uris: .absolute)
         let report = PlanReport(plan) { layout?.appliedRewrites($0, rewrites: plan.rewrites) ?? [] }
         // With an ad server: the plan report and, under `adServer`, each break's request and answer.
         var json = report.json
-        if case .object(let fields) = json, !decisions.reports.isEmpty {
-            json = .object(fields + [("adServer", .array(decisions.reports.map(\.json)))])
+        if case .object(let fields) = json, !reports.isEmpty {
+            json = .object(fields + [("adServer", .array(reports.map(\.json)))])
         }
         Output.write(self.format == .json ? json.text() : report.text)
     }

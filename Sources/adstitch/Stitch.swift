@@ -56,16 +56,19 @@ struct Stitch: ParsableCommand {
         let context = self.viewer.context
         // An ad decision server's creatives first (`ad_server:`), laid out beside the campaign's ads.
         let decisions = CLIAdServerDecisions.decide(campaign, for: context, origin: self.origin)
-        for report in decisions.reports { Output.error(report.text) }
+        let plan = Planner().plan(decisions.campaign, for: context, decided: decisions.decided)
+        // Each break's answer as the fill settled it (an answered ad the fill did not play says why).
+        for report in decisions.reports { Output.error(report.settled(by: plan).text) }
         do {
             let layout = try StitchLayout(campaign: decisions.campaign, uris: uris)
-            let plan = Planner().plan(decisions.campaign, for: context, decided: decisions.decided)
             let renderer = SessionRenderer(layout: layout)
             let insertion = self.insertion ?? campaign.insertion
             // Each file written whole and renamed into place (a reader never sees half of one),
             // the multivariant playlist last, so it never names a playlist not there yet — the
             // way docs/http-api.md asks campaigns to be published.
-            let files = try renderer.session(insertion == .auto ? .stitched : insertion).renderAll(plan)
+            // Reported client-side whatever the campaign says: no server is there to fire the
+            // ads' events, so the files hand them to the player (tracking.json, the manifest's `tracking`).
+            let files = try renderer.session(insertion == .auto ? .stitched : insertion, reporting: .client).renderAll(plan)
             for rendered in files.filter({ $0.file != .multivariant }) + files.filter({ $0.file == .multivariant }) {
                 try Data(rendered.bytes).write(to: directory.appendingPathComponent(rendered.file.name), options: .atomic)
             }
@@ -92,10 +95,13 @@ enum CampaignFile {
     }
 
     /// `title`: a catalogue campaign's title to load as its programme; a catalogue needs one.
-    static func load(_ path: String, origin: OriginFlags, title: String?) throws -> Campaign {
+    /// `leavingOut`: an ad being made, whose entries are not loaded (``CampaignLoader``).
+    static func load(_ path: String, origin: OriginFlags, title: String?, leavingOut: String? = nil) throws -> Campaign {
         let campaign: Campaign
         do {
-            campaign = try Self.withSource(origin) { source in try CampaignLoader.load(URL(fileURLWithPath: path), source: source, title: title) }
+            campaign = try Self.withSource(origin) { source in
+                try CampaignLoader.load(URL(fileURLWithPath: path), source: source, title: title, leavingOut: leavingOut)
+            }
         } catch let error as CampaignError {
             for issue in error.issues { Output.error(Self.format(issue)) }
             throw ExitCode(1)

@@ -109,6 +109,36 @@ struct VASTResolverTests {
         }
     }
 
+    @Test(
+        "a pod answered to a wrapper that allows none: the failure says so (allowMultipleAds, VAST 4.3 §3.4.1) and what to change; an empty answer still says it answered no ad"
+    )
+    func podToSingleAdWrapper() async throws {
+        // The pod fixture without its stand-alone ad: pods only.
+        let text = String(decoding: try Fixture.data("pod-4.3.xml"), as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let spare = try #require(lines.firstIndex { $0.contains("<Ad id=\"spare\">") })
+        let podOnly = (lines[..<spare] + lines[(spare + 3)...]).joined(separator: "\n")
+        try #require(!podOnly.contains("spare") && podOnly.contains("pod-3"))
+        for attributes in ["", "allowMultipleAds=\"false\""] {
+            let server = MemoryAdServer([
+                "https://a.example/pod": Data(podOnly.utf8), "https://a.example/empty": Data("<VAST version=\"4.3\"/>".utf8),
+            ])
+            let root = try VASTDocument(Self.wrapper("root", to: "https://a.example/pod", attributes: attributes))
+            let resolution = await VASTResolver(fetch: server.fetch).resolve(root, from: nil)
+            #expect(resolution.ads.isEmpty)
+            let message = resolution.failures.map(\.error.description).joined(separator: "\n")
+            #expect(resolution.failures.map(\.error.code) == [.noAdsAfterWrapper], "\(message)")
+            #expect(message.contains("answered a pod of 3 ads") && message.contains("allowMultipleAds") && message.contains("§3.4.1"), "\(message)")
+            #expect(message.contains("set allowMultipleAds=\"true\" on the wrapper"), "\(message)")
+            let empty = await VASTResolver(fetch: server.fetch).resolve(
+                try VASTDocument(Self.wrapper("root", to: "https://a.example/empty", attributes: attributes)),
+                from: nil
+            )
+            let said = empty.failures.map(\.error.description).joined(separator: "\n")
+            #expect(said.contains("answered no ad") && !said.contains("pod"), "\(said)")
+        }
+    }
+
     @Test("a pod fills in sequence order, then stand-alone ads; an ad that cannot play or runs past the break is skipped with why")
     func podFill() async throws {
         // An answer without wrappers resolves to its own ads, in the answer's order.

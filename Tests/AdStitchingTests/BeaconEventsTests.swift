@@ -90,7 +90,7 @@ struct BeaconEventsTests {
                 let plan = Planner().plan(campaign, for: context)
                 let schedule = renderer.schedule(plan)
                 for interstitial in schedule.interstitials {
-                    let list = try #require(renderer.assetList(schedule, breakID: interstitial.id, adPlaylistURI: { "AD \($0)" }))
+                    let list = try #require(renderer.assetList(schedule, breakID: interstitial.id, trackers: false, adPlaylistURI: { "AD \($0)" }))
                     let assets = try #require(
                         (try JSONSerialization.jsonObject(with: Data(list.utf8)) as? [String: Any])?["ASSETS"] as? [[String: Any]]
                     )

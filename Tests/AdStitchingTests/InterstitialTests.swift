@@ -312,7 +312,8 @@ struct InterstitialTests {
         let campaign = try CampaignLoader.load(folder.appendingPathComponent("campaign.yaml"))
         let layout = try StitchLayout(campaign: campaign, uris: Demo.uris(for: campaign))
         let plan = Planner().plan(campaign, for: viewer([:], session: "snap-1", at: "2026-11-25T12:00:00Z"))
-        let text = try SessionRenderer(layout: layout).session(.interstitials).render(.playlist(layout.renditions[1]), plan).text
+        // Client-side: the signalling lists the trackers (a server-side session's lists none).
+        let text = try SessionRenderer(layout: layout).session(.interstitials, reporting: .client).render(.playlist(layout.renditions[1]), plan).text
         let playlist = try PlaylistParser().parseMediaPlaylist(text)
         let snaps = Dictionary(uniqueKeysWithValues: playlist.dateRanges.map { ($0.dateRange.id ?? "", $0.dateRange.attributes.string("X-SNAP")) })
         #expect(snaps.count == 2)

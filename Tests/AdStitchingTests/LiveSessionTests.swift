@@ -169,8 +169,11 @@ struct LiveSessionTests {
                     seen.discontinuities[number] = segment.discontinuitySequenceNumber
                 }
                 if index == 0 {
-                    let manifest = schedule.manifest(windows[0]).text(pretty: false)
-                    #expect(try kind.render(.boundaries, plan).text == schedule.manifest(windows[0]).text())
+                    let manifest = schedule.manifest(windows[0], trackers: true).text(pretty: false)
+                    #expect(
+                        try kind.render(.boundaries, plan).text
+                            == schedule.manifest(windows[0], trackers: kind.reporting.handsTrackersToPlayer).text()
+                    )
                     let violations = try ManifestSchema.live.get().violations(of: try ExactJSON.parse(manifest))
                     #expect(violations.isEmpty, "poll \(last): \(violations)\n\(manifest)")
                     seen.manifests.append(manifest)

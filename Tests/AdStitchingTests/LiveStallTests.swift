@@ -52,140 +52,18 @@ struct LiveStallTests {
         }
     }
 
-    /// One replica's poller: its tracker and latest windows.
-    struct Replica {
-        var tracker: LiveBreakTracker
-        var windows: [LiveRenditionWindow] = []
-    }
-
-    struct Refresh {
-        let t: Double
-        let playlist: MediaPlaylist
-        let text: String
-        let manifest: String
-    }
-
-    /// Plays the channel from 10 s to `until` s after the epoch; returns every refresh of `v0`.
-    static func play(_ channel: StallingChannel, fill: String, replicas: Int, until: Double) throws -> [Refresh] {
-        let yaml = LiveSessionTests.campaign + "\nlive_stall: { after: 3, fill: \(fill) }"
-        let campaign = try LiveSessionTests.load(yaml)
-        let live = try #require(campaign.live)
-        #expect(live.stall == LiveStall(after: 3, fill: LiveStall.Fill(rawValue: fill)!))
-        let layout = try StitchLayout(campaign: campaign, uris: .absolute)
-        let renderer = SessionRenderer(layout: layout)
-        let epoch = ExactDecimal(LiveSessionTests.epoch)
-        let plan = Planner().plan(
-            campaign,
-            for: ViewerContext(session: "viewer", milliseconds: Int64(LiveSessionTests.epoch) * 1000, attributes: [:])
-        )
-        var history: [String: LiveBreak] = [:]
-        var fleet = (0..<replicas).map { _ in
-            var tracker = LiveBreakTracker(defaultDuration: live.defaultDuration)
-            tracker.stallAfter = live.stall?.after
-            tracker.confirmsStallClosings = replicas > 1
-            return Replica(tracker: tracker)
-        }
-        var refreshes: [Refresh] = []
-        var joined: Int?
-        var step = 0
-        var t = 10.0
-        while t <= until {
-            defer {
-                t += 0.25
-                step += 1
-            }
-            // Each replica polls every second, the second half a second after the first.
-            for index in fleet.indices where step % 4 == index * 2 {
-                var windows: [LiveRenditionWindow] = []
-                var changed: [LiveBreak] = []
-                for rendition in ["v0", "v1"] {
-                    let playlist = try PlaylistParser().parseMediaPlaylist(
-                        channel.playlist(rendition, at: t),
-                        url: URL(string: "https://origin.test/channel/\(rendition).m3u8")!
-                    )
-                    if rendition == "v0" { changed = fleet[index].tracker.observe(playlist, now: epoch + Self.decimal(t)) }
-                    windows.append(try #require(LiveRenditionWindow(playlist)))
-                }
-                fleet[index].windows = windows
-                if let opened = fleet[index].tracker.stall(now: epoch + Self.decimal(t)) { changed.append(opened) }
-                if replicas > 1 {
-                    // The shared history: an opening, then a closing, once each; the first written wins.
-                    var stored: [LiveBreak] = []
-                    for item in changed {
-                        var kept = history[item.id] ?? item
-                        if kept.closing == nil { kept.closing = item.closing }
-                        history[item.id] = kept
-                        stored.append(kept)
-                    }
-                    fleet[index].tracker.confirm(stored)
-                }
-            }
-            // The viewer refreshes every half second, on each replica in turn.
-            guard step % 2 == 1 else { continue }
-            let replica = fleet[(step / 2) % replicas]
-            guard let reference = replica.windows.first else { continue }
-            let now = epoch + Self.decimal(t)
-            let cut = replica.windows.map { $0.cut(now: now, holdBack: reference.holdBack, span: reference.span) ?? $0 }
-            if joined == nil { joined = (cut[0].segments.last?.sequence ?? 0) + 1 }
-            let schedule = try LiveSchedule(
-                plan: plan,
-                live: live,
-                layout: layout,
-                breaks: replica.tracker.published,
-                joined: try #require(joined),
-                liveEdge: cut.compactMap { $0.segments.last?.end }.max() ?? .zero,
-                clock: (now - reference.holdBack, reference.targetDuration)
-            )
-            let text = try renderer.livePlaylist(schedule, rendition: layout.renditions[0], window: cut[0]).text
-            let playlist = try PlaylistParser().parseMediaPlaylist(text, url: URL(string: "https://adstitch.test/s/v0.m3u8")!)
-            let errors = PlaylistLinter().lint(playlist).filter { $0.severity == .error }
-            #expect(errors.isEmpty, "t=\(t): \(errors)\n\(text)")
-            let manifest = schedule.manifest(cut[0]).text(pretty: false)
-            let violations = try ManifestSchema.live.get().violations(of: try ExactJSON.parse(manifest))
-            #expect(violations.isEmpty, "t=\(t): \(violations)\n\(manifest)")
-            refreshes.append(Refresh(t: t, playlist: playlist, text: text, manifest: manifest))
-        }
+    /// Plays the channel from 10 s to `until` s after the epoch on `replicas` replicas polling every
+    /// second, half a second apart; returns every refresh.
+    static func play(_ channel: StallingChannel, fill: String, replicas: Int, until: Double) throws -> [LiveFleet.Refresh] {
+        var fleet = LiveFleet(replicas: replicas, phases: Array([0, 0.5].prefix(replicas)), until: until)
+        fleet.campaign = "live_stall: { after: 3, fill: \(fill) }"
+        let refreshes = try fleet.play { rendition, t in channel.playlist(rendition, at: t) }
+        #expect(fleet.refusals.isEmpty, "\(fleet.refusals)")
         return refreshes
     }
 
     static func decimal(_ seconds: Double) -> ExactDecimal {
         ExactDecimal(significand: Int((seconds * 1000).rounded()), exponent: 3)
-    }
-
-    /// The segment a URI names, without its rendition: `s12.ts`, `slate0.ts`.
-    static func identity(_ segment: MediaSegment) -> String {
-        String(segment.uri.split(separator: "/").last ?? Substring(segment.uri))
-    }
-
-    /// The numbering invariants of RFC 8216bis §6.2.1–6.2.2 across every refresh, whichever
-    /// replica answered: EXT-X-MEDIA-SEQUENCE never goes back, a number never names two
-    /// segments, nor a segment two discontinuity numbers; what leaves the window leaves from its head.
-    static func checkNumbering(_ refreshes: [Refresh]) {
-        var names: [Int: String] = [:]
-        var discontinuities: [Int: Int] = [:]
-        var previous: MediaPlaylist?
-        for refresh in refreshes {
-            let playlist = refresh.playlist
-            if let previous {
-                #expect(playlist.mediaSequence >= previous.mediaSequence, "t=\(refresh.t): EXT-X-MEDIA-SEQUENCE went back\n\(refresh.text)")
-                let newest = previous.segments.last.map(\.mediaSequenceNumber) ?? .min
-                #expect(
-                    (playlist.segments.last?.mediaSequenceNumber ?? .min) >= newest,
-                    "t=\(refresh.t): the live edge went back from \(newest)\n\(refresh.text)"
-                )
-            }
-            for segment in playlist.segments {
-                let number = segment.mediaSequenceNumber
-                let name = Self.identity(segment)
-                if let earlier = names[number] { #expect(earlier == name, "t=\(refresh.t): \(number) was \(earlier), now \(name)") }
-                if let earlier = discontinuities[number] {
-                    #expect(earlier == segment.discontinuitySequenceNumber, "t=\(refresh.t): \(number)'s discontinuity number moved")
-                }
-                names[number] = name
-                discontinuities[number] = segment.discontinuitySequenceNumber
-            }
-            previous = playlist
-        }
     }
 
     @Test(
@@ -198,13 +76,13 @@ struct LiveStallTests {
         // The origin stands still from 40 s to 70 s: 30 s, fifteen target durations.
         let channel = StallingChannel(stallFrom: 40, stallUntil: 70, jumps: jumps)
         let refreshes = try Self.play(channel, fill: fill, replicas: replicas, until: 100)
-        Self.checkNumbering(refreshes)
+        LiveFleet.checkNumbering(refreshes)
         for refresh in refreshes where refresh.t > 20 {
             // RFC 8216bis §6.2.2: never less than three target durations listed.
             #expect(refresh.playlist.segments.map(\.duration).sum() >= 6, "t=\(refresh.t)\n\(refresh.text)")
         }
 
-        func newestEnd(_ refresh: Refresh) -> ExactDecimal? {
+        func newestEnd(_ refresh: LiveFleet.Refresh) -> ExactDecimal? {
             guard let last = refresh.playlist.segments.last, let date = last.programDateTime.flatMap({ DateTime($0)?.secondsSinceEpoch }) else {
                 return nil
             }
@@ -216,9 +94,9 @@ struct LiveStallTests {
         // durations (48 s), the window advances on the clock, within a slate segment of the cut.
         for refresh in refreshes where refresh.t >= 48 && refresh.t < 70 {
             let end = try #require(newestEnd(refresh))
-            let cut = epoch + Self.decimal(refresh.t) - 4
+            let cut = epoch + Self.decimal(refresh.t) - 3
             #expect(end > frozen && end <= cut && end > cut - 2, "t=\(refresh.t): the window ends at \(end), the cut is \(cut)\n\(refresh.text)")
-            let fillSegments = refresh.playlist.segments.filter { Self.identity($0).hasPrefix("slate") }
+            let fillSegments = refresh.playlist.segments.filter { LiveFleet.identity($0).hasPrefix("slate") }
             #expect(!fillSegments.isEmpty && fillSegments.allSatisfy { $0.isGap == (fill == "gap") }, "t=\(refresh.t)\n\(refresh.text)")
             #expect(!refresh.text.contains("CUE-OUT") && !refresh.text.contains("EXT-X-DATERANGE"), "a stall is no ad break\n\(refresh.text)")
             #expect(refresh.manifest.contains("\"stall\":true"), "\(refresh.manifest)")
@@ -237,13 +115,13 @@ struct LiveStallTests {
         // origin's own again.
         var order: [String] = []
         var numbers: [Int: String] = [:]
-        for refresh in refreshes { for segment in refresh.playlist.segments { numbers[segment.mediaSequenceNumber] = Self.identity(segment) } }
+        for refresh in refreshes { for segment in refresh.playlist.segments { numbers[segment.mediaSequenceNumber] = LiveFleet.identity(segment) } }
         for number in numbers.keys.sorted() { order.append(numbers[number] ?? "") }
         let programme = order.compactMap { $0.hasPrefix("s") && !$0.hasPrefix("slate") ? Int($0.dropFirst().dropLast(3)) : nil }
         #expect(programme == programme.sorted() && Set(programme).count == programme.count, "\(order)")
         let back = try #require(programme.first { $0 >= channel.resumed }, "the programme returns: \(order)")
         let last = try #require(refreshes.last)
-        #expect(!Self.identity(try #require(last.playlist.segments.last)).hasPrefix("slate"), "\(last.text)")
+        #expect(!LiveFleet.identity(try #require(last.playlist.segments.last)).hasPrefix("slate"), "\(last.text)")
         if jumps {
             #expect(back == channel.resumed, "an origin that jumps past the stall: nothing of it is replaced (\(programme))")
         } else {

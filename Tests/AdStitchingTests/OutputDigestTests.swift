@@ -58,7 +58,7 @@ struct OutputDigestTests {
     /// The same for live sessions: the simulated channel of ``LiveSessionTests`` (breaks with an
     /// early return, one announced past its end, a discontinuity), polled segment by segment;
     /// at every poll, for viewers joining at different points, every rendition's playlist and
-    /// the boundary manifest, cut as the server cuts windows (``LiveRenditionWindow/cut(now:holdBack:span:)``).
+    /// the boundary manifest, cut as the server cuts windows (``LiveChannelTimeline/cut(at:)``).
     static func liveDigests() throws -> [String] {
         let channel = LiveSessionTests.Channel(breaks: [(10, 4, 4), (20, 4, 2), (31, 3, nil)], window: 8)
         var lines: [String] = []
@@ -69,12 +69,20 @@ struct OutputDigestTests {
             let live = try #require(campaign.live)
             let layout = try StitchLayout(campaign: campaign, uris: .absolute)
             let renderer = SessionRenderer(layout: layout)
-            var tracker = LiveBreakTracker(defaultDuration: live.defaultDuration)
+            var timeline = LiveChannelTimeline(renditions: 2, tracker: LiveBreakTracker(defaultDuration: live.defaultDuration))
             let viewers = [(session: "early", joined: 5), (session: "mid-break", joined: 12), (session: "late", joined: 27)]
             for last in 5...40 {
-                let windows = try LiveSessionTests.windows(channel, last: last, tracker: &tracker)
-                let edge = try #require(windows[0].segments.last?.end)
-                let cut = windows.map { $0.cut(now: edge, holdBack: 4, span: 12) ?? $0 }
+                // Each poll when its newest segment has just ended: segments first seen at their ends.
+                let edge = ExactDecimal(LiveSessionTests.epoch + 2 * last + 2)
+                for (index, rendition) in ["v0", "v1"].enumerated() {
+                    let playlist = try PlaylistParser().parseMediaPlaylist(
+                        channel.playlist(rendition, last: last),
+                        url: URL(string: "https://origin.test/channel/\(rendition).m3u8")!
+                    )
+                    #expect(timeline.accept(playlist, rendition: index, at: edge).refusal == nil)
+                }
+                let cut = timeline.cut(at: edge)
+                let windows = cut.windows.compactMap { $0 }
                 for viewer in viewers where viewer.joined <= last {
                     let at = Int64(LiveSessionTests.epoch + 2 * viewer.joined) * 1000
                     let plan = Planner().plan(campaign, for: ViewerContext(session: viewer.session, milliseconds: at, attributes: [:]))
@@ -82,17 +90,19 @@ struct OutputDigestTests {
                         plan: plan,
                         live: live,
                         layout: layout,
-                        breaks: tracker.breaks,
+                        breaks: cut.breaks,
                         joined: viewer.joined,
                         liveEdge: edge
                     )
                     for (index, rendition) in layout.renditions.enumerated() {
-                        let playlist = try renderer.livePlaylist(schedule, rendition: rendition, window: cut[index])
+                        let playlist = try renderer.livePlaylist(schedule, rendition: rendition, window: windows[index])
                         lines.append(
                             "\(name) \(viewer.session) poll-\(last) \(rendition.id).m3u8 \(Self.digest(playlist.text))"
                         )
                     }
-                    lines.append("\(name) \(viewer.session) poll-\(last) boundaries.json \(Self.digest(schedule.manifest(cut[0]).text()))")
+                    lines.append(
+                        "\(name) \(viewer.session) poll-\(last) boundaries.json \(Self.digest(schedule.manifest(windows[0], trackers: campaign.reporting.handsTrackersToPlayer).text()))"
+                    )
                 }
             }
         }

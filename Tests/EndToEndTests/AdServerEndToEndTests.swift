@@ -236,6 +236,32 @@ extension RealClients {
             #expect((skipped["reason"] as? String)?.contains("404") == true)
         }
 
+        @Test(
+            "adstitch preview: an answered ad the fill does not play is said so in the ad server's line (not 'plays'), and a <Duration> more than a segment off its media is a warning naming both"
+        )
+        func previewSettlesTheAnswer() async throws {
+            let origin = try await StaticServer(root: RemoteCampaignTests.demo)
+            let server = try await AdServerEndToEndTests.Server(mediaBase: origin.base.absoluteString + "media/ads")
+            // charlie's media runs 7.68 s; its answer says 1.92 s: the answer fits it, the fill cannot.
+            let file = try RemoteCampaignTests.campaign(base: origin.base.absoluteString) {
+                $0
+                    + "\nad_server: { trusted_hosts: [127.0.0.1], vast: \"\(server.base)/vast/pod?ads=bravo,charlie&dur=3.84,1.92\", fallback: [house] }\n"
+            }
+            defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+            let result = try await Tool.run(CLITests.binary, ["preview", file.path, "--session", "s-settled"])
+            #expect(result.status == 0, "\(result.output)")
+            let lines = result.output.split(separator: "\n").map(String.init)
+            let preroll = try #require(lines.first { $0.contains("ad server: break preroll") }, "\(result.output)")
+            #expect(preroll.contains("plays: UAID-bravo") && !preroll.contains("plays: UAID-bravo, UAID-charlie"), "\(preroll)")
+            #expect(preroll.contains("skipped UAID-charlie: answered, but the fill did not play it: "), "\(preroll)")
+            #expect(preroll.contains("warning: UAID-charlie: its <Duration> says 1.92 s, its media runs 7.68 s"), "\(preroll)")
+            let json = try await Tool.run(CLITests.binary, ["preview", file.path, "--session", "s-settled", "--format", "json"])
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(String(json.output.drop { $0 != "{" }).utf8)) as? [String: Any])
+            let answer = try #require((report["adServer"] as? [[String: Any]])?.first)
+            #expect(answer["played"] as? [String] == ["UAID-bravo"], "\(answer)")
+            #expect((answer["warnings"] as? [String])?.first?.contains("7.68 s") == true, "\(answer)")
+        }
+
         @Test("an ad server that fails (500) leaves every break to its fallback pool; the session is stitched")
         func failingServerFallsBack() async throws {
             let (output, ads, requests) = try await Self.stitch("/vast/error500?sid={session}")

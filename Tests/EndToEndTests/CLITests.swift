@@ -219,7 +219,10 @@ struct CLITests {
         #expect(result.status == 0, "\(result.output)")
         let files = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
         #expect(
-            files == ["a0.m3u8", "a1.m3u8", "boundaries.json", "empty.vtt", "i0.m3u8", "i1.m3u8", "master.m3u8", "s2.m3u8", "v0.m3u8", "v1.m3u8"]
+            files == [
+                "a0.m3u8", "a1.m3u8", "boundaries.json", "empty.vtt", "i0.m3u8", "i1.m3u8", "master.m3u8", "s2.m3u8", "tracking.json", "v0.m3u8",
+                "v1.m3u8",
+            ]
         )
         let v0URL = out.appendingPathComponent("v0.m3u8")
         let v0 = try PlaylistParser().parseMediaPlaylist(try String(contentsOf: v0URL, encoding: .utf8), url: v0URL)
@@ -229,6 +232,24 @@ struct CLITests {
         }
         let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("boundaries.json"))) as? [String: Any]
         #expect(manifest?["session"] as? String == "s-cli")
+        // No server fires the ads' events of files written offline: they are the player's to fire.
+        #expect(manifest?["trackingUri"] as? String == "tracking.json")
+    }
+
+    @Test("stitch hands the player the ads' trackers whatever the campaign's reporting (no server is there to fire them)")
+    func stitchHandsTrackers() async throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("cli-trackers-\(UUID().uuidString.prefix(6))")
+        defer { try? FileManager.default.removeItem(at: out) }
+        // evening-news reports server-side (the default); alpha, its preroll, tracks its impression.
+        let campaign = Repository.campaign("evening-news")
+        #expect(!(try String(contentsOf: campaign, encoding: .utf8)).contains("reporting:"))
+        let result = try await self.adstitch("stitch", campaign.path, "--out", out.path, "--session", "s-trackers", "--at", "2026-11-27T19:30:00Z")
+        #expect(result.status == 0, "\(result.output)")
+        let manifest = try String(contentsOf: out.appendingPathComponent("boundaries.json"), encoding: .utf8)
+        let tracking = try String(contentsOf: out.appendingPathComponent("tracking.json"), encoding: .utf8)
+        let alpha = "https://tracking.example/i?ad=alpha"
+        #expect(manifest.contains("\"alpha\"") && manifest.contains(alpha), "\(manifest)")
+        #expect(tracking.contains(alpha), "\(tracking)")
     }
 
     @Test("preview shows the same plan as text and JSON: every break, ad and exclusion")
@@ -274,5 +295,46 @@ struct CLITests {
         let result = try await self.adstitch("preview", Repository.campaign("evening-news").path, "--at", "yesterday")
         #expect(result.status != 0)
         #expect(result.output.contains("ISO 8601"), "\(result.output)")
+    }
+
+    @Test(
+        "serve says which YAML files of the campaigns folder it does not load, and why: at start, and in GET /v1/campaigns `skipped` (a second campaign beside a folder's campaign.yaml, a campaign.yml, a folder without campaign.yaml)"
+    )
+    func serveNamesSkippedFiles() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skipped-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(
+            at: Repository.campaign("evening-news").deletingLastPathComponent(),
+            to: folder.appendingPathComponent("news")
+        )
+        let yaml = try String(contentsOf: folder.appendingPathComponent("news/campaign.yaml"), encoding: .utf8)
+        for (path, text) in [
+            ("news/late-night.yaml", yaml.replacingOccurrences(of: "id: evening-news", with: "id: late-night")),
+            ("other/campaign.yml", "version: 1\n"),
+            ("third/promo.yaml", "version: 1\n"),
+        ] {
+            let file = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: file)
+        }
+        let (process, port) = try await BackgroundProcess.server(CLITests.binary, ports: 50_000..<60_000, marker: "Server started") {
+            ["serve", "--campaigns", folder.path, "--port", "\($0)", "--secret", "skipped"]
+        }
+        defer { process.stop() }
+        let answer = try LoopbackHTTP.exchange("GET", port: port, path: "/v1/campaigns")
+        #expect(answer.status == 200)
+        let json = try JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
+        #expect((json?["campaigns"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["evening-news"])
+        let skipped = (json?["skipped"] as? [[String: String]]) ?? []
+        #expect(skipped.map { $0["file"] } == ["news/late-night.yaml", "other/campaign.yml", "third/promo.yaml"], "\(skipped)")
+        let reasons = skipped.map { $0["reason"] ?? "" }
+        #expect(reasons.count == 3 && reasons[0].contains("holds one campaign") && reasons[0].contains("folder of its own"), "\(reasons)")
+        #expect(reasons.count == 3 && reasons[1].contains("rename it other/campaign.yaml"), "\(reasons)")
+        #expect(reasons.count == 3 && reasons[2].contains("third/ has no campaign.yaml"), "\(reasons)")
+        let log = try String(contentsOf: process.log, encoding: .utf8)
+        for file in ["news/late-night.yaml", "other/campaign.yml", "third/promo.yaml"] {
+            #expect(log.contains("YAML file not loaded as a campaign") && log.contains(file), "the log at start names \(file): \(log)")
+        }
     }
 }

@@ -170,12 +170,25 @@ extension RealClients {
         }
 
         @Test(
-            "against the single programme asset cut at its markers: 720x576 4:3 at 29.97 fps, 48 kHz mono, 4.1 s — loads clean, keyframes at every segment, -23 LUFS ±1"
+            "against the single programme asset cut at its markers: 720x576 4:3 at 29.97 fps, 48 kHz mono, 4.1 s — loads clean, keyframes at every segment, -23 LUFS ±1; the campaign naming the ad already (its playlist not made yet) is no error, and validates once it is made"
         )
         func singleAssetProgramme() async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("condition-single-\(UUID().uuidString.prefix(8))")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Repository.campaign("single-asset").deletingLastPathComponent(), to: folder)
             defer { try? FileManager.default.removeItem(at: folder) }
+            // The way an ad ops team works: the ad written into the campaign (a pool, a rule), then made.
+            let campaign = folder.appendingPathComponent("campaign.yaml")
+            let yaml = try String(contentsOf: campaign, encoding: .utf8)
+            let edited = yaml.replacingOccurrences(
+                of: "    - { id: bravo, playlist: media/ads/bravo/master.m3u8 }\n",
+                with: "    - { id: bravo, playlist: media/ads/bravo/master.m3u8 }\n    - { id: sd, playlist: sd/master.m3u8 }\n"
+            ).replacingOccurrences(of: "rules:\n", with: "rules:\n  - { name: sd-first, when: {}, then: { boost: { sd: 4 } } }\n")
+                // A break it fits (it runs 4.08 s: a whole number of the programme's segments).
+                .replacingOccurrences(of: "{ id: late, at: 24.0, duration: 3.84,", with: "{ id: late, at: 24.0, duration: 5.76,")
+            try #require(edited.contains("id: sd,") && edited.contains("boost: { sd: 4 }") && edited.contains("duration: 5.76,"))
+            try Data(edited.utf8).write(to: campaign)
+            let before = try await CLITests().adstitch(["validate", campaign.path])
+            #expect(before.status == 1 && before.output.contains("sd/master.m3u8"), "the playlist is missing before: \(before.output)")
             let source = try await Self.creative(
                 "sd",
                 video: "testsrc=size=720x576:rate=30000/1001",
@@ -184,9 +197,7 @@ extension RealClients {
                 in: folder
             )
             let out = folder.appendingPathComponent("sd")
-            let result = try await CLITests().adstitch([
-                "condition", source.path, "--campaign", Repository.campaign("single-asset").path, "--id", "sd", "--out", out.path,
-            ])
+            let result = try await CLITests().adstitch(["condition", source.path, "--campaign", campaign.path, "--id", "sd", "--out", out.path])
             #expect(result.status == 0, "\(result.output)")
             #expect(!result.output.contains("warning") && !result.output.contains("error"), "\(result.output)")
             let master = out.appendingPathComponent("master.m3u8")
@@ -195,6 +206,8 @@ extension RealClients {
             let loudness = try #require(try await Self.loudness(out.appendingPathComponent("v0/index.m3u8")))
             #expect(abs(loudness - -23) <= 1, "\(loudness) LUFS")
             print("↳ single-asset: \(result.output.split(separator: "\n").first ?? "")")
+            let after = try await CLITests().adstitch(["validate", campaign.path])
+            #expect(after.status == 0, "made, the ad loads: \(after.output)")
         }
 
         /// Gives every video variant of the multivariant playlist at `master` an I-frame playlist

@@ -8,6 +8,7 @@ import AdServerClient
 import AdSessions
 import AdStitching
 import Foundation
+import HLSPlaylist
 import Hummingbird
 
 /// The campaign preview tool (docs/preview.md): what a given viewer at a given time gets, and
@@ -145,7 +146,16 @@ struct PreviewController: Sendable {
         }
         if let live = served.campaign.live {
             let plan = Planner().plan(served.campaign, for: viewer.viewer)
-            return Self.html(PreviewPage.live(served, live: live, context: viewer, plan: plan, hasPlayer: self.player != nil))
+            return Self.html(
+                PreviewPage.live(
+                    served,
+                    live: live,
+                    context: viewer,
+                    plan: plan,
+                    now: ExactDecimal(significand: Int(self.sessions.policy.nowMilliseconds), exponent: 3),
+                    hasPlayer: self.player != nil
+                )
+            )
         }
         let decided = await self.decided(served, viewer: viewer, request: request, context)
         return Self.html(
@@ -188,7 +198,7 @@ struct PreviewController: Sendable {
         }
         let plan = Planner().plan(served.campaign, for: context, decided: asked.decisions.decided)
         let renderer = SessionRenderer(layout: served.renderer.layout.adding(asked.creatives.values.map(\.creative)))
-        return (plan, asked.decisions.reports, renderer, caps)
+        return (plan, asked.decisions.reports.map { $0.settled(by: plan) }, renderer, caps)
     }
 
     func compare(_ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
