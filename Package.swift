@@ -164,7 +164,7 @@ let package = Package(
         .target(
             name: "AdStitchServer",
             dependencies: [
-                "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "CZlib", "AdOrigin", "AdLive", "AdLiveRuntime", "AdMedia",
+                "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "AdOrigin", "AdLive", "AdLiveRuntime", "AdMedia",
                 "AdServerClient", "AdConditioning", "AdFrontDoor", "AdSessions", "AdPostgres", "AdMetrics", "AdCampaignStore", "AdPreview",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -257,6 +257,7 @@ let package = Package(
         ),
         .testTarget(name: "SCTE35Tests", dependencies: ["SCTE35"], swiftSettings: swiftSettings),
         .testTarget(name: "AdOriginTests", dependencies: ["AdOrigin"], swiftSettings: swiftSettings),
+        .testTarget(name: "AdConditioningTests", dependencies: ["AdConditioning", "AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AdServerTests",
             dependencies: ["AdServer", "AdServerClient", "HLSPlaylist"],

@@ -483,30 +483,48 @@ public struct Conditioner: Sendable {
     }
 
     /// The multivariant playlist: the programme's CODECS per variant (the encode matches them),
-    /// the measured rates (a variant's with its largest audio rendition's, when demuxed).
+    /// the measured rates (a variant's with its largest audio rendition's, when demuxed). Written
+    /// through HLSPlaylist's tags: a programme's rendition NAME or LANGUAGE holding a quote or a
+    /// line break still writes a playlist that parses (``AttributeList/quotable(_:name:)``).
     func masterPlaylist(_ renditions: [Report.Rendition], audioFolders: [Int: String], iFrames: [Report.Rendition] = []) -> String {
-        var text = "#EXTM3U\n#EXT-X-VERSION:\(self.target.container == .fragmentedMP4 ? 6 : 3)\n#EXT-X-INDEPENDENT-SEGMENTS\n"
+        var lines: [PlaylistLine] = [
+            .init(.tag(.m3u)), .init(.tag(.version(self.target.container == .fragmentedMP4 ? 6 : 3))), .init(.tag(.independentSegments)),
+        ]
         let audioPeaks = renditions.filter { $0.kind == "audio" }
         for audio in self.target.audios {
-            var line = "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"\(audio.groupID)\",NAME=\"\(audio.name)\""
-            if let language = audio.language { line += ",LANGUAGE=\"\(language)\"" }
-            line += ",DEFAULT=\(audio.isDefault ? "YES" : "NO"),AUTOSELECT=YES,CHANNELS=\"\(audio.channels)\""
-            line += ",URI=\"\(audioFolders[audio.channels] ?? "audio2ch")/index.m3u8\"\n"
-            text += line
+            var attributes = AttributeList()
+            attributes.set("TYPE", rawValue: "AUDIO")
+            attributes.setQuoted("GROUP-ID", audio.groupID)
+            attributes.setQuoted("NAME", audio.name)
+            attributes.setQuoted("LANGUAGE", audio.language)
+            attributes.set("DEFAULT", rawValue: audio.isDefault ? "YES" : "NO")
+            attributes.set("AUTOSELECT", rawValue: "YES")
+            attributes.setQuoted("CHANNELS", String(audio.channels))
+            attributes.setQuoted("URI", "\(audioFolders[audio.channels] ?? "audio2ch")/index.m3u8")
+            lines.append(.init(.tag(.media(Media(attributes: attributes)))))
         }
         let audioPeak = audioPeaks.map(\.bandwidth).max() ?? 0
         let audioAverage = audioPeaks.map(\.averageBandwidth).max() ?? 0
         for (variant, rendition) in zip(self.target.videos, renditions.filter { $0.kind != "audio" }) {
-            var line = "#EXT-X-STREAM-INF:BANDWIDTH=\(rendition.bandwidth + audioPeak),AVERAGE-BANDWIDTH=\(rendition.averageBandwidth + audioAverage)"
-            line += ",CODECS=\"\(variant.codecs.joined(separator: ","))\",RESOLUTION=\(variant.width)x\(variant.height)"
-            line += ",FRAME-RATE=\(variant.frameRate.formatted(minimumFractionDigits: 3))"
-            if let group = variant.audioGroup, !self.target.audios.isEmpty { line += ",AUDIO=\"\(group)\"" }
-            text += line + "\n" + rendition.uri + "\n"
+            var attributes = AttributeList()
+            attributes.set("BANDWIDTH", rawValue: String(rendition.bandwidth + audioPeak))
+            attributes.set("AVERAGE-BANDWIDTH", rawValue: String(rendition.averageBandwidth + audioAverage))
+            attributes.setQuoted("CODECS", variant.codecs.joined(separator: ","))
+            attributes.set("RESOLUTION", rawValue: "\(variant.width)x\(variant.height)")
+            attributes.set("FRAME-RATE", rawValue: variant.frameRate.formatted(minimumFractionDigits: 3))
+            if let group = variant.audioGroup, !self.target.audios.isEmpty { attributes.setQuoted("AUDIO", group) }
+            lines.append(.init(.tag(.streamInf(StreamInf(attributes: attributes)))))
+            lines.append(.init(.uri(Substring(rendition.uri))))
         }
         for (variant, iFrame) in zip(self.target.videos, iFrames) {
-            text += "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(iFrame.bandwidth),AVERAGE-BANDWIDTH=\(iFrame.averageBandwidth)"
-            text += ",CODECS=\"\(variant.videoCodec)\",RESOLUTION=\(variant.width)x\(variant.height),URI=\"\(iFrame.uri)\"\n"
+            var attributes = AttributeList()
+            attributes.set("BANDWIDTH", rawValue: String(iFrame.bandwidth))
+            attributes.set("AVERAGE-BANDWIDTH", rawValue: String(iFrame.averageBandwidth))
+            attributes.setQuoted("CODECS", variant.videoCodec)
+            attributes.set("RESOLUTION", rawValue: "\(variant.width)x\(variant.height)")
+            attributes.setQuoted("URI", iFrame.uri)
+            lines.append(.init(.tag(.iFrameStreamInf(IFrameStreamInf(attributes: attributes)))))
         }
-        return text
+        return PlaylistWriter().write(lines: lines)
     }
 }

@@ -380,7 +380,7 @@ extension SessionRenderer {
 }
 
 extension LiveSchedule {
-    /// The live boundary manifest (docs/boundary-manifest.md "Live"): the breaks in the viewer's
+    /// The live boundary manifest (docs/http-api.md "Live sessions", docs/live-boundary-manifest.schema.json): the breaks in the viewer's
     /// current window of `window`'s rendition, each with its programme date-time and its stream
     /// time — seconds from the start of the window the playlist lists now (negative: it began
     /// before) — and its ads; an ad an early end of the break cut short says `"cut": true`; with

@@ -78,9 +78,42 @@ public struct AttributeList: Sendable, Hashable {
         }
     }
 
-    /// Sets a quoted-string attribute.
+    /// Sets a quoted-string attribute; the value as ``quotable(_:name:)`` makes it, so whatever a
+    /// name, language or URI holds the line parses back.
     public mutating func setQuoted(_ name: String, _ value: String?) {
-        self.set(name, rawValue: value.map { "\"\($0)\"" })
+        self.set(name, rawValue: value.map { "\"\(Self.quotable($0, name: name))\"" })
+    }
+
+    /// Whether attribute `name` holds a URI (`URI`, `SERVER-URI`, `X-ASSET-URI`, `X-ASSET-LIST`…).
+    @usableFromInline
+    static func holdsURI(_ name: String) -> Bool {
+        name == "URI" || name.hasSuffix("-URI") || name == "X-ASSET-LIST"
+    }
+
+    /// `value` as a quoted-string may hold it (RFC 8216bis §4.2: no double quote, CR or LF — and no
+    /// escape exists): in a URI attribute those are percent-encoded (`%22`, `%0D`, `%0A`, the URI
+    /// is the same resource); elsewhere (a NAME, a LANGUAGE, an ID) a double quote becomes an
+    /// apostrophe and a line break a space. Every quoted-string a playlist of ours writes goes
+    /// through here (``setQuoted(_:_:)``, `TagBytes.quoted`): the one home of the rule.
+    public static func quotable(_ value: String, name: String) -> String {
+        guard value.utf8.contains(where: { $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else { return value }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(value.utf8.count + 8)
+        Self.appendQuotable(value, uri: Self.holdsURI(name), to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``quotable(_:name:)``'s bytes, appended.
+    @inlinable
+    public static func appendQuotable(_ value: String, uri: Bool, to bytes: inout [UInt8]) {
+        for byte in value.utf8 {
+            switch byte {
+            case 0x22: bytes.append(contentsOf: uri ? Array("%22".utf8) : [UInt8(ascii: "'")])
+            case 0x0A: bytes.append(contentsOf: uri ? Array("%0A".utf8) : [UInt8(ascii: " ")])
+            case 0x0D: bytes.append(contentsOf: uri ? Array("%0D".utf8) : [UInt8(ascii: " ")])
+            default: bytes.append(byte)
+            }
+        }
     }
 
     /// The list as written in a playlist: `NAME=VALUE,NAME=VALUE`.

@@ -70,10 +70,16 @@ public enum TagBytes {
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    /// `,NAME="value"`.
+    /// `,NAME="value"`, the value as a quoted-string may hold it (``AttributeList/quotable(_:name:)``).
     @inlinable
     public static func quoted(_ name: StaticString, _ value: String, into bytes: inout [UInt8]) {
-        Self.quoted(name, into: &bytes) { $0.append(contentsOf: value.utf8) }
+        Self.quoted(name, into: &bytes) { bytes in
+            if value.utf8.contains(where: { $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) {
+                AttributeList.appendQuotable(value, uri: AttributeList.holdsURI(name.description), to: &bytes)
+            } else {
+                bytes.append(contentsOf: value.utf8)
+            }
+        }
     }
 
     /// `,NAME="…"`, the value written by `value`.
@@ -93,7 +99,7 @@ public enum TagBytes {
         Self.quoted(name, into: &bytes) { bytes in
             for (index, value) in values.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                bytes.append(contentsOf: value.utf8)
+                AttributeList.appendQuotable(value, uri: false, to: &bytes)
             }
         }
     }
