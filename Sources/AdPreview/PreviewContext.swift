@@ -19,6 +19,9 @@ package struct PreviewContext: Sendable {
     package var attributes: [String: String]
     /// `insertion=`: the mode the player's session gets (not an attribute); nil: the campaign's.
     package var insertion: Insertion?
+    /// `reporting=`: who fires the ads' events in the player's session (not an attribute); nil:
+    /// the campaign's.
+    package var reporting: Campaign.Reporting?
     /// `title=`: a catalogue's title, the path of its multivariant playlist below the catalogue's
     /// prefix (not an attribute); nil for a campaign, or a catalogue's list of titles.
     package var title: String?
@@ -81,6 +84,13 @@ package struct PreviewContext: Sendable {
                 continue
             case "title":
                 if !trimmed.isEmpty { self.title = trimmed }
+            case "reporting":
+                guard !trimmed.isEmpty else { continue }
+                if let mode = Campaign.Reporting(rawValue: trimmed) {
+                    self.reporting = mode
+                } else {
+                    self.errors.append("reporting: \(trimmed) is not a mode; use server (AdStitch fires the ads' events) or client (the player does)")
+                }
             case "insertion":
                 guard !trimmed.isEmpty else { continue }
                 if let mode = Insertion(rawValue: trimmed) {
@@ -103,6 +113,7 @@ package struct PreviewContext: Sendable {
         var items = self.title.map { [("title", $0)] } ?? []
         items += [("session", self.session), ("at", self.atText)]
         items += self.attributes.keys.sorted().map { ($0, self.attributes[$0] ?? "") }
+        if let reporting = self.reporting { items.append(("reporting", reporting.rawValue)) }
         return items.map { "\(Self.encode($0))=\(Self.encode($1))" }.joined(separator: "&")
     }
 

@@ -87,7 +87,43 @@ extension SessionController {
                 "bandwidth=\(bandwidth) must be the bits per second the player measured, a whole number from 1 to \(CampaignLimits.maxBandwidth)"
             )
         }
-        // A live session joins at the channel's live edge: the breaks that open from there are its.
+        let token = try await self.newToken(
+            served,
+            session: session ?? "s-" + UUID().uuidString.lowercased(),
+            at: self.policy.nowMilliseconds,
+            attributes: attributes,
+            scope: .viewer,
+            insertion: asked,
+            reporting: reporting,
+            title: title,
+            userAgent: request.headers[.userAgent]
+        )
+        // A title's master is below `assets/`: its URIs climb back to the campaign's folder.
+        let prefix = title.map { Routes.catalogueSessionsPrefix(title: $0) } ?? ""
+        var response = try await self.masterResponse(served, token: token, prefix: prefix, for: request, context)
+        if !ignored.isEmpty {
+            response.headers[.ignoredAttributes] = Set(ignored).sorted().joined(separator: ", ")
+        }
+        return response
+    }
+
+    /// The token of a new session, for every route that starts one — the public master, a
+    /// catalogue title's, the preview's (`scope: .preview`, its decision time the form's): a live
+    /// session joins at the channel's live edge (stitched: `insertion=` other than that is
+    /// refused), the viewer's reached frequency caps are read (and counted in
+    /// `adstitch_frequency_cap_checks_total` for viewers' starts), and the insertion mode is
+    /// resolved from what was asked, the campaign and the player.
+    func newToken(
+        _ served: ServedCampaign,
+        session: String,
+        at: Int64,
+        attributes: [String: String],
+        scope: SessionToken.Scope,
+        insertion asked: Insertion?,
+        reporting: Campaign.Reporting?,
+        title: String?,
+        userAgent: String?
+    ) async throws -> SessionToken {
         var liveJoin: Int?
         if let channel = served.channel {
             guard let edge = channel.edge else {
@@ -102,26 +138,28 @@ extension SessionController {
             }
             liveJoin = edge
         }
-        let at = self.policy.nowMilliseconds
         // The caps the viewer reached (a viewer only a signed start or a trusting campaign gives).
         var capped: [Int] = []
         if let viewer = attributes["viewer"], !served.campaign.frequencyCaps.isEmpty {
             let status = await self.capper.status(served.campaign, viewer: viewer, at: at)
             capped = status.reached
-            self.store.metrics.frequencyCap(outcome: status.unavailable ? "unavailable" : capped.isEmpty ? "open" : "capped")
+            if scope == .viewer {
+                self.store.metrics.frequencyCap(outcome: status.unavailable ? "unavailable" : capped.isEmpty ? "open" : "capped")
+            }
         }
-        let token = SessionToken(
+        return SessionToken(
             campaign: served.campaign.id,
             revision: served.campaign.revision,
-            session: session ?? "s-" + UUID().uuidString.lowercased(),
+            session: session,
             at: at,
             attributes: attributes,
             expires: self.policy.expiryOfNewToken,
+            scope: scope,
             insertion: liveJoin != nil
                 ? .stitched
                 : InsertionChoice.resolve(
                     asked ?? served.campaign.insertion,
-                    userAgent: request.headers[.userAgent],
+                    userAgent: userAgent,
                     player: attributes["player"],
                     campaign: served.campaign
                 ),
@@ -130,13 +168,6 @@ extension SessionController {
             reporting: reporting,
             capped: capped
         )
-        // A title's master is below `assets/`: its URIs climb back to the campaign's folder.
-        let prefix = title.map { Routes.catalogueSessionsPrefix(title: $0) } ?? ""
-        var response = try await self.masterResponse(served, token: token, prefix: prefix, for: request, context)
-        if !ignored.isEmpty {
-            response.headers[.ignoredAttributes] = Set(ignored).sorted().joined(separator: ", ")
-        }
-        return response
     }
 
     /// The multivariant playlist of the session `token` describes; its URIs are

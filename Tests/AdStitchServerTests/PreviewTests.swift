@@ -1,6 +1,7 @@
 import AdCampaign
 import AdCampaignStore
 import AdDecision
+import AdSessions
 import AdStitchServer
 import AdStitching
 import Foundation
@@ -114,6 +115,64 @@ struct PreviewTests {
             try await client.execute(uri: "/preview/evening-news/report.json?\(Self.query)", method: .get) { response in
                 #expect(String(buffer: response.body) == PlanReport(plan).json.text())
             }
+        }
+    }
+
+    @Test(
+        "one session start (issue 54): the preview's master makes the token the public master makes — insertion (campaign-aware auto), reporting, caps — for every shape of query; only its scope and decision time differ"
+    )
+    func oneSessionStart() async throws {
+        let agents = ["AppleCoreMedia/1.0.0.21A329 (iPhone; U; CPU OS 17_0 like Mac OS X; en_us)", "Mozilla/5.0 (X11; Linux x86_64) Chrome/120"]
+        let shapes = ["", "&insertion=stitched", "&insertion=interstitials", "&insertion=auto"].flatMap { insertion in
+            ["", "&reporting=server", "&reporting=client"].flatMap { reporting in
+                ["", "&player=hls.js", "&player=hls.js/1.6.15", "&player=hls.js/1.7.0"].map { insertion + reporting + $0 }
+            }
+        }
+        // The attributes the form states (a preview's context is the form's, not the operator's
+        // browser's headers: the public start reads `device` and `locale` from them when absent).
+        @Sendable func token(_ master: String) throws -> SessionToken {
+            let uri = try #require(try PlaylistParser().parseMultivariantPlaylist(master).variants.first?.uri)
+            let parts = uri.split(separator: "/")
+            let index = try #require(parts.firstIndex(of: "sessions"))
+            return try #require(SessionToken(decoding: parts[index + 1], secret: RouteTests.secret))
+        }
+        try await RouteTests().app().test(.live) { client in
+            var compared = 0
+            for campaign in ["evening-news", "single-asset"] {
+                for (index, shape) in shapes.enumerated() {
+                    let agent = agents[index % agents.count]
+                    let headers: HTTPFields = [.userAgent: agent]
+                    let public_ = try await client.execute(
+                        uri: "/v1/campaigns/\(campaign)/master.m3u8?session=same&device=tv&locale=en-GB\(shape)",
+                        method: .get,
+                        headers: headers
+                    ) {
+                        ($0.status, String(buffer: $0.body))
+                    }
+                    let preview = try await client.execute(
+                        uri: "/preview/\(campaign)/master.m3u8?session=same&device=tv&locale=en-GB&at=\(Self.at)\(shape)",
+                        method: .get,
+                        headers: headers
+                    ) { ($0.status, String(buffer: $0.body)) }
+                    try #require(public_.0 == .ok && preview.0 == .ok, "\(campaign) \(shape): \(public_.1) \(preview.1)")
+                    let (viewer, previewed) = (try token(public_.1), try token(preview.1))
+                    #expect(viewer.insertion == previewed.insertion, "\(campaign) \(shape) (\(agent))")
+                    #expect(viewer.reporting == previewed.reporting, "\(campaign) \(shape)")
+                    #expect(viewer.attributes == previewed.attributes && viewer.capped == previewed.capped, "\(campaign) \(shape)")
+                    #expect(viewer.scope == .viewer && previewed.scope == .preview)
+                    compared += 1
+                }
+            }
+            // A mode the start does not know is refused by both.
+            #expect(
+                try await client.execute(uri: "/preview/evening-news/master.m3u8?session=x&reporting=nobody", method: .get) { $0.status }
+                    == .badRequest
+            )
+            #expect(
+                try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?session=x&reporting=nobody", method: .get) { $0.status }
+                    == .badRequest
+            )
+            #expect(compared == 2 * shapes.count)
         }
     }
 

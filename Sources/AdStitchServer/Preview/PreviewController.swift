@@ -241,35 +241,17 @@ struct PreviewController: Sendable {
     func master(_ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
         let viewer = try Self.validContext(request)
         let served = try await self.requiredSubject(context, viewer: viewer)
-        var liveJoin: Int?
-        if let channel = served.channel {
-            guard let edge = channel.edge else {
-                throw Problem(status: .serviceUnavailable, title: "Channel not ready", detail: "this replica has not read the live channel yet")
-            }
-            liveJoin = edge
-        }
-        var capped: [Int] = []
-        if let id = viewer.attributes["viewer"], !served.campaign.frequencyCaps.isEmpty {
-            capped = await self.sessions.capper.status(served.campaign, viewer: id, at: viewer.at).reached
-        }
-        let token = SessionToken(
-            campaign: served.campaign.id,
-            revision: served.campaign.revision,
+        // The one session start (SessionController.newToken), as a preview: the form's decision time.
+        let token = try await self.sessions.newToken(
+            served,
             session: viewer.session,
             at: viewer.at,
             attributes: viewer.attributes,
-            expires: self.sessions.policy.expiryOfNewToken,
             scope: .preview,
-            insertion: liveJoin != nil
-                ? .stitched
-                : InsertionChoice.resolve(
-                    viewer.insertion ?? served.campaign.insertion,
-                    userAgent: request.headers[.userAgent],
-                    player: viewer.attributes["player"]
-                ),
-            liveJoin: liveJoin,
+            insertion: viewer.insertion,
+            reporting: viewer.reporting,
             title: viewer.title,
-            capped: capped
+            userAgent: request.headers[.userAgent]
         )
         return try await self.sessions.masterResponse(served, token: token, prefix: "/preview/\(served.campaign.id)/", for: request, context)
     }
