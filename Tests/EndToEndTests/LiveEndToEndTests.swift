@@ -65,6 +65,9 @@ extension RealClients {
             var lastMediaSequence = Int.min
             var ads: [String: String] = [:]
             var polls = 0
+            /// The breaks of the latest answer that start at least 4 s after its first segment: still
+            /// in the window a few seconds later, when the preview page is asked.
+            var breaksStaying: Set<String> = []
         }
 
         @Test("three minutes across breaks: GStreamer, ffmpeg and Chromium play; two replicas agree on every number and ad")
@@ -182,13 +185,19 @@ extension RealClients {
             defer { if let second { kill(second.process.pid, SIGKILL) } }
             var problems: [String] = []
             var polls = 0
+            var previewChecked = false
             while Date().timeIntervalSince(started) < Double(seconds) {
                 if second == nil, Date().timeIntervalSince(started) > 55 {
                     // The first break (segments 6–10, 11.5–21 s) has left the window (10 segments) by now.
                     second = try await HardeningEndToEndTests.Server(campaigns: folder, extra: ["--database", database.url])
                 }
                 polls += 1
-                if polls == 100 { problems += try Self.checkPreview(first, knownBreaks: Set(seen.values.flatMap(\.ads.keys))) }
+                // The preview once a break stays in the window for a while (between breaks its
+                // window has none to show).
+                if !previewChecked, polls >= 60, let staying = seen.values.first(where: { !$0.breaksStaying.isEmpty })?.breaksStaying {
+                    problems += try Self.checkPreview(first, knownBreaks: staying)
+                    previewChecked = true
+                }
                 let server = polls % 2 == 0 ? (second ?? first) : first
                 for path in playlists {
                     let answer = try server.get(path)
@@ -219,6 +228,7 @@ extension RealClients {
             let ffmpegStatus = await Spawn.wait(ffmpeg.pid, timeout: 60)
 
             #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
+            #expect(previewChecked, "no break stayed in the window after the first minute")
             let v0 = try #require(seen.values.first)
             #expect(seen.values.allSatisfy { $0.polls > 100 }, "the checker polled each rendition every second")
             #expect(second != nil && seen.count == 2)
@@ -367,6 +377,8 @@ extension RealClients {
                 }
             }
             // Each break's ads, from its date range: the same on every poll.
+            seen.breaksStaying = []
+            let windowStart = playlist.segments.first?.programDateTime.flatMap { DateTime($0) }?.secondsSinceEpoch
             for line in text.split(separator: "\n") where line.hasPrefix("#EXT-X-DATERANGE:") {
                 let fields = line.dropFirst("#EXT-X-DATERANGE:".count)
                 guard let id = fields.firstMatch(of: /ID="([^"]*)"/)?.1 else { continue }
@@ -375,6 +387,11 @@ extension RealClients {
                     problems.append("\(rendition): break \(id)'s ads changed from \(earlier) to \(ads)")
                 }
                 seen.ads[String(id)] = String(ads)
+                if let windowStart, let start = fields.firstMatch(of: /START-DATE="([^"]*)"/).flatMap({ DateTime(String($0.1)) }),
+                    start.secondsSinceEpoch >= windowStart + 4
+                {
+                    seen.breaksStaying.insert(String(id))
+                }
             }
             return problems
         }
