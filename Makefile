@@ -1,7 +1,7 @@
 # AdStitch — see README.md. `make test` and `make run` work on a fresh Debian machine.
 SWIFT ?= swift
 
-.PHONY: all deps hlsjs build lint format test run bench bench-http bench-catalogue fuzz soak clean
+.PHONY: all deps hlsjs build lint format test run bench bench-guards bench-guards-update bench-http bench-catalogue fuzz soak clean
 
 all: build
 
@@ -23,6 +23,7 @@ test: deps lint hlsjs
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) scripts/swift-test.sh
 	scripts/schemathesis.sh
+	$(MAKE) bench-guards
 
 # The code follows .swift-format (hummingbird's: 4 spaces, lines up to 150); `make format` applies it.
 lint:
@@ -44,7 +45,20 @@ run: deps hlsjs
 
 # Benchmarks live in their own package (package-benchmark) under Benchmarks/.
 bench: deps
-	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --skip "guard-.*"
+
+# The allocation guards (docs/performance.md "Guards"): the allocations per render of the
+# stitched, interstitial, live and master renders and of a session file's answer, against the
+# counts stored in Benchmarks/Thresholds/ (a release build; exit 2: more allocations, 4: fewer —
+# both fail, so the stored count is always the best one). `make bench-guards-update` records
+# the counts of this tree when a change is meant to move them; commit the files it writes.
+bench-guards: deps
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark thresholds check --target StitchingBenchmarks \
+		--filter "guard-.*" --no-progress
+
+bench-guards-update: deps
+	cd Benchmarks && $(SWIFT) package --disable-sandbox --allow-writing-to-package-directory benchmark thresholds update \
+		--target StitchingBenchmarks --filter "guard-.*" --no-progress
 
 # wrk against a token-scoped playlist of a two-hour campaign, beside nginx serving the same
 # bytes (release build; BENCH_SECONDS per run, default 15), then beacon redirects beside the

@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "AdServer", targets: ["AdServer"]),
         .library(name: "AdServerClient", targets: ["AdServerClient"]),
         .library(name: "AdConditioning", targets: ["AdConditioning"]),
+        // For the benchmarks' session-file answer (Benchmarks/), a token read as the server reads it.
+        .library(name: "AdSessions", targets: ["AdSessions"]),
         .executable(name: "adstitch", targets: ["adstitch"]),
     ],
     dependencies: [

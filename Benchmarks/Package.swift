@@ -8,6 +8,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(name: "AdStitch", path: "../"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .target(name: "BenchmarkCampaigns", path: "Benchmarks/BenchmarkCampaigns"),
@@ -30,6 +31,8 @@ let package = Package(
                 .product(name: "AdDecision", package: "AdStitch"),
                 .product(name: "AdStitching", package: "AdStitch"),
                 .product(name: "AdLive", package: "AdStitch"),
+                .product(name: "AdSessions", package: "AdStitch"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 "BenchmarkCampaigns",
             ],
             path: "Benchmarks/StitchingBenchmarks",

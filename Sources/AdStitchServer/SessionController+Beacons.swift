@@ -65,7 +65,7 @@ extension SessionController {
         let tokenText = try context.parameters.require("token")
         guard let piece = Int(try context.parameters.require("piece")), (0..<100_000).contains(piece),
             let raw = Int(try context.parameters.require("events")), (1..<64).contains(raw),
-            let signature = SessionToken.data(base64URL: try context.parameters.require("signature").utf8), signature.count == 12,
+            let signature = SessionToken.bytes(base64URL: try context.parameters.require("signature").utf8), signature.count == 12,
             let target = request.uri.queryParameters["to"].map(String.init), !target.isEmpty,
             case let place = request.uri.queryParameters["break"].map({ BeaconPlace.live(String($0), piece) }) ?? .plan(piece),
             self.policy.verifyingKeys.verify(signature, of: Self.beaconBody(tokenText, place, raw, target))

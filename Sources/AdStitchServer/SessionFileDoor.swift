@@ -41,7 +41,7 @@ struct SessionFileDoor: FrontDoorService {
                 campaign: String(id),
                 token: String(token),
                 file: String(file),
-                gzip: Response.acceptsGzip(head.headerFields[.acceptEncoding], range: head.headerFields[.range]),
+                gzip: Response.acceptsGzip(head.headerFields.value(.acceptEncoding), range: head.headerFields.value(.range)),
                 scope: .viewer,
                 peer: peer
             )
@@ -84,11 +84,11 @@ struct SessionFileDoor: FrontDoorService {
     private func finish(_ parts: SessionController.SessionFileParts, _ head: HTTPRequest, since start: ContinuousClock.Instant) -> FrontDoorResponse {
         var headers = parts.headers
         // As the application's writer frames a body it holds whole (no Content-Length in a 204).
-        if headers[.contentLength] == nil, parts.status != .noContent { headers[.contentLength] = String(parts.body.count) }
+        if !headers.contains(.contentLength), parts.status != .noContent { headers[.contentLength] = String(parts.body.count) }
         let (response, sendsBody) = HTTPSemanticsMiddleware.finish(
             Response(status: parts.status, headers: headers),
             method: head.method,
-            ifNoneMatch: head.headerFields[.ifNoneMatch]
+            ifNoneMatch: head.headerFields.value(.ifNoneMatch)
         )
         self.count(head, response.status, since: start)
         return FrontDoorResponse(head: response.head, body: sendsBody ? parts.body.buffers : [])

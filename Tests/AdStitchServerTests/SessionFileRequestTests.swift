@@ -110,4 +110,25 @@ struct SessionFileRequestTests {
         }
         #expect(claims > 300 && claims < 2_700, "the generated paths are both claimed and not: \(claims) claimed")
     }
+
+    /// The door reads request headers with `HTTPFields.value(_:)` (issue 53): what HTTPFields'
+    /// own getter answers, for every shape a client sends — absent, once, repeated (joined by
+    /// ", ", RFC 9110 §5.3), empty, other names around, a name in another case.
+    @Test("HTTPFields.value answers what HTTPFields' getter answers, field absent, once, repeated, empty or cased otherwise")
+    func headerValues() {
+        let names: [HTTPField.Name] = [.acceptEncoding, .range, .ifNoneMatch, .eTag, .contentLength]
+        let values = ["gzip", "", "br, gzip;q=0.5", "bytes=0-99", "\"a\", W/\"b\"", "*"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            var fields = HTTPFields()
+            for _ in 0..<Int.random(in: 0...6, using: &generator) {
+                let name = names.randomElement(using: &generator)!
+                let spelled = Bool.random(using: &generator) ? HTTPField.Name(name.rawName.uppercased())! : name
+                fields.append(HTTPField(name: spelled, value: values.randomElement(using: &generator)!))
+            }
+            for name in names {
+                #expect(fields.value(name) == fields[name], "\(name): \(fields)")
+            }
+        }
+    }
 }

@@ -1,9 +1,11 @@
 import AdCampaign
 import AdDecision
 import AdLive
+import AdSessions
 import AdStitching
 import Benchmark
 import BenchmarkCampaigns
+import Crypto
 import Foundation
 import HLSPlaylist
 
@@ -19,6 +21,30 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 20_000
     )
 
+    // The allocation guards (issue 53; docs/performance.md "Guards"): each render that
+    // `guardedBenchmark` names runs twice — timed, as the others, and as `guard-NAME`, whose
+    // allocations per render `make test` checks against the count stored in `Thresholds/`
+    // (`make bench-guards`). Allocations are deterministic where time is not: a render of the
+    // same code allocates the same on every run, so a change that allocates more per answer
+    // fails CI until the new count is recorded on purpose (`make bench-guards-update`). The
+    // guards' names have no space: package-benchmark 1.38.1 writes a threshold file under the
+    // name with its spaces made underscores, and looks for it under the name as it is.
+    let guarded = Benchmark.Configuration(
+        metrics: [.mallocCountTotal],
+        warmupIterations: 3,
+        maxDuration: .seconds(2),
+        maxIterations: 1_000,
+        thresholds: [.mallocCountTotal: .init(absolute: [.p90: 0])]
+    )
+    func guardedBenchmark(_ name: String, guard guardName: String, _ render: @escaping @Sendable (Int) -> Void) {
+        Benchmark(name) { benchmark in
+            for iteration in benchmark.scaledIterations { render(iteration) }
+        }
+        Benchmark("guard-" + guardName, configuration: guarded) { benchmark in
+            for iteration in benchmark.scaledIterations { render(iteration) }
+        }
+    }
+
     let campaign = try! CampaignLoader.load(TwoHourCampaign.write(into: TwoHourCampaign.temporaryFolder()))
     let layout = try! StitchLayout(campaign: campaign, uris: .absolute)
     let renderer = SessionRenderer(layout: layout)
@@ -33,11 +59,9 @@ let benchmarks: @Sendable () -> Void = {
 
     // What the server does per request: the session's own lines between the layout's shared
     // blocks (`RenderedBytes`); the response buffer is filled from them as it is written.
-    Benchmark("Plan and render one media playlist (2 h, 6 variants)") { benchmark in
-        for iteration in benchmark.scaledIterations {
-            let plan = Planner().plan(campaign, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
-            blackHole(try! renderer.mediaPlaylistBytes(plan, rendition: rendition))
-        }
+    guardedBenchmark("Plan and render one media playlist (2 h, 6 variants)", guard: "stitched-media-playlist") { iteration in
+        let plan = Planner().plan(campaign, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
+        blackHole(try! renderer.mediaPlaylistBytes(plan, rendition: rendition))
     }
 
     // The same, joined into one contiguous 100 KB array (what the response buffer costs).
@@ -83,11 +107,10 @@ let benchmarks: @Sendable () -> Void = {
         trackers: true
     ).text
     precondition(interstitialSample.components(separatedBy: "CLASS=\"com.apple.hls.interstitial\"").count == 4, "three interstitials")
-    Benchmark("Plan and render one primary playlist with its interstitials (2 h, 6 variants)") { benchmark in
-        for iteration in benchmark.scaledIterations {
-            let plan = Planner().plan(campaign, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
-            blackHole(try! renderer.primaryPlaylistBytes(renderer.schedule(plan), rendition: rendition, trackers: true))
-        }
+    guardedBenchmark("Plan and render one primary playlist with its interstitials (2 h, 6 variants)", guard: "interstitial-primary-playlist") {
+        iteration in
+        let plan = Planner().plan(campaign, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
+        blackHole(try! renderer.primaryPlaylistBytes(renderer.schedule(plan), rendition: rendition, trackers: true))
     }
 
     let firstBreak = campaign.breaks[0].id
@@ -98,11 +121,31 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("Plan and render the multivariant playlist") { benchmark in
-        for iteration in benchmark.scaledIterations {
-            let plan = Planner().plan(campaign, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
-            blackHole(try! renderer.multivariant(plan, playlistURI: { "\($0.id).m3u8" }, boundariesURI: "boundaries.json"))
-        }
+    guardedBenchmark("Plan and render the multivariant playlist", guard: "multivariant-playlist") { iteration in
+        let plan = Planner().plan(campaign, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
+        blackHole(try! renderer.multivariant(plan, playlistURI: { "\($0.id).m3u8" }, boundariesURI: "boundaries.json"))
+    }
+
+    // Issue 53: a session file's answer short of HTTP — what a viewer's first fetch of a media
+    // playlist costs the server: its token verified and read, the session planned from it, the
+    // playlist rendered through the session's kind (as SessionController.answer does; the
+    // response's headers and the copy into its buffer are the front door's).
+    let keys = SessionToken.VerifyingKeys([SymmetricKey(data: Data(repeating: 7, count: 32))])
+    let tokens = (0..<1_000).map { number in
+        SessionToken(
+            campaign: campaign.id,
+            revision: campaign.revision,
+            session: "s-\(number)",
+            at: 1_795_800_000_000,
+            attributes: ["locale": "en-GB"],
+            expires: 1_795_900_000
+        ).encoded(secret: SymmetricKey(data: Data(repeating: 7, count: 32)))
+    }
+    let stitchedKind = renderer.session(.stitched, reporting: .client)
+    let mediaFile = stitchedKind.file(named: "\(rendition.id).m3u8")!
+    guardedBenchmark("Answer a session's media playlist (token verified and read, plan, render)", guard: "session-file-answer") { iteration in
+        let token = SessionToken(decoding: tokens[iteration % tokens.count], keys: keys)!
+        blackHole(try! stitchedKind.render(mediaFile, Planner().plan(campaign, for: token.context), links: SessionLinks()))
     }
 
     // Issue 14: a viewer's live refresh — plan, the fill of every break since the join (five in
@@ -128,19 +171,18 @@ let benchmarks: @Sendable () -> Void = {
     for end in 9...last { tracker.observe(try! PlaylistParser().parseMediaPlaylist(TwoHourCampaign.liveWindow(variant: 0, last: end))) }
     let liveWindow = LiveRenditionWindow(try! PlaylistParser().parseMediaPlaylist(TwoHourCampaign.liveWindow(variant: 3, last: last)))!
     precondition(tracker.breaks.count == 6, "five breaks closed and one open")
-    Benchmark("Refresh one live media playlist (plan, 6 breaks since the join, a 10-segment window)") { benchmark in
-        for iteration in benchmark.scaledIterations {
-            let plan = Planner().plan(live, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
-            let schedule = try! LiveSchedule(
-                plan: plan,
-                live: live.live!,
-                layout: liveLayout,
-                breaks: tracker.breaks,
-                joined: 1,
-                liveEdge: liveWindow.segments.last!.end
-            )
-            blackHole(try! liveRenderer.livePlaylist(schedule, rendition: liveLayout.renditions[3], window: liveWindow).bytes)
-        }
+    let liveBreaks = tracker.breaks
+    guardedBenchmark("Refresh one live media playlist (plan, 6 breaks since the join, a 10-segment window)", guard: "live-refresh") { iteration in
+        let plan = Planner().plan(live, for: ViewerContext(session: "s-\(iteration)", at: at, attributes: ["locale": "en-GB"]))
+        let schedule = try! LiveSchedule(
+            plan: plan,
+            live: live.live!,
+            layout: liveLayout,
+            breaks: liveBreaks,
+            joined: 1,
+            liveEdge: liveWindow.segments.last!.end
+        )
+        blackHole(try! liveRenderer.livePlaylist(schedule, rendition: liveLayout.renditions[3], window: liveWindow).bytes)
     }
 
     Benchmark("Load the campaign and build its stitch layout") { benchmark in
