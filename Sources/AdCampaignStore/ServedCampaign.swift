@@ -9,7 +9,10 @@ import Synchronization
 
 /// A campaign ready to serve: loaded, laid out for stitching with its local media's URIs as the
 /// store's `mediaURIs` writes them (the server's: under `/v1/campaigns/{id}/media/`).
-public struct ServedCampaign: Sendable {
+/// Immutable, and held by one reference: every answer passes it on, and copying it as a struct
+/// retained each of its references (its campaign's among them) per copy — 0.7 % of the CPU of a
+/// load of first answers (issue 53, docs/performance.md).
+public final class ServedCampaign: Sendable {
     public let campaign: Campaign
     public let folder: URL
     public let renderer: SessionRenderer
