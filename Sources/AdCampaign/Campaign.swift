@@ -71,6 +71,10 @@ public struct Campaign: Sendable {
         /// The player fires them from the boundary manifest's tracking URLs.
         case client
 
+        /// The modes as every message that refuses another names them (the campaign's field, a
+        /// start's and the preview's `reporting=`).
+        public static let choices = "server (AdStitch fires the ads' events) or client (the player does)"
+
         /// Whether what a player reads (boundary manifest, SVTA creative signalling) lists the ads'
         /// tracking URLs: only when the player fires them. A server-side session lists none —
         /// players that fire what they find (Shaka's SVTA tracker, Bitmovin's) would count every

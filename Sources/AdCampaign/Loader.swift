@@ -167,7 +167,7 @@ struct Loader {
                 self.reader.issue(
                     node,
                     "reporting",
-                    "\"\(value)\" is not a choice; use server (AdStitch fires the ads' events) or client (the player does)"
+                    "\"\(value)\" is not a choice; use \(Campaign.Reporting.choices)"
                 )
             }
         }

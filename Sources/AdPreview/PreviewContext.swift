@@ -89,7 +89,7 @@ package struct PreviewContext: Sendable {
                 if let mode = Campaign.Reporting(rawValue: trimmed) {
                     self.reporting = mode
                 } else {
-                    self.errors.append("reporting: \(trimmed) is not a mode; use server (AdStitch fires the ads' events) or client (the player does)")
+                    self.errors.append("reporting: \(trimmed) is not a mode; use \(Campaign.Reporting.choices)")
                 }
             case "insertion":
                 guard !trimmed.isEmpty else { continue }

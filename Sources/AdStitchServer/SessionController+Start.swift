@@ -51,7 +51,7 @@ extension SessionController {
             } else if name == "reporting" {
                 guard let mode = Campaign.Reporting(rawValue: value) else {
                     throw Problem.badRequest(
-                        "reporting=\(value) is not a mode; use server (AdStitch fires the ads' events) or client (the player does)"
+                        "reporting=\(value) is not a mode; use \(Campaign.Reporting.choices)"
                     )
                 }
                 reporting = mode
