@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "AdConditioning", targets: ["AdConditioning"]),
         // For the benchmarks' session-file answer (Benchmarks/), a token read as the server reads it.
         .library(name: "AdSessions", targets: ["AdSessions"]),
+        .library(name: "AdQuality", targets: ["AdQuality"]),
         .executable(name: "adstitch", targets: ["adstitch"]),
     ],
     dependencies: [
@@ -107,6 +108,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // A viewer session's signed token: what it carries, its binary form, its keys.
+        // Viewing quality (docs/quality.md): players' reports read, each session's figures and a
+        // campaign's KPIs computed (pure), and the store that keeps the reports.
+        .target(
+            name: "AdQuality",
+            dependencies: [
+                "AdCampaign", "AdDecision", "AdPostgres", "HLSPlaylist",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "AdSessions",
             dependencies: ["AdCampaign", "AdDecision", .product(name: "Crypto", package: "swift-crypto")],
@@ -168,6 +180,7 @@ let package = Package(
             dependencies: [
                 "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "AdOrigin", "AdLive", "AdLiveRuntime", "AdMedia",
                 "AdServerClient", "AdConditioning", "AdFrontDoor", "AdSessions", "AdPostgres", "AdMetrics", "AdCampaignStore", "AdPreview",
+                "AdQuality",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -208,7 +221,7 @@ let package = Package(
         .testTarget(
             name: "AdStitchServerTests",
             dependencies: [
-                "AdStitchServer", "AdSessions", "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "AdMetrics", "AdCampaignStore",
+                "AdStitchServer", "AdSessions", "AdStitching", "AdDecision", "AdCampaign", "HLSPlaylist", "AdMetrics", "AdCampaignStore", "AdQuality",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -223,6 +236,7 @@ let package = Package(
                 "AdMedia",
                 "AdMetrics",
                 "AdCampaignStore",
+                "AdQuality",
                 "SCTE35",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -257,6 +271,7 @@ let package = Package(
             dependencies: ["AdSessions", "AdCampaign", "AdDecision", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "AdQualityTests", dependencies: ["AdQuality", "AdDecision", "HLSPlaylist"], swiftSettings: swiftSettings),
         .testTarget(name: "SCTE35Tests", dependencies: ["SCTE35"], swiftSettings: swiftSettings),
         .testTarget(name: "AdOriginTests", dependencies: ["AdOrigin"], swiftSettings: swiftSettings),
         .testTarget(name: "AdConditioningTests", dependencies: ["AdConditioning", "AdCampaign", "HLSPlaylist"], swiftSettings: swiftSettings),

@@ -44,7 +44,7 @@ struct Loader {
     static let topLevelKeys = [
         "version", "id", "title", "origin", "program", "marker_breaks", "breaks", "slate", "pools", "rules", "startup", "markers",
         "markers_passthrough", "trusted_attributes", "rewrite", "insertion", "join_mid_break", "ad_server", "ad_servers", "creatives",
-        "live_stall", "reporting", "schedule", "cache", "frequency_caps",
+        "live_stall", "reporting", "schedule", "cache", "frequency_caps", "qoe",
     ]
 
     mutating func campaign(_ root: Node) -> Campaign? {
@@ -171,6 +171,7 @@ struct Loader {
                 )
             }
         }
+        if let node = fields["qoe"] { campaign.quality = self.quality(node) }
         guard self.reader.issues.isEmpty else { return nil }
         self.validate(campaign)
         campaign.warnings = self.warnings

@@ -34,7 +34,10 @@ import Synchronization
 ///   `hit` (held) or `load`; `adstitch_catalogue_titles_held{campaign}` and
 ///   `adstitch_catalogue_bytes_held{campaign}` — what each catalogue holds (gauges);
 ///   `adstitch_catalogue_load_duration_seconds{phase}` — a title's load, in its parts: `origin`
-///   (waiting for its playlists), `load` (parsing, checking and cutting them), `layout`.
+///   (waiting for its playlists), `load` (parsing, checking and cutting them), `layout`;
+/// - `adstitch_qoe_reports_total{outcome}`, `adstitch_qoe_startup_seconds`,
+///   `adstitch_qoe_stalls_total{place}`, `adstitch_qoe_stall_duration_seconds`,
+///   `adstitch_qoe_errors_total{fatal}` — players' reports of viewing quality (docs/quality.md).
 public struct ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     public let factory: PrometheusMetricsFactory
@@ -51,6 +54,9 @@ public struct ServerMetrics: Sendable {
     private let catalogueOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let catalogueLoadTimers = MetricHandles<String, CoreMetrics.Timer>()
     private let capOutcomes = MetricHandles<String, CoreMetrics.Counter>()
+    private let qualityOutcomes = MetricHandles<String, CoreMetrics.Counter>()
+    private let qualityStalls = MetricHandles<String, CoreMetrics.Counter>()
+    private let qualityErrors = MetricHandles<String, CoreMetrics.Counter>()
     private let conditioningQueuedCounter: CoreMetrics.Counter
     private let conditioningRunningGauge: CoreMetrics.Gauge
     private let runningEncodes = SharedCounter()
@@ -77,6 +83,12 @@ public struct ServerMetrics: Sendable {
         .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5),
     ]
 
+    /// A player's startup and a stall: tenths of a second to tens of seconds.
+    static let playerBuckets: [Duration] = [
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(15),
+        .seconds(30), .seconds(60),
+    ]
+
     /// An encode of a creative takes seconds to minutes.
     static let conditioningBuckets: [Duration] = [
         .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(120), .seconds(300), .seconds(900),
@@ -91,6 +103,8 @@ public struct ServerMetrics: Sendable {
             "adstitch_ad_server_duration_seconds": Self.adServerBuckets,
             "adstitch_conditioning_duration_seconds": Self.conditioningBuckets,
             "adstitch_catalogue_load_duration_seconds": Self.catalogueLoadBuckets,
+            "adstitch_qoe_startup_seconds": Self.playerBuckets,
+            "adstitch_qoe_stall_duration_seconds": Self.playerBuckets,
         ]
         self.factory = factory
         self.cacheHits = Counter(label: "adstitch_response_cache_requests_total", dimensions: [("result", "hit")], factory: factory)
@@ -187,6 +201,40 @@ public struct ServerMetrics: Sendable {
     package func frequencyCap(outcome: String) {
         self.capOutcomes(outcome) {
             Counter(label: "adstitch_frequency_cap_starts_total", dimensions: [("outcome", outcome)], factory: self.factory)
+        }
+        .increment()
+    }
+
+    /// A player's report of a session (`POST …/sessions/{token}/qoe`): `accepted`, `invalid` (its
+    /// body), `refused` (its token), `limited` (too many from the session), `unavailable` (the
+    /// store could not take it).
+    package func qualityReport(outcome: String) {
+        self.qualityOutcomes(outcome) {
+            Counter(label: "adstitch_qoe_reports_total", dimensions: [("outcome", outcome)], factory: self.factory)
+        }
+        .increment()
+    }
+
+    /// A startup time a player reported.
+    package func qualityStartup(_ duration: Duration) {
+        CoreMetrics.Timer(label: "adstitch_qoe_startup_seconds", factory: self.factory).record(duration: duration)
+    }
+
+    /// A stall a player reported, where it fell (`break`, `programme`, or `unplaced`: a live
+    /// session's, whose breaks are filled per refresh), and its length.
+    package func qualityStall(place: String, duration: Duration) {
+        self.qualityStalls(place) {
+            Counter(label: "adstitch_qoe_stalls_total", dimensions: [("place", place)], factory: self.factory)
+        }
+        .increment()
+        CoreMetrics.Timer(label: "adstitch_qoe_stall_duration_seconds", factory: self.factory).record(duration: duration)
+    }
+
+    /// An error a player reported, `fatal` or not.
+    package func qualityError(fatal: Bool) {
+        let label = fatal ? "true" : "false"
+        self.qualityErrors(label) {
+            Counter(label: "adstitch_qoe_errors_total", dimensions: [("fatal", label)], factory: self.factory)
         }
         .increment()
     }

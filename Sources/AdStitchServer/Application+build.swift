@@ -5,6 +5,7 @@ import AdFrontDoor
 import AdLiveRuntime
 import AdMetrics
 import AdOrigin
+import AdQuality
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -147,8 +148,11 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         ledger: ledger,
         impressions: impressions
     )
+    // Players' viewing-quality reports: beside the ledger.
+    let quality: any QualityStore = history.map { PostgresQualityStore(client: $0.client, logger: logger) } ?? MemoryQualityStore()
+    logger.info("\(quality.summary)")
     var app = buildApplication(
-        router: buildRouter(store: store, policy: configuration.policy, sessions: sessions),
+        router: buildRouter(store: store, policy: configuration.policy, sessions: sessions, quality: quality),
         sessions: sessions,
         address: .hostname(configuration.host, port: configuration.port),
         idleTimeout: configuration.idleTimeout,
@@ -284,8 +288,14 @@ public func buildRouter(
     return buildRouter(store: store, policy: policy, sessions: sessions)
 }
 
-/// The routes, with the session controller the server's ``SessionFileDoor`` shares.
-func buildRouter(store: CampaignStore, policy: SessionPolicy, sessions: SessionController) -> Router<AdStitchRequestContext> {
+/// The routes, with the session controller the server's ``SessionFileDoor`` shares and the store of
+/// viewing-quality reports.
+func buildRouter(
+    store: CampaignStore,
+    policy: SessionPolicy,
+    sessions: SessionController,
+    quality: any QualityStore = MemoryQualityStore()
+) -> Router<AdStitchRequestContext> {
     let router = Router(context: AdStitchRequestContext.self)
     // One structured line per request at debug level (`serve --log-level debug`): a replica
     // behind a load balancer or CDN has its access log there, and writing a line per request
@@ -325,10 +335,13 @@ func buildRouter(store: CampaignStore, policy: SessionPolicy, sessions: SessionC
             body: ResponseBody(byteBuffer: store.metrics.exposition())
         )
     }
-    CatalogueController(store: store, conditioning: sessions.conditioning, preview: policy.preview).register(on: router)
+    // The hls.js build the player page and the preview's players use, read once.
+    let hlsJS = policy.previewPlayer.flatMap { try? String(contentsOf: $0, encoding: .utf8) }
+    CatalogueController(store: store, conditioning: sessions.conditioning, preview: policy.preview, hlsJS: hlsJS).register(on: router)
     sessions.register(on: router)
+    QualityController(sessions: sessions, store: quality).register(on: router)
     if policy.preview != .off {
-        PreviewController(store: store, sessions: sessions).register(on: router)
+        PreviewController(store: store, sessions: sessions, player: hlsJS).register(on: router)
     }
     MediaController(store: store).register(on: router)
     return router

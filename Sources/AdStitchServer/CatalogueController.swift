@@ -17,15 +17,27 @@ struct CatalogueController: Sendable {
     /// Who may see the conditioning queue: whoever may use the preview (its sources are third
     /// parties' URLs, its errors say what failed where).
     var preview = PreviewAccess.off
+    /// The hls.js build the player page plays with (`serve --hls-js`), read once; nil without one:
+    /// the page then plays with the browser's own HLS and reports nothing.
+    var hlsJS: String? = nil
 
     func register(on router: Router<AdStitchRequestContext>) {
         router.getAndHead(Routes.campaigns) { _, _ in self.list() }
         router.getAndHead(Routes.creatives) { request, _ in try await self.creatives(request) }
         router.getAndHead(Routes.player) { request, context in try self.player(request, context) }
+        // Static: tagged once, not per request.
+        let script = Response.tagged(PlayerScript.text, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=300")
+        router.getAndHead(Routes.playerScript) { _, _ in script }
+        let hlsJS = self.hlsJS.map { Response.tagged($0, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=300") }
+        router.getAndHead(Routes.playerHlsJs) { _, _ in
+            guard let hlsJS else { throw Problem.notFound("this server has no hls.js build: start it with serve --hls-js FILE (make run does)") }
+            return hlsJS
+        }
     }
 
-    /// `GET /play/{id}`: a page that plays a new session of the campaign in a `<video>`
-    /// (Chromium and Safari play HLS natively). `/preview/{id}` shows what a given viewer gets.
+    /// `GET /play/{id}`: a page that plays a new session of the campaign in a `<video>`, with
+    /// hls.js where the server has a build (and then reports the session's viewing quality, as an
+    /// app would: ``PlayerScript``), else natively (Chromium and Safari play HLS). `/preview/{id}` shows what a given viewer gets.
     /// `crossorigin`: Chromium's native HLS refuses segments from another origin than the
     /// playlist's (a live channel's, a remote campaign's) unless they load with CORS.
     ///
@@ -63,9 +75,11 @@ struct CatalogueController: Sendable {
             source.isEmpty
             ? "<p>A catalogue: give <code>?title=PATH</code>, a title's multivariant playlist below <code>\(PreviewPage.escape(campaign.catalogue?.prefix.absoluteString ?? ""))</code>.</p>"
             : """
-            <video id="video" controls autoplay muted playsinline crossorigin="anonymous" src="\(PreviewPage.escape(source))"></video>
+            <video id="video" controls autoplay muted playsinline crossorigin="anonymous" data-master="\(PreviewPage.escape(source))"></video>
             <p>A new session each time the page loads: <code>\(PreviewPage.escape(source))</code>.
-            <a href="/preview/\(escaped)">Preview</a> what a given viewer gets, and why.</p>
+            <a href="/preview/\(escaped)">Preview</a> what a given viewer gets, and why.
+            \(self.hlsJS == nil ? "Played with the browser's own HLS; with hls.js (serve --hls-js) the page reports its viewing quality." : "Played with hls.js, which reports the session's viewing quality to <code>…/sessions/{token}/qoe</code>.")</p>
+            \(self.hlsJS == nil ? "" : "<script src=\"\(Routes.playerHlsJs)\"></script>")<script src="\(Routes.playerScript)"></script>
             """
         let html = """
             <!doctype html>

@@ -24,11 +24,22 @@ struct HTTPSemanticsMiddleware: RouterMiddleware {
         if let problem = Self.pathProblem(request.uri.path), !(request.method == .options && request.uri.path == "*") {
             return Self.finish(problem.response, method: request.method, ifNoneMatch: nil).response
         }
-        if request.method == .options { return Self.preflight }
+        if request.method == .options { return Self.preflight(for: request.uri.path) }
         return try Self.finish(await next(request, context), method: request.method, ifNoneMatch: request.headers[.ifNoneMatch]).response
     }
 
-    /// The answer to `OPTIONS` (a CORS preflight) of any path.
+    /// The answer to `OPTIONS` (a CORS preflight) of `path`: a session's quality reports are
+    /// posted as JSON from web players' pages (``QualityController``); everything else is read-only.
+    static func preflight(for path: String) -> Response {
+        guard path.hasSuffix("/" + Routes.sessionQualityFile), let (_, _, file) = Routes.sessionFile(in: path), file == Routes.sessionQualityFile
+        else { return Self.preflight }
+        var response = Self.preflight
+        response.headers[.accessControlAllowMethods] = "GET, HEAD, POST, OPTIONS"
+        response.headers[.accessControlAllowHeaders] = "Range, If-None-Match, Content-Type"
+        return response
+    }
+
+    /// The answer to `OPTIONS` (a CORS preflight) of any read-only path.
     static var preflight: Response {
         Response(
             status: .noContent,

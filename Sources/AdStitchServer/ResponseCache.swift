@@ -79,6 +79,26 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
 
         /// Takes out the least recently used entry and returns it.
+        /// Adds `entry` at the head, first evicting from the tail what it needs room for; returns the evicted.
+        mutating func insert(_ entry: Slot, budget: Int) -> [Slot] {
+            var evicted: [Slot] = []
+            while self.total + entry.cost > budget, let old = self.evictTail() { evicted.append(old) }
+            let slot: Int
+            if let reused = self.free.popLast() {
+                slot = reused
+                self.slots[slot] = entry
+            } else {
+                slot = self.slots.count
+                self.slots.append(entry)
+                self.previous.append(-1)
+                self.next.append(-1)
+            }
+            self.index[entry.key] = slot
+            self.total += entry.cost
+            self.pushFront(slot)
+            return evicted
+        }
+
         mutating func evictTail() -> Slot? {
             self.remove(self.tail)
         }
@@ -123,6 +143,33 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         _ = removed
     }
 
+    /// Changes the entry of `key` in place under the lock — made from `initial` if there is none
+    /// (an entry too costly to keep is changed and forgotten) — and returns what `change` returns:
+    /// a read-modify-write no other request interleaves with (a count per session).
+    func update<Result>(_ key: Key, initial: Value, _ change: (inout Value) -> Result) -> Result {
+        var evicted: [Slot] = []
+        let result = self.state.withLock { state -> Result in
+            if let slot = state.index[key], var entry = state.slots[slot] {
+                let result = change(&entry.value)
+                let cost = self.cost(key, entry.value)
+                state.total += cost - entry.cost
+                entry.cost = cost
+                state.slots[slot] = entry
+                state.unlink(slot)
+                state.pushFront(slot)
+                return result
+            }
+            var value = initial
+            let result = change(&value)
+            let cost = self.cost(key, value)
+            guard cost <= self.budget / 4 else { return result }
+            evicted = state.insert(Slot(key: key, value: value, cost: cost), budget: self.budget)
+            return result
+        }
+        _ = evicted
+        return result
+    }
+
     func put(_ key: Key, _ value: Value) {
         let cost = self.cost(key, value)
         guard cost <= self.budget / 4 else { return }  // one entry never crowds out the rest
@@ -135,20 +182,7 @@ final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                 state.pushFront(slot)
                 return
             }
-            while state.total + cost > self.budget, let entry = state.evictTail() { evicted.append(entry) }
-            let slot: Int
-            if let reused = state.free.popLast() {
-                slot = reused
-                state.slots[slot] = Slot(key: key, value: value, cost: cost)
-            } else {
-                slot = state.slots.count
-                state.slots.append(Slot(key: key, value: value, cost: cost))
-                state.previous.append(-1)
-                state.next.append(-1)
-            }
-            state.index[key] = slot
-            state.total += cost
-            state.pushFront(slot)
+            evicted = state.insert(Slot(key: key, value: value, cost: cost), budget: self.budget)
         }
     }
 }

@@ -14,10 +14,20 @@ enum Routes {
     static let sessionFile: RouterPath = "/v1/campaigns/:id/sessions/:token/:file"
     /// A segment where an ad's events fall (server-side reporting): `302` to it, the events fired.
     static let beacon: RouterPath = "/v1/campaigns/:id/sessions/:token/beacons/:piece/:events/:signature"
+    /// A session's viewing quality: its player's reports (`POST`), its figures (`GET`).
+    static let sessionQuality: RouterPath = "/v1/campaigns/:id/sessions/:token/qoe"
+    /// The name of ``sessionQuality``'s last segment: no session file has it, and the door leaves it to the router.
+    static let sessionQualityFile = "qoe"
+    /// A campaign's viewing-quality KPIs.
+    static let campaignQuality: RouterPath = "/v1/campaigns/:id/qoe"
     /// The ad events fired for a session (the beacon ledger).
     static let sessionEvents: RouterPath = "/v1/sessions/:token/events"
     static let media: RouterPath = "/v1/campaigns/:id/media/**"
     static let player: RouterPath = "/play/:id"
+    /// The player page's script: its player and the viewing-quality reporter (``PlayerScript``).
+    static let playerScript: RouterPath = "/play/assets/player.js"
+    /// The hls.js build its player uses (`serve --hls-js`).
+    static let playerHlsJs: RouterPath = "/play/assets/hls.js"
     static let preview: RouterPath = "/preview"
     static let previewCreatives: RouterPath = "/preview/creatives"
     static let previewStylesheet: RouterPath = "/preview/assets/preview.css"

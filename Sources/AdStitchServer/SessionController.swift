@@ -240,29 +240,8 @@ struct SessionController: Sendable {
             self.store.metrics.responseCache(hit: true)
             return .complete(cached.headers, cached.body)
         }
-        // Only tokens whose signature was checked are kept, by their text: a hit needs no second check.
-        let verified = self.sessions.get(tokenText)
-        guard let token = verified?.token ?? SessionToken(decoding: tokenText, keys: self.policy.verifyingKeys), token.campaign == id else {
-            throw Problem.forbidden("the session token is not valid for this campaign: start a new session at \(Routes.masterPath(id))")
-        }
-        guard token.scope == scope else {
-            throw Problem.forbidden(
-                token.scope == .preview
-                    ? "this token belongs to a preview session; it plays under /preview/\(id)/sessions/, not on the public API"
-                    : "this token belongs to a viewer session; it plays under /v1/campaigns/\(id)/sessions/"
-            )
-        }
-        try Self.checkExpiry(token.expires, now: now, campaign: id)
-        // The revision the session started on, so a reloaded campaign does not change its ads.
-        guard let served = self.store.campaign(id, revision: token.revision) else {
-            if token.title != nil, self.store.catalogue(id) != nil { return .title(token) }
-            throw Problem(
-                status: .gone,
-                title: "Gone",
-                detail:
-                    "revision \(token.revision) of campaign \(id) is no longer kept on this server; start a new session at \(Routes.masterPath(id))"
-            )
-        }
+        let (token, verified) = try self.checkedToken(tokenText, campaign: id, scope: scope, now: now)
+        guard let served = try self.keptRevision(token) else { return .title(token) }
         let reporting = token.reporting ?? served.campaign.reporting
         if file == SessionFile.tracking.name, reporting == .server {
             throw Problem.notFound(
@@ -315,6 +294,62 @@ struct SessionController: Sendable {
         )
         self.cache.put(key, headers: headers, body: body, expires: token.expires)
         return .complete(headers, body)
+    }
+
+    /// A session's token as its files' requests check it: its signature (unless it is kept, by
+    /// its text, from an earlier check), its campaign, its scope and its expiry; with the session
+    /// kept for it, if any.
+    func checkedToken(
+        _ tokenText: String,
+        campaign id: String,
+        scope: SessionToken.Scope,
+        now: Int64
+    ) throws(Problem) -> (SessionToken, VerifiedSession?) {
+        // Only tokens whose signature was checked are kept, by their text: a hit needs no second check.
+        let verified = self.sessions.get(tokenText)
+        guard let token = verified?.token ?? SessionToken(decoding: tokenText, keys: self.policy.verifyingKeys), token.campaign == id else {
+            throw Problem.forbidden("the session token is not valid for this campaign: start a new session at \(Routes.masterPath(id))")
+        }
+        guard token.scope == scope else {
+            throw Problem.forbidden(
+                token.scope == .preview
+                    ? "this token belongs to a preview session; it plays under /preview/\(id)/sessions/, not on the public API"
+                    : "this token belongs to a viewer session; it plays under /v1/campaigns/\(id)/sessions/"
+            )
+        }
+        try Self.checkExpiry(token.expires, now: now, campaign: id)
+        return (token, verified)
+    }
+
+    /// The revision the session started on, so a reloaded campaign does not change its ads; nil
+    /// for a catalogue title this replica must load first (``restoreTitle(_:)``), 410 when the
+    /// revision is no longer kept.
+    func keptRevision(_ token: SessionToken) throws(Problem) -> ServedCampaign? {
+        if let served = self.store.campaign(token.campaign, revision: token.revision) { return served }
+        if token.title != nil, self.store.catalogue(token.campaign) != nil { return nil }
+        throw Self.gone(token)
+    }
+
+    /// The answer for a session whose revision this server no longer keeps.
+    static func gone(_ token: SessionToken) -> Problem {
+        Problem(
+            status: .gone,
+            title: "Gone",
+            detail:
+                "revision \(token.revision) of campaign \(token.campaign) is no longer kept on this server; start a new session at \(Routes.masterPath(token.campaign))"
+        )
+    }
+
+    /// A session's token checked (``checkedToken(_:campaign:scope:now:)``) and its plan on the
+    /// load of its revision (a catalogue title loaded, an ad server's recorded decisions read, if
+    /// they must be): what a player's report of the session is joined to.
+    func checkedPlan(_ tokenText: String, campaign id: String, scope: SessionToken.Scope) async throws(Problem) -> (SessionToken, Plan) {
+        let (token, _) = try self.checkedToken(tokenText, campaign: id, scope: scope, now: self.policy.nowSeconds)
+        guard let served = await self.served(token) else { throw Self.gone(token) }
+        guard let plan = await self.renderedPlan(served, token, tokenText: tokenText) else {
+            throw Problem(status: .serviceUnavailable, title: "Busy", detail: "the session's ad decisions could not be read; try again")
+        }
+        return (token, plan)
     }
 
     /// The `kind` label of `adstitch_stitch_duration_seconds` for a file.

@@ -24,7 +24,9 @@ struct SessionFileDoor: FrontDoorService {
     let logger: Logger
 
     func claims(_ head: HTTPRequest) -> Bool {
-        head.path.map { Routes.sessionFile(in: $0) != nil } ?? false
+        // A session's quality reports share the route's shape but are the router's (they are posted).
+        guard let path = head.path, let (_, _, file) = Routes.sessionFile(in: path) else { return false }
+        return file != Routes.sessionQualityFile
     }
 
     func answer(_ head: HTTPRequest, peer: SocketAddress?) -> FrontDoorAnswer {

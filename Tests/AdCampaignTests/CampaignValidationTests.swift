@@ -64,6 +64,36 @@ private func minimal(_ replacements: [(String, String)] = [], appending: String 
 struct CampaignValidationTests {
     static let cases: [InvalidCampaign] =
         Self.structureCases + Self.idCases + Self.breakCases + Self.adCases + Self.ruleCases + Self.playlistCases + Self.capCases
+        + Self.qualityCases
+
+    // MARK: - Viewing quality
+
+    static let qualityCases: [InvalidCampaign] = [
+        .init(
+            "a retention in an unknown unit",
+            yaml: minimal(appending: "qoe: { retention: 2y }"),
+            line: 11,
+            column: "2y",
+            field: "qoe.retention",
+            message: .exact("\"2y\" is not a duration from 1h to 90d; write it as 7d, 48h or 3600s")
+        ),
+        .init(
+            "a retention shorter than an hour",
+            yaml: minimal(appending: "qoe: { retention: 10m }"),
+            line: 11,
+            column: "10m",
+            field: "qoe.retention",
+            message: .prefix("\"10m\" is not a duration from 1h to 90d")
+        ),
+        .init(
+            "an unknown qoe field",
+            yaml: minimal(appending: "qoe: { keep: 7d }"),
+            line: 11,
+            column: nil,
+            field: "qoe.keep",
+            message: .exact("unknown key; expected one of retention")
+        ),
+    ]
 
     // MARK: - Frequency caps
 
@@ -155,6 +185,15 @@ struct CampaignValidationTests {
             message: .prefix("unknown key; expected one of ads, max, per")
         ),
     ]
+
+    @Test("qoe.retention loads in s, m, h or d, 1 h to 90 d; without it reports are kept a week")
+    func qualityLoads() throws {
+        let load = { (yaml: String) in try CampaignLoader.load(yaml: yaml, file: Fixture.url("inline.yaml")) }
+        #expect(try load(minimal(appending: "qoe: { retention: 48h }")).quality.retention == 172_800)
+        #expect(try load(minimal(appending: "qoe: { retention: 90d }")).quality.retention == 7_776_000)
+        #expect(try load(minimal(appending: "qoe: { retention: 3600 }")).quality.retention == 3_600)
+        #expect(try load(minimalCampaign).quality.retention == 604_800)
+    }
 
     @Test("frequency caps load: windows in s, m, h, d or plain seconds; a campaign with caps trusts only a signed viewer")
     func capsLoad() throws {
@@ -668,7 +707,7 @@ struct CampaignValidationTests {
 
     @Test("the table holds every single-finding case, each named once and checking its message")
     func table() {
-        #expect(Self.cases.count == 64)
+        #expect(Self.cases.count == 67)
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "every case has its own name")
         #expect(Self.cases.allSatisfy { !$0.message.isEmpty }, "every case checks its message")
     }

@@ -71,6 +71,13 @@ final class WebDriver: @unchecked Sendable {
         try await self.call("POST", "/session/\(self.session)/execute/sync", ["script": script, "args": [] as [Any]])
     }
 
+    /// A Chrome DevTools Protocol command (chromedriver's `goog/cdp/execute`): network
+    /// conditions, scripts run before a page's own.
+    @discardableResult
+    func cdp(_ command: String, _ parameters: [String: Any] = [:]) async throws -> Any {
+        try await self.call("POST", "/session/\(self.session)/goog/cdp/execute", ["cmd": command, "params": parameters])
+    }
+
     /// Console messages of level SEVERE.
     func severeLogs() async throws -> [String] {
         let entries = try await self.call("POST", "/session/\(self.session)/se/log", ["type": "browser"]) as? [[String: Any]] ?? []

@@ -36,10 +36,10 @@ struct PreviewController: Sendable {
     let player: String?
     let media = PreviewMediaReports()
 
-    init(store: CampaignStore, sessions: SessionController) {
+    init(store: CampaignStore, sessions: SessionController, player: String?) {
         self.store = store
         self.sessions = sessions
-        self.player = sessions.policy.previewPlayer.flatMap { try? String(contentsOf: $0, encoding: .utf8) }
+        self.player = player
     }
 
     func register(on router: Router<AdStitchRequestContext>) {

@@ -1,0 +1,203 @@
+import AdCampaignStore
+import AdQuality
+import AdStitchServer
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// Viewing quality through the public routes (docs/http-api.md "Viewing quality"): a player's
+/// report of a session kept and joined to the session's plan — each stall in the break and ad the
+/// boundary manifest says it falls in — the session's figures, the campaign's KPIs, and every
+/// bound where a report enters.
+@Suite("Viewing quality")
+struct QualityTests {
+    func app(_ policy: SessionPolicy = SessionPolicy(secret: RouteTests.secret)) -> some ApplicationProtocol {
+        buildApplication(store: RouteTests.store, policy: policy)
+    }
+
+    static func json(_ response: TestResponse) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+    }
+
+    static func post(
+        _ client: some TestClientProtocol,
+        _ path: String,
+        _ body: String,
+        type: String = "application/json"
+    ) async throws -> TestResponse {
+        try await client.execute(uri: path, method: .post, headers: [.contentType: type], body: ByteBuffer(string: body))
+    }
+
+    /// A new session of the evening news: its token and its boundary manifest's breaks.
+    static func start(_ client: some TestClientProtocol, session: String) async throws -> (token: String, breaks: [[String: Any]]) {
+        let master = try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?session=\(session)&device=tv", method: .get) {
+            String(buffer: $0.body)
+        }
+        let token = try SessionSecurityTests.token(master)
+        let manifest = try await client.execute(uri: "/v1/campaigns/evening-news/sessions/\(token)/boundaries.json", method: .get) {
+            try Self.json($0)
+        }
+        return (token, try #require(manifest["breaks"] as? [[String: Any]]))
+    }
+
+    @Test(
+        "a player's report is kept and joined to the session's plan: stalls placed in the ad and break the boundary manifest names, the figures and KPIs from it"
+    )
+    func reportJoinedToPlan() async throws {
+        try await self.app().test(.live) { client in
+            let (token, breaks) = try await Self.start(client, session: "qoe-1")
+            let firstBreak = try #require(breaks.first)
+            let ad = try #require((firstBreak["ads"] as? [[String: Any]])?.first)
+            let adStart = try #require(ad["start"] as? Double)
+            let breakEnd = try #require(firstBreak["end"] as? Double)
+            let path = "/v1/campaigns/evening-news/sessions/\(token)/qoe"
+            let report = """
+                {"events": [{"type": "startup", "ms": 850}, {"type": "level", "at": 0, "bandwidth": 1000000},
+                 {"type": "stall", "at": \(adStart + 0.5), "duration": 1.25}, {"type": "stall", "at": \(breakEnd + 2), "duration": 0.5},
+                 {"type": "ended", "at": \(breakEnd + 20)}, {"type": "seek", "at": 1}]}
+                """
+            let answer = try await Self.post(client, path, report)
+            #expect(answer.status == .accepted)
+            let acknowledged = try Self.json(answer)
+            #expect(acknowledged["kept"] as? Int == 5 && acknowledged["ignored"] as? Int == 1 && acknowledged["dropped"] as? Int == 0)
+
+            try await client.execute(uri: path, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.cacheControl] == "no-store")
+                let session = try Self.json(response)
+                #expect(session["session"] as? String == "qoe-1" && session["device"] as? String == "tv")
+                #expect(session["stalls"] as? Int == 2 && session["stall_seconds"] as? Double == 1.75 && session["startup_ms"] as? Int == 850)
+                #expect(session["twib_bps"] as? Int == 1_000_000 && session["failed"] as? Bool == false && session["estimated"] as? Bool == false)
+                #expect((session["startup_variant"] as? String)?.hasPrefix("v") == true)
+                let stalls = (session["events"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "stall" }
+                #expect(stalls.count == 2)
+                #expect(stalls.first?["break"] as? String == firstBreak["id"] as? String)
+                #expect(stalls.first?["ad"] as? String == ad["id"] as? String)
+                #expect(stalls.first?["since_splice"] as? Double == 0.5)
+                // Two seconds into the programme after the break: no break, following the return.
+                #expect(stalls.last?["break"] == nil && stalls.last?["since_splice"] as? Double == 2)
+            }
+
+            try await client.execute(uri: "/v1/campaigns/evening-news/qoe?by=break", method: .get) { response in
+                #expect(response.status == .ok)
+                let kpis = try Self.json(response)
+                #expect(kpis["sessions"] as? Int == 1 && kpis["by"] as? String == "break")
+                let startup = kpis["startup_ms"] as? [String: Any]
+                #expect(startup?["p50"] as? Int == 850 && startup?["count"] as? Int == 1)
+                let ads = kpis["ads"] as? [String: Any]
+                #expect((ads?["in_breaks"] as? [String: Any])?["stalls_per_hour"].flatMap { ($0 as? [String: Any])?["stalls"] as? Int } == 1)
+                #expect(ads?["stalls_after_splice"] as? Int == 2)
+                let groups = kpis["groups"] as? [[String: Any]] ?? []
+                #expect(groups.map { $0["value"] as? String } == breaks.map { $0["id"] as? String })
+            }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                // The store is shared with the other suites running at once: at least this test's counts.
+                let lines = String(buffer: response.body).split(separator: "\n")
+                func value(_ series: String) -> Double? {
+                    lines.first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+                }
+                #expect(value(#"adstitch_qoe_reports_total{outcome="accepted"}"#) ?? 0 >= 1)
+                #expect(value(#"adstitch_qoe_stalls_total{place="break"}"#) ?? 0 >= 1)
+                #expect(value(#"adstitch_qoe_stalls_total{place="programme"}"#) ?? 0 >= 1)
+                #expect(value("adstitch_qoe_startup_seconds_count") ?? 0 >= 1)
+            }
+        }
+    }
+
+    @Test(
+        "bad reports get a clear problem: the field at fault, a forged token, a body too large, not JSON, too many from one session; nothing of them is kept"
+    )
+    func badReports() async throws {
+        try await self.app().test(.live) { client in
+            let (token, _) = try await Self.start(client, session: "qoe-bad")
+            let path = "/v1/campaigns/evening-news/sessions/\(token)/qoe"
+            var response = try await Self.post(client, path, #"{"events": [{"type": "stall", "at": 3, "duration": "long"}]}"#)
+            #expect(response.status == .badRequest)
+            let detail = try SessionSecurityTests.problem(response)
+            #expect(detail.contains("events[0].duration: must be a number"), "\(detail)")
+            response = try await Self.post(client, "/v1/campaigns/evening-news/sessions/\(token.dropLast(2))xx/qoe", #"{"events": []}"#)
+            #expect(response.status == .forbidden)
+            response = try await Self.post(client, "/v1/campaigns/other/sessions/\(token)/qoe", #"{"events": []}"#)
+            #expect(response.status == .forbidden)
+            let big = #"{"events": [], "pad": ""# + String(repeating: "x", count: QualityReport.maxBytes) + "\"}"
+            response = try await Self.post(client, path, big)
+            #expect(response.status == .contentTooLarge)
+            response = try await Self.post(client, path, "sid=x", type: "application/x-www-form-urlencoded")
+            #expect(response.status == .unsupportedMediaType)
+            // `navigator.sendBeacon` posts text/plain (no CORS preflight): read as JSON.
+            response = try await Self.post(client, path, #"{"events": [{"type": "ended", "at": 4}]}"#, type: "text/plain;charset=UTF-8")
+            #expect(response.status == .accepted)
+            try await client.execute(uri: path, method: .put) {
+                #expect($0.status == .methodNotAllowed && $0.headers[.allow] == "GET, HEAD, POST, OPTIONS")
+            }
+            try await client.execute(uri: path, method: .options, headers: [.init("Access-Control-Request-Method")!: "POST"]) { response in
+                #expect(response.status == .noContent)
+                #expect(response.headers[.accessControlAllowMethods]?.contains("POST") == true)
+                #expect(response.headers[.accessControlAllowHeaders]?.contains("Content-Type") == true)
+            }
+            // Every other path stays read-only in its preflight.
+            try await client.execute(uri: "/v1/campaigns/evening-news/sessions/\(token)/v0.m3u8", method: .options) {
+                #expect($0.headers[.accessControlAllowMethods] == "GET, HEAD, OPTIONS")
+            }
+            // The minute's 30 reports: four reached the limit above (the 400, 413, 415 and 202; a
+            // forged token is refused before it), so 26 more are taken, then 429.
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<30 { statuses.append(try await Self.post(client, path, #"{"events": [{"type": "ended", "at": 5}]}"#).status) }
+            #expect(statuses.filter { $0 == .accepted }.count == 26 && statuses.last == .tooManyRequests, "\(statuses)")
+            response = try await Self.post(client, path, #"{"events": [{"type": "ended", "at": 5}]}"#)
+            #expect(response.headers[.retryAfter] == "60")
+            // The refused reports kept nothing: the session has the accepted `ended` events only.
+            try await client.execute(uri: path, method: .get) { response in
+                let session = try Self.json(response)
+                let events = session["events"] as? [[String: Any]] ?? []
+                #expect(events.count == 27 && events.allSatisfy { $0["type"] as? String == "ended" })
+            }
+        }
+    }
+
+    @Test("a session keeps at most 1,000 events; what comes after is answered as dropped")
+    func sessionBound() async throws {
+        try await self.app().test(.live) { client in
+            let (token, _) = try await Self.start(client, session: "qoe-many")
+            let path = "/v1/campaigns/evening-news/sessions/\(token)/qoe"
+            let batch = "{\"events\": [" + (0..<200).map { #"{"type": "level", "at": \#($0), "bandwidth": 500000}"# }.joined(separator: ",") + "]}"
+            var kept: [Int] = []
+            var dropped: [Int] = []
+            for _ in 0..<6 {
+                let answer = try Self.json(try await Self.post(client, path, batch))
+                kept.append(answer["kept"] as? Int ?? -1)
+                dropped.append(answer["dropped"] as? Int ?? -1)
+            }
+            #expect(kept == [200, 200, 200, 200, 200, 0] && dropped == [0, 0, 0, 0, 0, 200])
+        }
+    }
+
+    @Test("the campaign's KPIs refuse an unknown dimension or window and an unknown campaign; a session without reports is 404; an expired token 410")
+    func queries() async throws {
+        let clock = SessionSecurityTests.Clock()
+        var policy = SessionPolicy(secret: RouteTests.secret)
+        policy.now = { clock.now }
+        try await self.app(policy).test(.live) { client in
+            try await client.execute(uri: "/v1/campaigns/evening-news/qoe?by=colour", method: .get) { response in
+                #expect(response.status == .badRequest)
+                let detail = try SessionSecurityTests.problem(response)
+                #expect(detail.contains("startup_variant, startup_rule, device, insertion, break, ad"))
+            }
+            try await client.execute(uri: "/v1/campaigns/evening-news/qoe?since=yesterday", method: .get) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: "/v1/campaigns/nope/qoe", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/v1/campaigns/evening-news/qoe?since=2026-01-01T00:00:00Z", method: .get) { response in
+                let kpis = try Self.json(response)
+                #expect(kpis["sessions"] as? Int == 0 && kpis["since"] as? String == "2026-01-01T00:00:00.000Z")
+            }
+            let (token, _) = try await Self.start(client, session: "qoe-late")
+            let path = "/v1/campaigns/evening-news/sessions/\(token)/qoe"
+            try await client.execute(uri: path, method: .get) { #expect($0.status == .notFound) }
+            clock.advance(2 * 86_400)
+            let response = try await Self.post(client, path, #"{"events": [{"type": "ended", "at": 5}]}"#)
+            #expect(response.status == .gone)
+        }
+    }
+}
