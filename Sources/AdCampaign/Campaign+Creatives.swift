@@ -43,7 +43,7 @@ extension Campaign {
     /// server's creatives, laid out beside the campaign's own ads. Same revision: the session's
     /// draws from the pools stay what they were.
     public func adding(_ ads: [Ad], inPool id: String) -> Campaign {
-        Campaign(
+        var campaign = Campaign(
             id: self.id,
             title: self.title,
             file: self.file,
@@ -66,5 +66,14 @@ extension Campaign {
             files: self.files,
             warnings: self.warnings
         )
+        // What a load sets after the initializer, kept too: a decided session's plan must honour
+        // its caps, experiment and reporting as any other session's.
+        campaign.creatives = self.creatives
+        campaign.reporting = self.reporting
+        campaign.frequencyCaps = self.frequencyCaps
+        campaign.startupExperiment = self.startupExperiment
+        campaign.quality = self.quality
+        campaign.knownAssets = self.knownAssets
+        return campaign
     }
 }

@@ -55,6 +55,8 @@ public struct Campaign: Sendable {
     /// `frequency_caps:`: impressions per viewer (the signed `viewer` attribute) each set of ads
     /// may have within a window.
     public internal(set) var frequencyCaps: [FrequencyCap] = []
+    /// `startup: { experiment: … }`: two startup rule sets compared (then ``startup`` is empty).
+    public internal(set) var startupExperiment: StartupExperiment? = nil
     /// `qoe:`: how long viewers' quality reports are kept (docs/campaign-format.md "Viewing quality").
     public internal(set) var quality = QualitySettings()
     /// The local files the campaign is made of (playlists, segments, keys, init sections).

@@ -189,10 +189,38 @@ extension Loader {
         return action
     }
 
-    mutating func startup(_ node: Node?) -> [StartupRule] {
+    /// `startup:`: a list of entries, or two compared by an experiment
+    /// (`{ experiment: { a: [...], b: [...], split: 50 } }`, ``StartupExperiment``).
+    mutating func startup(_ node: Node?) -> (rules: [StartupRule], experiment: StartupExperiment?) {
+        guard let node, case .mapping = node else { return (self.startupRules(node, "startup"), nil) }
+        let fields = self.reader.mapping(node, "startup", allowed: ["experiment"])
+        guard let experiment = fields["experiment"] else {
+            self.reader.issue(node, "startup", "expected a list of startup entries, or { experiment: { a: [ …entries… ], b: [ …entries… ], split: 50 } }")
+            return ([], nil)
+        }
+        let arms = self.reader.mapping(experiment, "startup.experiment", allowed: ["a", "b", "split"])
+        for arm in ["a", "b"] where arms[arm] == nil {
+            self.reader.issue(experiment, "startup.experiment.\(arm)", "is required: each arm is a list of startup entries")
+        }
+        var split = 50
+        if let node = arms["split"], let value = self.reader.integer(node, "startup.experiment.split") {
+            if (0...100).contains(value) {
+                split = value
+            } else {
+                self.reader.issue(node, "startup.experiment.split", "\(value) is not a percentage: give the share of sessions in b, 0 to 100")
+            }
+        }
+        let a = self.startupRules(arms["a"], "startup.experiment.a")
+        let b = self.startupRules(arms["b"], "startup.experiment.b")
+        return ([], StartupExperiment(a: a, b: b, split: split))
+    }
+
+    /// A list of startup entries at `field`.
+    private mutating func startupRules(_ node: Node?, _ field: String) -> [StartupRule] {
         var rules: [StartupRule] = []
-        for (index, item) in self.reader.sequence(node, "startup").enumerated() {
-            let field = "startup[\(index)]"
+        let list = field
+        for (index, item) in self.reader.sequence(node, list).enumerated() {
+            let field = "\(list)[\(index)]"
             let fields = self.reader.mapping(item, field, allowed: ["when", "pick"])
             let condition = self.condition(fields["when"], "\(field).when")
             guard let pickNode = fields["pick"] else {

@@ -98,7 +98,8 @@ struct Loader {
         let caps = self.frequencyCaps(fields["frequency_caps"])
         // A cap counts per viewer: the viewer must come from a signed start, never an unsigned query.
         if !caps.isEmpty, !trusted.contains("viewer") { trusted.append("viewer") }
-        let named = rules.flatMap(\.condition.attributeNames) + startup.flatMap(\.condition.attributeNames) + trusted
+        let startupRules = startup.rules + (startup.experiment.map { $0.a + $0.b } ?? [])
+        let named = rules.flatMap(\.condition.attributeNames) + startupRules.flatMap(\.condition.attributeNames) + trusted
         let rewrites = self.rewrites(fields["rewrite"], attributes: Set(named))
         var insertion = Insertion.stitched
         if let node = fields["insertion"], let name = self.reader.string(node, "insertion") {
@@ -146,7 +147,7 @@ struct Loader {
             slate: slate,
             pools: pools,
             rules: rules,
-            startup: startup,
+            startup: startup.rules,
             markers: markers,
             markersPassthrough: self.reader.bool(fields["markers_passthrough"], "markers_passthrough") ?? false,
             trustedAttributes: trusted,
@@ -171,6 +172,7 @@ struct Loader {
                 )
             }
         }
+        campaign.startupExperiment = startup.experiment
         if let node = fields["qoe"] { campaign.quality = self.quality(node) }
         guard self.reader.issues.isEmpty else { return nil }
         self.validate(campaign)

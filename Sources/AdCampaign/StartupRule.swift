@@ -26,3 +26,35 @@ public struct StartupPick: Sendable, Hashable {
 
     public init() {}
 }
+
+/// `startup: { experiment: { a: [...], b: [...], split: 50 } }`: two startup rule sets compared on
+/// live traffic. Each new session is in one arm by a stable hash of its id (FNV-1a of the session
+/// id: the same arm on every replica, every reload and every replan of the session); `split` is
+/// the percentage of sessions in `b`. The quality KPIs split by arm (docs/quality.md).
+public struct StartupExperiment: Sendable {
+    public enum Arm: String, Sendable, CaseIterable {
+        case a, b
+    }
+
+    public let a: [StartupRule]
+    public let b: [StartupRule]
+    /// Percent of sessions in `b`, 0 to 100.
+    public let split: Int
+
+    public init(a: [StartupRule], b: [StartupRule], split: Int) {
+        self.a = a
+        self.b = b
+        self.split = split
+    }
+
+    /// The arm of session `session`.
+    public func arm(session: String) -> Arm {
+        var hash = FNV1a()
+        hash.feed("startup-experiment\u{0}")
+        hash.feed(session)
+        return Int(hash.value % 100) < self.split ? .b : .a
+    }
+
+    /// The rules of `arm`.
+    public func rules(_ arm: Arm) -> [StartupRule] { arm == .a ? self.a : self.b }
+}

@@ -157,10 +157,19 @@ public struct StartupDecision: Sendable, Hashable {
     public let variant: Int
     /// Variant indices in the order to write them: startup first.
     public let order: [Int]
-    /// Which startup entry decided (index into `campaign.startup`), nil for the default.
+    /// Which startup entry decided (index into `campaign.startup`, or into the arm's entries
+    /// under an experiment), nil for the default.
     public let rule: Int?
     /// Why, in words.
     public let reason: String
+    /// The session's arm of the campaign's startup experiment, if it has one.
+    public var arm: StartupExperiment.Arm? = nil
+
+    /// `startup[1]`, `startup.experiment.b[0]`, or `default` (no entry held): the entry that chose.
+    public var ruleName: String {
+        let list = self.arm.map { "startup.experiment.\($0.rawValue)" } ?? "startup"
+        return self.rule.map { "\(list)[\($0)]" } ?? (self.arm.map { "startup.experiment.\($0.rawValue) default" } ?? "default")
+    }
 }
 
 /// A set of a campaign's rewrite rules, by position (at most ``CampaignLimits/maxRewriteRules``).

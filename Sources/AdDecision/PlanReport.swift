@@ -53,6 +53,7 @@ public struct PlanReport: Sendable {
                 .object([
                     ("variant", .integer(plan.startup.variant)),
                     ("rule", plan.startup.rule.map(JSONValue.integer) ?? .null),
+                    ("experiment", plan.startup.arm.map { .string($0.rawValue) } ?? .null),
                     ("reason", .string(plan.startup.reason)),
                     (
                         "order",

@@ -18,22 +18,29 @@ public struct StartupSelector: Sendable {
         // The variants as the asset read them: CODECS and audio-only-ness once, not per start.
         let variants = program.variants
         let families = program.variantFamilies
-        for (index, rule) in campaign.startup.enumerated() where rule.condition.holds(for: context) {
+        // Under an experiment, the entries of the session's arm (a stable hash of its id).
+        let arm = campaign.startupExperiment?.arm(session: context.session)
+        let rules = arm.flatMap { campaign.startupExperiment?.rules($0) } ?? campaign.startup
+        for (index, rule) in rules.enumerated() where rule.condition.holds(for: context) {
             let (variant, reason) = self.select(rule.pick, among: variants, context: context)
-            return StartupDecision(
+            var decision = StartupDecision(
                 variant: variant,
                 order: self.order(variants, families: families, startingWith: variant),
                 rule: index,
-                reason: reason
+                reason: arm.map { "experiment arm \($0.rawValue): " + reason } ?? reason
             )
+            decision.arm = arm
+            return decision
         }
         let lowest = Self.lowest(variants, in: Self.withPicture(variants, Array(variants.indices)))
-        return StartupDecision(
+        var decision = StartupDecision(
             variant: lowest,
             order: self.order(variants, families: families, startingWith: lowest),
             rule: nil,
-            reason: "no startup entry matched: the lowest BANDWIDTH"
+            reason: (arm.map { "experiment arm \($0.rawValue): " } ?? "") + "no startup entry matched: the lowest BANDWIDTH"
         )
+        decision.arm = arm
+        return decision
     }
 
     private func select(_ pick: StartupPick, among variants: [Asset.Variant], context: ViewerContext) -> (Int, String) {

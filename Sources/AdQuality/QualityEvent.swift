@@ -95,8 +95,10 @@ public struct QualitySession: Sendable, Hashable, Codable {
     /// session's renditions are named) and its BANDWIDTH, if the programme declares one.
     public var startupVariant: String
     public var startupBandwidth: Int64?
-    /// Which startup entry chose it (`startup[1]`), or `default`.
+    /// Which startup entry chose it (`startup[1]`, `startup.experiment.b[0]`), or `default`.
     public var startupRule: String
+    /// The session's arm of the campaign's startup experiment (`a`, `b`), if it has one.
+    public var experiment: String?
     /// `stitched` or `interstitials`.
     public var insertion: String
     /// The session's ads and slates on its timeline, in play order; none for a live session (its
@@ -114,6 +116,7 @@ public struct QualitySession: Sendable, Hashable, Codable {
         startupVariant: String,
         startupBandwidth: Int64?,
         startupRule: String,
+        experiment: String? = nil,
         insertion: String,
         spans: [Span],
         returns: [Int64]
@@ -125,6 +128,7 @@ public struct QualitySession: Sendable, Hashable, Codable {
         self.startupVariant = startupVariant
         self.startupBandwidth = startupBandwidth
         self.startupRule = startupRule
+        self.experiment = experiment
         self.insertion = insertion
         self.spans = spans
         self.returns = returns
@@ -155,7 +159,8 @@ extension QualitySession {
             device: plan.context.attributes["device"] ?? "unknown",
             startupVariant: "v\(startup)",
             startupBandwidth: variants.indices.contains(startup) ? variants[startup].bandwidth.map(Int64.init) : nil,
-            startupRule: plan.startup.rule.map { "startup[\($0)]" } ?? "default",
+            startupRule: plan.startup.ruleName,
+            experiment: plan.startup.arm?.rawValue,
             insertion: insertion,
             spans: spans,
             returns: returns

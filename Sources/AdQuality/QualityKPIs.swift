@@ -11,6 +11,8 @@ public struct QualityKPIs: Sendable, Encodable {
     public enum Dimension: String, Sendable, CaseIterable {
         case startupVariant = "startup_variant"
         case startupRule = "startup_rule"
+        /// The arm of the campaign's startup experiment (sessions without one: `none`).
+        case experiment
         case device
         case insertion
         /// Each break: the stalls inside it against the time watched inside it.
@@ -74,9 +76,13 @@ public struct QualityKPIs: Sendable, Encodable {
         public var stallSeconds: StallTime
         public var twib: Bitrate
         public var failedSessions: Failures
+        /// Stalls in the first ``earlyWindow`` of stream time, over the sessions that watched it
+        /// all or stalled in it: what a startup variant trades its startup time against.
+        public var earlyStalls: EarlyStalls
 
         enum CodingKeys: String, CodingKey {
             case sessions
+            case earlyStalls = "stalls_first_30s"
             case startupMilliseconds = "startup_ms"
             case stallsPerHour = "stalls_per_hour"
             case stallSeconds = "stall_seconds"
@@ -117,6 +123,22 @@ public struct QualityKPIs: Sendable, Encodable {
             case placedStalls = "placed_stalls"
         }
     }
+
+    /// Stalls early in the sessions (``Figures/earlyStalls``).
+    public struct EarlyStalls: Sendable, Encodable, Equatable {
+        public var stalls: Int
+        public var sessions: Int
+        /// Stalls per session; nil without sessions.
+        public var perSession: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case stalls, sessions
+            case perSession = "per_session"
+        }
+    }
+
+    /// The stretch of stream time, from the start, whose stalls ``EarlyStalls`` counts.
+    public static let earlyWindow: Int64 = 30_000
 
     /// One value of the dimension asked for, and its figures (``Figures`` for a session's
     /// dimension, ``Stretch`` for a break or an ad).
@@ -188,6 +210,14 @@ public struct QualityKPIs: Sendable, Encodable {
             weights += weight
         }
         let failed = sessions.count { $0.failed }
+        var early = 0
+        var earlySessions = 0
+        for session in sessions {
+            let stalls = session.stalls.count { ($0.at ?? .max) < Self.earlyWindow }
+            guard stalls > 0 || session.watchedMilliseconds >= Self.earlyWindow else { continue }
+            early += stalls
+            earlySessions += 1
+        }
         return Figures(
             sessions: sessions.count,
             startupMilliseconds: Percentiles(p50: percentile(50), p90: percentile(90), p99: percentile(99), count: startups.count),
@@ -203,6 +233,11 @@ public struct QualityKPIs: Sendable, Encodable {
                 value: sessions.isEmpty ? nil : Double(failed) * 100 / Double(sessions.count),
                 failed: failed,
                 count: sessions.count
+            ),
+            earlyStalls: EarlyStalls(
+                stalls: early,
+                sessions: earlySessions,
+                perSession: earlySessions > 0 ? Double(early) / Double(earlySessions) : nil
             )
         )
     }
@@ -249,6 +284,7 @@ public struct QualityKPIs: Sendable, Encodable {
         switch dimension {
         case .startupVariant: return split { $0.startupVariant }
         case .startupRule: return split { $0.startupRule }
+        case .experiment: return split { $0.experiment ?? "none" }
         case .device: return split { $0.device }
         case .insertion: return split { $0.insertion }
         case .adBreak, .ad:

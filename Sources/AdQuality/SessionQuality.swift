@@ -112,7 +112,7 @@ public struct SessionQuality: Sendable {
 
 extension SessionQuality: Encodable {
     enum CodingKeys: String, CodingKey {
-        case campaign, session, device, insertion, stalls, failed, estimated, events, breaks
+        case campaign, session, device, insertion, stalls, failed, estimated, events, breaks, experiment
         case startupVariant = "startup_variant"
         case startupRule = "startup_rule"
         case startupMilliseconds = "startup_ms"
@@ -152,6 +152,7 @@ extension SessionQuality: Encodable {
         try container.encode(self.session.insertion, forKey: .insertion)
         try container.encode(self.session.startupVariant, forKey: .startupVariant)
         try container.encode(self.session.startupRule, forKey: .startupRule)
+        try container.encodeIfPresent(self.session.experiment, forKey: .experiment)
         try container.encode(self.startupMilliseconds, forKey: .startupMilliseconds)
         try container.encode(self.stalls.count, forKey: .stalls)
         try container.encode(Double(self.stallMilliseconds) / 1000, forKey: .stallSeconds)

@@ -107,6 +107,8 @@ struct SessionQualityTests {
         #expect(kpis.figures.stallSeconds.total == 3 && kpis.figures.stallSeconds.perStall == 1.5 && kpis.figures.stallSeconds.count == 2)
         #expect(kpis.figures.twib == .init(value: 1_500_000, count: 10))
         #expect(kpis.figures.failedSessions == .init(value: 10, failed: 1, count: 10))
+        // Only s1's stall at 12 s falls in the first 30 s; every session watched them.
+        #expect(kpis.figures.earlyStalls == .init(stalls: 1, sessions: 10, perSession: 0.1))
         #expect(kpis.ads.inBreaks.stallsPerHour.stalls == 1 && kpis.ads.outsideBreaks.stallsPerHour.stalls == 1)
         #expect(kpis.ads.stallsAfterSplice == 1 && kpis.ads.placedStalls == 2)
         #expect(kpis.groups.map(\.value) == ["v1", "v2"])
@@ -124,6 +126,30 @@ struct SessionQualityTests {
         #expect(byBreak.groups.first?.stretch?.stallsPerHour.stalls == 1 && byBreak.groups.last?.stretch?.stallsPerHour.stalls == 0)
         // Each session watched 20 s of mid-1 and 15 s of mid-2.
         #expect(byBreak.groups.first?.stretch?.stallsPerHour.hoursWatched == 200.0 / 3_600)
+    }
+
+    @Test(
+        "by experiment: each arm's startup percentiles and early stalls side by side, with the sessions behind them; sessions without an experiment apart"
+    )
+    func experimentArms() {
+        var sessions: [SessionQuality] = []
+        for index in 0..<30 {
+            var session = Self.session("s\(index)")
+            session.experiment = index < 10 ? "a" : index < 20 ? "b" : nil
+            // Arm a starts fast and stalls early; arm b starts slower and does not.
+            let events: [QualityEvent] =
+                index < 10
+                ? [Self.event(.startup, ms: 400), Self.event(.stall, at: 5_000, ms: 800), Self.event(.ended, at: 60_000)]
+                : [Self.event(.startup, ms: 1_200), Self.event(.ended, at: 60_000)]
+            sessions.append(SessionQuality(session: session, events: events))
+        }
+        let kpis = QualityKPIs(sessions, by: .experiment)
+        #expect(kpis.groups.map(\.value) == ["a", "b", "none"])
+        let a = kpis.groups[0].figures
+        let b = kpis.groups[1].figures
+        #expect(a?.startupMilliseconds.p50 == 400 && b?.startupMilliseconds.p50 == 1_200)
+        #expect(a?.earlyStalls == .init(stalls: 10, sessions: 10, perSession: 1) && b?.earlyStalls == .init(stalls: 0, sessions: 10, perSession: 0))
+        #expect(kpis.groups.map { $0.figures?.sessions } == [10, 10, 10])
     }
 
     /// A splitmix64 generator: the same sessions on every run.

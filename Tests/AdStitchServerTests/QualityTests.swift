@@ -184,7 +184,7 @@ struct QualityTests {
             try await client.execute(uri: "/v1/campaigns/evening-news/qoe?by=colour", method: .get) { response in
                 #expect(response.status == .badRequest)
                 let detail = try SessionSecurityTests.problem(response)
-                #expect(detail.contains("startup_variant, startup_rule, device, insertion, break, ad"))
+                #expect(detail.contains("startup_variant, startup_rule, experiment, device, insertion, break, ad"))
             }
             try await client.execute(uri: "/v1/campaigns/evening-news/qoe?since=yesterday", method: .get) { #expect($0.status == .badRequest) }
             try await client.execute(uri: "/v1/campaigns/nope/qoe", method: .get) { #expect($0.status == .notFound) }
