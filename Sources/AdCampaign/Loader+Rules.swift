@@ -195,7 +195,11 @@ extension Loader {
         guard let node, case .mapping = node else { return (self.startupRules(node, "startup"), nil) }
         let fields = self.reader.mapping(node, "startup", allowed: ["experiment"])
         guard let experiment = fields["experiment"] else {
-            self.reader.issue(node, "startup", "expected a list of startup entries, or { experiment: { a: [ …entries… ], b: [ …entries… ], split: 50 } }")
+            self.reader.issue(
+                node,
+                "startup",
+                "expected a list of startup entries, or { experiment: { a: [ …entries… ], b: [ …entries… ], split: 50 } }"
+            )
             return ([], nil)
         }
         let arms = self.reader.mapping(experiment, "startup.experiment", allowed: ["a", "b", "split"])
