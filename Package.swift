@@ -170,8 +170,8 @@ let package = Package(
         .target(
             name: "AdPreview",
             dependencies: [
-                "AdCampaign", "AdCampaignStore", "AdDecision", "AdLive", "AdLiveRuntime", "AdMedia", "AdOrigin", "AdServerClient",
-                "AdSessions", "AdStitching", "HLSPlaylist",
+                "AdCampaign", "AdCampaignStore", "AdDecision", "AdLive", "AdLiveRuntime", "AdMedia", "AdOrigin", "AdQuality",
+                "AdServerClient", "AdSessions", "AdStitching", "HLSPlaylist",
             ],
             swiftSettings: swiftSettings
         ),

@@ -167,6 +167,30 @@ done
 pkill -P "$encode_pid" 2>/dev/null || true
 kill "$encode_pid" 2>/dev/null || true
 pkill -f "$work/creative.mp4" 2>/dev/null || true
+# The stitching path while players report their viewing quality: 1,000 of the sessions each post a
+# report every 10 s (~100 reports/s: a second wrk, ten connections, 100 ms between each one's
+# requests) beside the 2000-sessions load (docs/quality.md).
+python3 - "$work/sessions.lua" "$work/reports.lua" <<'PY'
+import re, sys
+paths = re.findall(r'"(/v1/[^"]+)/v3\.m3u8"', open(sys.argv[1]).read())[:1000]
+assert len(paths) == 1000, len(paths)
+body = '{"events": [{"type": "level", "at": 12.5, "bandwidth": 2500000}, {"type": "stall", "at": 14.2, "duration": 0.6}, {"type": "ended", "at": 30}]}'
+with open(sys.argv[2], "w") as lua:
+    lua.write("paths = {\n" + ",\n".join(f'  "{p}/qoe"' for p in paths) + "\n}\n")
+    lua.write("counter = 0\n")
+    lua.write(f"body = '{body}'\n")
+    lua.write('request = function()\n  counter = counter % #paths + 1\n  return wrk.format("POST", paths[counter], {["Content-Type"] = "application/json"}, body)\nend\n')
+    lua.write("delay = function() return 100 end\n")
+PY
+for c in $connections; do
+    wrk -t1 -c10 -d"$((seconds + 2))s" -s "$work/reports.lua" "http://127.0.0.1:$app_port" >"$work/wrk-reports-$c.txt" &
+    reports_pid=$!
+    sleep 1
+    run adstitch-2000-sessions-reporting "http://127.0.0.1:$app_port" "$c" -s "$work/sessions.lua"
+    wait "$reports_pid" || true
+done
+reports=$(awk '/^Requests\/sec:/ {printf "%s%s/s", sep, $2; sep = ", "}' "$work"/wrk-reports-*.txt)
+report_errors=$(cat "$work"/wrk-reports-*.txt | awk '/Non-2xx|Socket errors/ {print}' | tr '\n' ' ')
 ad_requests=$(curl -sf "http://127.0.0.1:$app_port/metrics" | awk '/^adstitch_ad_server_requests_total/ {split($1, l, "\""); printf "%s%s %s", sep, l[2], $2; sep = ", "}')
 rss_max=$(awk '$7 != "-" && $7 + 0 > m {m = $7 + 0} END {print m}' "$work/results")
 gzip_bytes=$(curl -sf -H 'Accept-Encoding: gzip' "http://127.0.0.1:$app_port$path" | wc -c)
@@ -193,6 +217,8 @@ hits=$(printf '%s\n' "$metrics" | awk '/^adstitch_response_cache_requests_total\
         }' "$work/results"
     echo
     echo "CPU µs/request: the server's user + system CPU time over the run (nginx: master and workers) divided by the requests answered. Peak RSS: VmHWM over the run (reset before it)."
+    echo
+    echo "*2000-sessions-reporting*: the 2000-sessions load while 1,000 of its sessions post a viewing-quality report each every 10 s (a second wrk: ${reports:-?}${report_errors:+; $report_errors}); its CPU per request counts the reports' CPU too. Compare its p99 with 2000-sessions' of the same run."
     echo
     echo "Ad server breaks by outcome over the ad-server-starts runs: ${ad_requests:-?}."
     echo

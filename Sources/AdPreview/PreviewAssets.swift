@@ -44,6 +44,14 @@ package enum PreviewAssets {
         tr.excluded { color: var(--muted); }
         ol.variants li.startup { font-weight: bold; }
         table.compare svg.timeline { height: 2.5rem; }
+        svg.chart { width: 100%; height: 14rem; display: block; }
+        svg.chart text.tick { font-size: 12px; fill: var(--muted); text-anchor: middle; }
+        svg.chart text.tick.top { text-anchor: start; }
+        svg.chart .s0 rect, .legend.s0 { fill: #4263eb; color: #4263eb; } svg.chart .s1 rect, .legend.s1 { fill: #0ca678; color: #0ca678; }
+        svg.chart .s2 rect, .legend.s2 { fill: #ae3ec9; color: #ae3ec9; } svg.chart .s3 rect, .legend.s3 { fill: #f08c00; color: #f08c00; }
+        svg.chart .s4 rect, .legend.s4 { fill: #1098ad; color: #1098ad; } svg.chart .s5 rect, .legend.s5 { fill: #d6336c; color: #d6336c; }
+        svg.timeline.stalls .break rect { fill: #ced4da; }
+        svg.timeline.stalls line.stall { stroke: #c92a2a; stroke-width: 2; vector-effect: non-scaling-stroke; opacity: .6; }
         """#
 
     /// The reference client of the boundary manifest (the seeds' boundary-time observer, in the

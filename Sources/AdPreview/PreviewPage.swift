@@ -137,7 +137,8 @@ package enum PreviewPage {
             \(self.interstitials(served, plan: plan, master: master, hasPlayer: hasPlayer, renderer: renderer ?? served.renderer))
             <p><a href="/preview/\(escape(campaign.id))/compare?\(escape(query))&amp;count=6">Compare six sessions with this context</a>
             · <a href="/preview/\(escape(campaign.id))/report.json?\(escape(query))">plan report (JSON)</a>
-            · <a href="/preview/\(escape(campaign.id))/media">what is inside the media (validate --media)</a></p>
+            · <a href="/preview/\(escape(campaign.id))/media">what is inside the media (validate --media)</a>
+            · <a href="/preview/\(escape(campaign.id))/quality">viewing quality (what players reported)</a></p>
             <script type="application/json" id="plan-report">\(self.scriptJSON(report.json.text()))</script>
             <script type="application/json" id="boundary-manifest">\(self.scriptJSON(manifest.json.text()))</script>
             \(hasPlayer ? "<script src=\"/preview/assets/hls.js\"></script>" : "")

@@ -242,7 +242,8 @@ public struct QualityKPIs: Sendable, Encodable {
         )
     }
 
-    static func rate(stalls: Int, watched: Int64) -> StallRate {
+    /// Stalls per hour over `watched` ms.
+    public static func rate(stalls: Int, watched: Int64) -> StallRate {
         let hours = Double(watched) / 3_600_000
         return StallRate(value: watched > 0 ? Double(stalls) / hours : nil, stalls: stalls, hoursWatched: hours)
     }

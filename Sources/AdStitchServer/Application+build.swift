@@ -341,7 +341,7 @@ func buildRouter(
     sessions.register(on: router)
     QualityController(sessions: sessions, store: quality).register(on: router)
     if policy.preview != .off {
-        PreviewController(store: store, sessions: sessions, player: hlsJS).register(on: router)
+        PreviewController(store: store, sessions: sessions, player: hlsJS, quality: quality).register(on: router)
     }
     MediaController(store: store).register(on: router)
     return router

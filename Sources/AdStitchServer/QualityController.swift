@@ -152,16 +152,7 @@ struct QualityController: Sendable {
             throw Problem.notFound("no campaign \(id); see GET \(Routes.campaigns.description)")
         }
         let now = self.now
-        var since = now - 86_400_000
-        if let text = request.uri.queryParameters["since"].map(String.init) {
-            if let seconds = FrequencyCap.seconds(text) {
-                since = now - Int64(seconds) * 1000
-            } else if let date = DateTime(text), date.hasTimeZone {
-                since = date.secondsSinceEpoch.roundedMilliseconds
-            } else {
-                throw Problem.badRequest("since=\(text) is neither an ISO 8601 date (2026-12-07T10:00:00Z) nor a span back from now (24h, 7d)")
-            }
-        }
+        let since = try Self.since(request, now: now)
         var by: QualityKPIs.Dimension?
         if let text = request.uri.queryParameters["by"].map(String.init) {
             guard let dimension = QualityKPIs.Dimension(rawValue: text) else {
@@ -171,15 +162,8 @@ struct QualityController: Sendable {
             }
             by = dimension
         }
-        let found: [(QualitySession, [QualityEvent])]
-        do {
-            let store = self.store
-            let start = since
-            found = try await Deadline.run(within: .seconds(10)) { try await store.sessions(campaign: id, since: start) }
-        } catch {
-            throw Problem(status: .serviceUnavailable, title: "Reports unavailable", detail: "the report store did not answer; try again")
-        }
-        let kpis = QualityKPIs(found.map { SessionQuality(session: $0.0, events: $0.1) }, by: by)
+        let found = try await Self.sessions(self.store, campaign: id, since: since)
+        let kpis = QualityKPIs(found, by: by)
         return try Self.json(
             CampaignQuality(
                 campaign: id,
@@ -190,6 +174,26 @@ struct QualityController: Sendable {
             ),
             cache: "no-store"
         )
+    }
+
+    /// The start (ms) of the window `?since=` asks for: ISO 8601 with its zone, or a span back from
+    /// `now` (`24h`, `7d`); default a day. The one reading of it, for the KPIs and the preview's page.
+    static func since(_ request: Request, now: Int64) throws(Problem) -> Int64 {
+        guard let text = request.uri.queryParameters["since"].map(String.init) else { return now - 86_400_000 }
+        if let seconds = FrequencyCap.seconds(text) { return now - Int64(seconds) * 1000 }
+        if let date = DateTime(text), date.hasTimeZone { return date.secondsSinceEpoch.roundedMilliseconds }
+        throw Problem.badRequest("since=\(text) is neither an ISO 8601 date (2026-12-07T10:00:00Z) nor a span back from now (24h, 7d)")
+    }
+
+    /// A campaign's sessions first reported since `since`, with their figures; 503 when the store
+    /// does not answer within 10 s.
+    static func sessions(_ store: any QualityStore, campaign id: String, since: Int64) async throws -> [SessionQuality] {
+        do {
+            let found = try await Deadline.run(within: .seconds(10)) { try await store.sessions(campaign: id, since: since) }
+            return found.map { SessionQuality(session: $0.0, events: $0.1) }
+        } catch {
+            throw Problem(status: .serviceUnavailable, title: "Reports unavailable", detail: "the report store did not answer; try again")
+        }
     }
 
     /// The KPI document: the window, then the KPIs' own members.

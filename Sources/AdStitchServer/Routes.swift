@@ -36,6 +36,8 @@ enum Routes {
     static let previewCampaign: RouterPath = "/preview/:id"
     static let previewCompare: RouterPath = "/preview/:id/compare"
     static let previewReport: RouterPath = "/preview/:id/report.json"
+    /// The campaign's viewing quality, drawn (docs/preview.md "Quality").
+    static let previewQuality: RouterPath = "/preview/:id/quality"
     static let previewMedia: RouterPath = "/preview/:id/media"
     static let previewMediaJSON: RouterPath = "/preview/:id/media.json"
     static let previewMaster: RouterPath = "/preview/:id/master.m3u8"

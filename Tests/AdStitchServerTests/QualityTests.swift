@@ -158,6 +158,46 @@ struct QualityTests {
         }
     }
 
+    @Test(
+        "the preview's Quality page draws what players reported: the figures with their counts, the charts, a tick per placed stall; a viewer's attribute is escaped"
+    )
+    func qualityPage() async throws {
+        var policy = SessionPolicy(secret: RouteTests.secret)
+        policy.preview = .open
+        try await self.app(policy).test(.live) { client in
+            try await client.execute(uri: "/preview/evening-news/quality", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("No reports in this window"))
+            }
+            // Two devices, one of them a hostile attribute value; three stalls in all.
+            for (index, device) in ["tv", "<b>x\""].enumerated() {
+                let master = try await client.execute(
+                    uri:
+                        "/v1/campaigns/evening-news/master.m3u8?session=page-\(index)&device=\(device.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                    method: .get
+                ) { String(buffer: $0.body) }
+                let token = try SessionSecurityTests.token(master)
+                let stalls =
+                    index == 0
+                    ? #"{"type": "stall", "at": 2, "duration": 1}, {"type": "stall", "at": 40, "duration": 2}"#
+                    : #"{"type": "stall", "at": 3, "duration": 0.5}"#
+                let report = #"{"events": [{"type": "startup", "ms": \#(600 + 400 * index)}, \#(stalls), {"type": "ended", "at": 50}]}"#
+                #expect(try await Self.post(client, "/v1/campaigns/evening-news/sessions/\(token)/qoe", report).status == .accepted)
+            }
+            try await client.execute(uri: "/preview/evening-news/quality?since=1h", method: .get) { response in
+                #expect(response.status == .ok)
+                let page = String(buffer: response.body)
+                #expect(page.contains("<td>all sessions</td><td>2</td>"), "\(page)")
+                #expect(page.contains("<td>device tv</td><td>1</td>"))
+                #expect(page.contains("device &lt;b&gt;x&quot;") && !page.contains("<b>x\""))
+                #expect(page.components(separatedBy: "<line class=\"stall\"").count - 1 == 3)
+                #expect(page.components(separatedBy: "<svg class=\"chart\"").count - 1 == 4)
+                #expect(page.contains("within 10 s after a splice:"))
+            }
+            try await client.execute(uri: "/preview/evening-news/quality?since=soon", method: .get) { #expect($0.status == .badRequest) }
+        }
+    }
+
     @Test("a session keeps at most 1,000 events; what comes after is answered as dropped")
     func sessionBound() async throws {
         try await self.app().test(.live) { client in

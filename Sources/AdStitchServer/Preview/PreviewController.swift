@@ -4,6 +4,7 @@ import AdDecision
 import AdLiveRuntime
 import AdMedia
 import AdPreview
+import AdQuality
 import AdServerClient
 import AdSessions
 import AdStitching
@@ -36,10 +37,14 @@ struct PreviewController: Sendable {
     let player: String?
     let media = PreviewMediaReports()
 
-    init(store: CampaignStore, sessions: SessionController, player: String?) {
+    /// Players' viewing-quality reports, for the Quality page.
+    let quality: any QualityStore
+
+    init(store: CampaignStore, sessions: SessionController, player: String?, quality: any QualityStore) {
         self.store = store
         self.sessions = sessions
         self.player = player
+        self.quality = quality
     }
 
     func register(on router: Router<AdStitchRequestContext>) {
@@ -86,6 +91,7 @@ struct PreviewController: Sendable {
         route(Routes.previewCampaign) { request, context in try await self.page(request, context) }
         route(Routes.previewCompare) { request, context in try await self.compare(request, context) }
         route(Routes.previewReport) { request, context in try await self.report(request, context) }
+        route(Routes.previewQuality) { request, context in try await self.qualityPage(request, context) }
         route(Routes.previewMaster) { request, context in try await self.master(request, context) }
         // Async: the first request of a revision waits for ffprobe (off the event loops).
         for (path, json) in [(Routes.previewMedia, false), (Routes.previewMediaJSON, true)] {
@@ -132,6 +138,23 @@ struct PreviewController: Sendable {
             )
         }
         return served
+    }
+
+    /// `GET /preview/{id}/quality?since=…`: the campaign's viewing quality, drawn.
+    func qualityPage(_ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
+        let served = try self.store.campaign(for: context, listedAt: "/preview")
+        let now = self.sessions.policy.nowMilliseconds
+        let since = try QualityController.since(request, now: now)
+        let sessions = try await QualityController.sessions(self.quality, campaign: served.campaign.id, since: since)
+        return Self.html(
+            PreviewPage.quality(
+                served.campaign,
+                sessions: sessions,
+                since: DateTime.iso8601(millisecondsSinceEpoch: since),
+                until: DateTime.iso8601(millisecondsSinceEpoch: now),
+                truncated: sessions.count >= MemoryQualityStore.maxSessionsPerQuery
+            )
+        )
     }
 
     func page(_ request: Request, _ context: AdStitchRequestContext) async throws -> Response {
