@@ -183,6 +183,9 @@ with open(sys.argv[2], "w") as lua:
     lua.write("delay = function() return 100 end\n")
 PY
 for c in $connections; do
+    # The same load without reports just before, so the pair compares within minutes (this VM's
+    # speed drifts within the hour: docs/performance.md).
+    run adstitch-2000-sessions-paired "http://127.0.0.1:$app_port" "$c" -s "$work/sessions.lua"
     wrk -t1 -c10 -d"$((seconds + 2))s" -s "$work/reports.lua" "http://127.0.0.1:$app_port" >"$work/wrk-reports-$c.txt" &
     reports_pid=$!
     sleep 1
@@ -218,7 +221,7 @@ hits=$(printf '%s\n' "$metrics" | awk '/^adstitch_response_cache_requests_total\
     echo
     echo "CPU µs/request: the server's user + system CPU time over the run (nginx: master and workers) divided by the requests answered. Peak RSS: VmHWM over the run (reset before it)."
     echo
-    echo "*2000-sessions-reporting*: the 2000-sessions load while 1,000 of its sessions post a viewing-quality report each every 10 s (a second wrk: ${reports:-?}${report_errors:+; $report_errors}); its CPU per request counts the reports' CPU too. Compare its p99 with 2000-sessions' of the same run."
+    echo "*2000-sessions-reporting*: the 2000-sessions load while 1,000 of its sessions post a viewing-quality report each every 10 s (a second wrk: ${reports:-?}${report_errors:+; $report_errors}); its CPU per request counts the reports' CPU too. *2000-sessions-paired*: the same load without reports, run just before it, to compare with."
     echo
     echo "Ad server breaks by outcome over the ad-server-starts runs: ${ad_requests:-?}."
     echo

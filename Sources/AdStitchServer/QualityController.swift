@@ -111,7 +111,7 @@ struct QualityController: Sendable {
             )
         }
         outcome.qualityReport(outcome: "accepted")
-        for event in report.events.prefix(kept) { self.count(event, in: session) }
+        for event in report.events.prefix(kept) { self.count(event, in: session, placed: !plan.pieces.isEmpty) }
         let answer = Acknowledgement(kept: kept, dropped: report.events.count - kept, ignored: report.ignored)
         var response = try Self.json(answer, cache: "no-store")
         response.status = .accepted
@@ -252,17 +252,15 @@ struct QualityController: Sendable {
     }
 
     /// The metrics of a kept event (players' own events; an access log is sent again whole, so
-    /// its counts are not added).
-    private func count(_ event: QualityEvent, in session: QualitySession) {
+    /// its counts are not added). `placed`: the session's plan has a timeline (a live session's
+    /// has none: its breaks are filled per refresh).
+    private func count(_ event: QualityEvent, in session: QualitySession, placed: Bool) {
         switch event.kind {
         case .startup:
             if let ms = event.ms { self.metrics.qualityStartup(.milliseconds(ms)) }
         case .stall:
-            let place = event.at.map { at in session.spans.contains { $0.start <= at && at < $0.end } ? "break" : "programme" }
-            self.metrics.qualityStall(
-                place: session.spans.isEmpty && session.returns.isEmpty ? "unplaced" : place ?? "unplaced",
-                duration: .milliseconds(event.ms ?? 0)
-            )
+            let place = event.at.flatMap { at in placed ? (session.spans.contains { $0.start <= at && at < $0.end } ? "break" : "programme") : nil }
+            self.metrics.qualityStall(place: place ?? "unplaced", duration: .milliseconds(event.ms ?? 0))
         case .error:
             self.metrics.qualityError(fatal: event.fatal == true)
         case .level, .ended, .access:
