@@ -49,8 +49,8 @@ bench: deps
 
 # The allocation guards (docs/performance.md "Guards"): the allocations per render of the
 # stitched, interstitial, live and master renders and of a session file's answer, against the
-# counts stored in Benchmarks/Thresholds/ (a release build; exit 2: more allocations, 4: fewer —
-# both fail, so the stored count is always the best one). `make bench-guards-update` records
+# counts stored in Benchmarks/Thresholds/ (a release build; exit 2: more allocations, 4: fewer,
+# each past a tolerance of 2 — both fail, so the stored count is always the best one). `make bench-guards-update` records
 # the counts of this tree when a change is meant to move them; commit the files it writes.
 bench-guards: deps
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark thresholds check --target StitchingBenchmarks \

@@ -83,7 +83,8 @@ struct QualityController: Sendable {
         }
         let report: QualityReport
         do {
-            report = try QualityReport(json: try await self.body(request), received: received)
+            let (cmcd, body) = try await self.body(request)
+            report = try cmcd ? QualityReport(cmcd: body, received: received) : QualityReport(json: body, received: received)
         } catch let problem as QualityReport.Problem {
             outcome.qualityReport(outcome: "invalid")
             throw Problem.badRequest("the report's \(problem.description)")
@@ -228,20 +229,23 @@ struct QualityController: Sendable {
         }
     }
 
-    /// The body, at most ``QualityReport/maxBytes``; a JSON one (CMCD's event mode,
-    /// `application/cmcd`, is not read yet: 415 says what to send).
-    private func body(_ request: Request) async throws -> [UInt8] {
+    /// The body, at most ``QualityReport/maxBytes``, and whether it is CMCD's event mode
+    /// (`application/cmcd`, CTA-5004-B) rather than JSON (`application/json`, `+json`, or
+    /// `text/plain` as `navigator.sendBeacon` sends it); 415 for anything else.
+    private func body(_ request: Request) async throws -> (cmcd: Bool, bytes: [UInt8]) {
         let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        guard type == "application/json" || type.hasSuffix("+json") || type == "text/plain" else {
+        let cmcd = type == "application/cmcd"
+        guard cmcd || type == "application/json" || type.hasSuffix("+json") || type == "text/plain" else {
             throw Problem(
                 status: .unsupportedMediaType,
                 title: "Unsupported media type",
-                detail: "a report is JSON (Content-Type: application/json): {\"events\": […]}, {\"accessLog\": […]}, {\"errorLog\": […]}"
+                detail:
+                    "a report is JSON (Content-Type: application/json): {\"events\": […]}, {\"accessLog\": […]}, {\"errorLog\": […]}; or CMCD event mode (application/cmcd)"
             )
         }
         do {
             let buffer = try await request.body.collect(upTo: QualityReport.maxBytes)
-            return Array(buffer.readableBytesView)
+            return (cmcd, Array(buffer.readableBytesView))
         } catch {
             throw Problem(
                 status: .contentTooLarge,

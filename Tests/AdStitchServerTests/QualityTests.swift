@@ -198,6 +198,32 @@ struct QualityTests {
         }
     }
 
+    @Test("CMCD v2 event mode (application/cmcd) is read into the same figures as a JSON report")
+    func cmcdEventMode() async throws {
+        try await self.app().test(.live) { client in
+            let (token, _) = try await Self.start(client, session: "qoe-cmcd")
+            let path = "/v1/campaigns/evening-news/sessions/\(token)/qoe"
+            let body = """
+                e=ps,sid="qoe-cmcd",ts=1700000000850,sta=p,pt=0,msd=850,br=240,v=2
+                e=ps,sid="qoe-cmcd",ts=1700000010000,sta=r,pt=30000,v=2
+                e=ps,sid="qoe-cmcd",ts=1700000011500,sta=p,pt=30000,v=2
+                e=ps,sid="qoe-cmcd",ts=1700000030000,sta=e,pt=50000,v=2
+                """
+            let answer = try await Self.post(client, path, body, type: "application/cmcd")
+            #expect(answer.status == .accepted)
+            #expect(try Self.json(answer)["kept"] as? Int == 4)
+            try await client.execute(uri: path, method: .get) { response in
+                let session = try Self.json(response)
+                #expect(session["startup_ms"] as? Int == 850 && session["stalls"] as? Int == 1 && session["stall_seconds"] as? Double == 1.5)
+                #expect(session["twib_bps"] as? Int == 240_000 && session["watched_seconds"] as? Double == 50)
+            }
+            let bad = try await Self.post(client, path, "e=ps,ts=soon", type: "application/cmcd")
+            #expect(bad.status == .badRequest)
+            let detail = try SessionSecurityTests.problem(bad)
+            #expect(detail == "the report's line 1 ts: must be a number from 0 to 9007199254740992", "\(detail)")
+        }
+    }
+
     @Test("a session keeps at most 1,000 events; what comes after is answered as dropped")
     func sessionBound() async throws {
         try await self.app().test(.live) { client in

@@ -24,9 +24,11 @@ let benchmarks: @Sendable () -> Void = {
     // The allocation guards (issue 53; docs/performance.md "Guards"): each render that
     // `guardedBenchmark` names runs twice — timed, as the others, and as `guard-NAME`, whose
     // allocations per render `make test` checks against the count stored in `Thresholds/`
-    // (`make bench-guards`). Allocations are deterministic where time is not: a render of the
-    // same code allocates the same on every run, so a change that allocates more per answer
-    // fails CI until the new count is recorded on purpose (`make bench-guards-update`). The
+    // (`make bench-guards`). Allocations are nearly deterministic where time is not: the p90
+    // of a render's count moved by 1–2 between runs of the same tree (2026-12-07: 223 → 221,
+    // 86 → 85 — mallocs of the harness's own threads land in the counted window), so the check
+    // allows 2 either way; a change that allocates 3 or more per answer fails CI until the new
+    // count is recorded on purpose (`make bench-guards-update`). The
     // guards' names have no space: package-benchmark 1.38.1 writes a threshold file under the
     // name with its spaces made underscores, and looks for it under the name as it is.
     let guarded = Benchmark.Configuration(
@@ -34,7 +36,7 @@ let benchmarks: @Sendable () -> Void = {
         warmupIterations: 3,
         maxDuration: .seconds(2),
         maxIterations: 1_000,
-        thresholds: [.mallocCountTotal: .init(absolute: [.p90: 0])]
+        thresholds: [.mallocCountTotal: .init(absolute: [.p90: 2])]
     )
     func guardedBenchmark(_ name: String, guard guardName: String, _ render: @escaping @Sendable (Int) -> Void) {
         Benchmark(name) { benchmark in
