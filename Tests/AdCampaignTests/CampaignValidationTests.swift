@@ -186,6 +186,17 @@ struct CampaignValidationTests {
         ),
     ]
 
+    @Test("an ad server's creatives added in a pool of their own keep what the load set: caps, reporting, retention")
+    func addingKeepsTheLoadsSettings() throws {
+        let campaign = try CampaignLoader.load(
+            yaml: minimal(appending: "frequency_caps: [ { ads: '^alpha$', max: 3, per: 24h } ]\nreporting: client\nqoe: { retention: 48h }"),
+            file: Fixture.url("inline.yaml")
+        )
+        let added = campaign.adding(campaign.ads, inPool: "ad-server")
+        #expect(added.pools.map(\.id) == campaign.pools.map(\.id) + ["ad-server"])
+        #expect(added.frequencyCaps.map(\.per) == [86_400] && added.reporting == .client && added.quality.retention == 172_800)
+    }
+
     @Test("qoe.retention loads in s, m, h or d, 1 h to 90 d; without it reports are kept a week")
     func qualityLoads() throws {
         let load = { (yaml: String) in try CampaignLoader.load(yaml: yaml, file: Fixture.url("inline.yaml")) }
