@@ -56,6 +56,7 @@ public struct ServerMetrics: Sendable {
     private let capOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let qualityOutcomes = MetricHandles<String, CoreMetrics.Counter>()
     private let qualityStalls = MetricHandles<String, CoreMetrics.Counter>()
+    private let qualityViews = MetricHandles<String, CoreMetrics.Counter>()
     private let qualityErrors = MetricHandles<String, CoreMetrics.Counter>()
     private let conditioningQueuedCounter: CoreMetrics.Counter
     private let conditioningRunningGauge: CoreMetrics.Gauge
@@ -213,6 +214,15 @@ public struct ServerMetrics: Sendable {
             Counter(label: "adstitch_qoe_reports_total", dimensions: [("outcome", outcome)], factory: self.factory)
         }
         .increment()
+    }
+
+    /// Requests of sessions the server's own view read (`read`), dropped when too many waited
+    /// (`dropped`), and views written to the store (`written`).
+    package func qualityObservations(outcome: String, count: Int) {
+        self.qualityViews(outcome) {
+            Counter(label: "adstitch_qoe_server_views_total", dimensions: [("outcome", outcome)], factory: self.factory)
+        }
+        .increment(by: count)
     }
 
     /// A startup time a player reported.

@@ -11,7 +11,8 @@ package enum PlayerScript {
           // startup time (from `options.since`, a performance.now() time — default the page's
           // navigation, as a page that plays at once wants — to the first "playing"), each stall ("waiting" after playback
           // began, not while seeking, until "playing") at its stream time, each variant switch
-          // with its BANDWIDTH, fatal errors, the end. Sent every 5 s, at the end and when the page
+          // with its BANDWIDTH, errors (fatal ones, and the first 20 network errors it recovered
+          // from: a segment that answered 404), the end. Sent every 5 s, at the end and when the page
           // goes, to `qoe` beside the session's media playlist (hls.js knows its URL).
           function attach(video, hls, options) {
             const started = options && typeof options.since === "number" ? options.since : 0;
@@ -50,8 +51,16 @@ package enum PlayerScript {
                 const level = hls.levels[data.level];
                 if (level && level.bitrate) add({ type: "level", at: now(), bandwidth: level.bitrate });
               });
+              let recovered = 0;
               hls.on(events.ERROR, function (e, data) {
-                if (data.fatal) { add({ type: "error", at: now(), fatal: true, code: data.type + ": " + data.details }); flush(); }
+                const status = data.response && data.response.code ? " " + data.response.code : "";
+                if (data.fatal) {
+                  add({ type: "error", at: now(), fatal: true, code: data.type + ": " + data.details + status });
+                  flush();
+                } else if (data.type === window.Hls.ErrorTypes.NETWORK_ERROR && recovered < 20) {
+                  recovered += 1;
+                  add({ type: "error", at: now(), fatal: false, code: data.type + ": " + data.details + status });
+                }
               });
             }
             function flush() {

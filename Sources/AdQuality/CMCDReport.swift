@@ -141,6 +141,14 @@ struct CMCDPayload {
         }
     }
 
+    var isEmpty: Bool { self.members.isEmpty }
+
+    /// A key present as true (`bs`, `bs=?1`); false when absent or `?0`.
+    func boolean(_ key: String) -> Bool {
+        if case .boolean(let value) = self.members[key] { return value }
+        return false
+    }
+
     func token(_ key: String) -> String? {
         switch self.members[key] {
         case .token(let text), .string(let text): text

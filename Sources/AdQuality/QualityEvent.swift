@@ -19,6 +19,9 @@ public struct QualityEvent: Sendable, Hashable, Codable {
         case ended
         /// An AVPlayer access log entry (AVPlayerItemAccessLogEvent): one stretch on one variant.
         case access
+        /// What one replica saw of the session itself (``ServerView``, in ``QualityEvent/view``):
+        /// never from a report, replaced as the replica sees more.
+        case server
     }
 
     public var kind: Kind
@@ -39,6 +42,8 @@ public struct QualityEvent: Sendable, Hashable, Codable {
     public var startup: Int64?
     /// When the server received it (ms since 1970, the server's clock).
     public var received: Int64
+    /// A ``Kind/server`` event's view.
+    public var view: ServerView?
 
     public init(
         kind: Kind,
@@ -49,7 +54,8 @@ public struct QualityEvent: Sendable, Hashable, Codable {
         code: String? = nil,
         stalls: Int? = nil,
         startup: Int64? = nil,
-        received: Int64
+        received: Int64,
+        view: ServerView? = nil
     ) {
         self.kind = kind
         self.at = at
@@ -60,6 +66,7 @@ public struct QualityEvent: Sendable, Hashable, Codable {
         self.stalls = stalls
         self.startup = startup
         self.received = received
+        self.view = view
     }
 }
 

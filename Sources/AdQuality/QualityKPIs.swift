@@ -19,6 +19,8 @@ public struct QualityKPIs: Sendable, Encodable {
         case adBreak = "break"
         /// Each ad (or slate) of a break, likewise.
         case ad
+        /// The replica that served the session's start (``SessionQuality/replica``).
+        case replica
     }
 
     public struct Percentiles: Sendable, Encodable, Equatable {
@@ -66,11 +68,21 @@ public struct QualityKPIs: Sendable, Encodable {
         public var value: Double?
         public var failed: Int
         public var count: Int
+        /// Sessions whose player reported an error, fatal or not.
+        public var withErrors: Int
+
+        enum CodingKeys: String, CodingKey {
+            case value, failed, count
+            case withErrors = "with_errors"
+        }
     }
 
     /// The figures of a set of sessions.
     public struct Figures: Sendable, Encodable, Equatable {
         public var sessions: Int
+        /// Of them, those whose player reported nothing: their figures are the server's estimates
+        /// (``SessionQuality/estimated``).
+        public var estimated: Int
         public var startupMilliseconds: Percentiles
         public var stallsPerHour: StallRate
         public var stallSeconds: StallTime
@@ -81,7 +93,7 @@ public struct QualityKPIs: Sendable, Encodable {
         public var earlyStalls: EarlyStalls
 
         enum CodingKeys: String, CodingKey {
-            case sessions
+            case sessions, estimated
             case earlyStalls = "stalls_first_30s"
             case startupMilliseconds = "startup_ms"
             case stallsPerHour = "stalls_per_hour"
@@ -115,12 +127,16 @@ public struct QualityKPIs: Sendable, Encodable {
         /// Stalls with a place, and of them those within 10 s after a splice.
         public var stallsAfterSplice: Int
         public var placedStalls: Int
+        /// The sessions' ad starts, completions and ad-start failures, from their beacon links
+        /// (``SessionQuality/AdCounts``).
+        public var adEvents: SessionQuality.AdCounts
 
         enum CodingKeys: String, CodingKey {
             case inBreaks = "in_breaks"
             case outsideBreaks = "outside_breaks"
             case stallsAfterSplice = "stalls_after_splice"
             case placedStalls = "placed_stalls"
+            case adEvents = "ad_events"
         }
     }
 
@@ -171,7 +187,8 @@ public struct QualityKPIs: Sendable, Encodable {
                 watched: { $0.watchedMilliseconds - $0.watchedInBreaksMilliseconds }
             ),
             stallsAfterSplice: placed.count { $0.place?.followsSplice == true },
-            placedStalls: placed.count
+            placedStalls: placed.count,
+            adEvents: sessions.reduce(SessionQuality.AdCounts([], watched: 0)) { $0 + $1.ads }
         )
         self.by = dimension
         self.groups = dimension.map { Self.groups(sessions, by: $0) } ?? []
@@ -220,6 +237,7 @@ public struct QualityKPIs: Sendable, Encodable {
         }
         return Figures(
             sessions: sessions.count,
+            estimated: sessions.count(where: \.estimated),
             startupMilliseconds: Percentiles(p50: percentile(50), p90: percentile(90), p99: percentile(99), count: startups.count),
             stallsPerHour: Self.rate(stalls: stalls, watched: watched),
             stallSeconds: StallTime(
@@ -232,7 +250,8 @@ public struct QualityKPIs: Sendable, Encodable {
             failedSessions: Failures(
                 value: sessions.isEmpty ? nil : Double(failed) * 100 / Double(sessions.count),
                 failed: failed,
-                count: sessions.count
+                count: sessions.count,
+                withErrors: sessions.count { $0.errors > 0 }
             ),
             earlyStalls: EarlyStalls(
                 stalls: early,
@@ -288,6 +307,10 @@ public struct QualityKPIs: Sendable, Encodable {
         case .experiment: return split { $0.experiment ?? "none" }
         case .device: return split { $0.device }
         case .insertion: return split { $0.insertion }
+        case .replica:
+            return Dictionary(grouping: sessions, by: \.replica).sorted { $0.key < $1.key }.map {
+                Group(value: $0.key, figures: Self.figures($0.value))
+            }
         case .adBreak, .ad:
             // Every break (or ad) any session had, with the time each session watched inside it.
             // In play order: by where each first starts on any session's timeline.

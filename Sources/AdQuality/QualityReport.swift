@@ -149,7 +149,7 @@ private struct RawEvent: Decodable {
 
     /// The event as kept; nil for a type this server does not read.
     func event(field: String, received: Int64) throws(QualityReport.Problem) -> QualityEvent? {
-        guard let kind = QualityEvent.Kind(rawValue: self.type), kind != .access else { return nil }
+        guard let kind = QualityEvent.Kind(rawValue: self.type), kind != .access, kind != .server else { return nil }
         let at = try milliseconds(self.at, field: field + ".at", upTo: QualityReport.maxStreamSeconds, unit: "stream seconds")
         var event = QualityEvent(kind: kind, at: at, received: received)
         switch kind {
@@ -189,7 +189,7 @@ private struct RawEvent: Decodable {
             guard at != nil else {
                 throw QualityReport.Problem(field: field + ".at", message: "is required: the stream time playback ended at, in seconds")
             }
-        case .access:
+        case .access, .server:
             return nil
         }
         return event

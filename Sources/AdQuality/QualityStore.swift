@@ -9,11 +9,11 @@ import Synchronization
 /// ``maxEventsPerSession`` events a session, none kept past the campaign's `qoe.retention`, at
 /// most ``maxSessionsPerQuery`` sessions (the latest) read for one campaign's KPIs.
 public protocol QualityStore: Sendable {
-    /// Adds a report's events to a session (made by its first report); `replacingAccess`: the
-    /// report carries AVPlayer's whole access log, which replaces the one kept. Entries past a
-    /// session's bound are dropped. Forgets what is older than `before` (ms) first, at most once a
-    /// minute per campaign and replica. Returns how many events were kept.
-    func record(_ session: QualitySession, events: [QualityEvent], replacingAccess: Bool, forgetBefore before: Int64) async throws -> Int
+    /// Adds a report's events to a session (made by its first report or view); `replacing`: what
+    /// kept events the new ones replace (AVPlayer's whole access log, a replica's grown view).
+    /// Entries past a session's bound are dropped. Forgets what is older than `before` (ms) first,
+    /// at most once a minute per campaign and replica. Returns how many events were kept.
+    func record(_ session: QualitySession, events: [QualityEvent], replacing: QualityReplacement?, forgetBefore before: Int64) async throws -> Int
     /// A session and its events in the order received.
     func session(campaign: String, session: String) async throws -> (QualitySession, [QualityEvent])?
     /// A campaign's sessions first reported at or after `since` (ms), the latest first, at most
@@ -21,6 +21,21 @@ public protocol QualityStore: Sendable {
     func sessions(campaign: String, since: Int64) async throws -> [(QualitySession, [QualityEvent])]
     /// What `serve` says at start about where reports are kept.
     var summary: String { get }
+}
+
+/// What kept events a record replaces.
+public enum QualityReplacement: Sendable, Hashable {
+    /// The access log (AVPlayer lists it whole each time).
+    case accessLog
+    /// The view of one replica (``ServerView``): each replica writes its own, whole.
+    case serverView(replica: String)
+
+    func replaces(_ event: QualityEvent) -> Bool {
+        switch self {
+        case .accessLog: event.kind == .access
+        case .serverView(let replica): event.kind == .server && event.view?.replica == replica
+        }
+    }
 }
 
 extension QualityStore {
@@ -53,7 +68,12 @@ public final class MemoryQualityStore: QualityStore {
         self.capacity = capacity
     }
 
-    public func record(_ session: QualitySession, events: [QualityEvent], replacingAccess: Bool, forgetBefore before: Int64) async throws -> Int {
+    public func record(
+        _ session: QualitySession,
+        events: [QualityEvent],
+        replacing: QualityReplacement?,
+        forgetBefore before: Int64
+    ) async throws -> Int {
         let key = session.campaign + "\u{1f}" + session.session
         return self.state.withLock { state in
             while let oldest = state.order.first, let kept = state.sessions[oldest], kept.session.first < before {
@@ -64,7 +84,7 @@ public final class MemoryQualityStore: QualityStore {
             var kept = state.sessions[key] ?? Kept(session: session, events: [])
             if state.sessions[key] == nil { state.order.append(key) }
             let had = kept.events.count
-            if replacingAccess { kept.events.removeAll { $0.kind == .access } }
+            if let replacing { kept.events.removeAll(where: replacing.replaces) }
             let room = max(0, Self.maxEventsPerSession - kept.events.count)
             let added = events.prefix(room)
             kept.events += added
@@ -137,7 +157,12 @@ public final class PostgresQualityStore: QualityStore {
         )
     }
 
-    public func record(_ session: QualitySession, events: [QualityEvent], replacingAccess: Bool, forgetBefore before: Int64) async throws -> Int {
+    public func record(
+        _ session: QualitySession,
+        events: [QualityEvent],
+        replacing: QualityReplacement?,
+        forgetBefore before: Int64
+    ) async throws -> Int {
         try await self.forget(campaign: session.campaign, before: before, now: events.first?.received ?? session.first)
         let encoder = JSONEncoder()
         let info = String(decoding: try encoder.encode(session), as: UTF8.self)
@@ -145,8 +170,14 @@ public final class PostgresQualityStore: QualityStore {
         let texts = try events.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         let received = events.first?.received ?? session.first
         let limit = Self.maxEventsPerSession
-        // One statement: the session's row if it is new, the access log replaced if the report
-        // carries one, and the events while the session has room (a statement's parts see one
+        let (replacedKind, replica): (String, String) =
+            switch replacing {
+            case nil: ("", "")
+            case .accessLog: ("access", "")
+            case .serverView(let replica): ("server", replica)
+            }
+        // One statement: the session's row if it is new, the access log (or this replica's view)
+        // replaced if the record carries one, and the events while the session has room (a statement's parts see one
         // snapshot: two reports at once may pass the bound by one report's entries, no more).
         let rows = try await self.table.query(
             """
@@ -155,7 +186,8 @@ public final class PostgresQualityStore: QualityStore {
                 VALUES (\(session.campaign), \(session.session), \(session.first), \(info)::jsonb) ON CONFLICT DO NOTHING
             ), replaced AS (
                 DELETE FROM adstitch_qoe_events
-                WHERE \(replacingAccess) AND campaign = \(session.campaign) AND session = \(session.session) AND kind = 'access'
+                WHERE campaign = \(session.campaign) AND session = \(session.session) AND kind = \(replacedKind)
+                    AND (kind <> 'server' OR event->'view'->>'replica' = \(replica))
                 RETURNING 1
             ), room AS (
                 SELECT \(limit) - count(*) + (SELECT count(*) FROM replaced) AS remaining FROM adstitch_qoe_events

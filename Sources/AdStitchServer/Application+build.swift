@@ -55,6 +55,9 @@ public struct ServerConfiguration: Sendable {
     public var conditioningJobs = 1
     /// Where absolute URIs point (`serve --public-url`, `--trust-forwarded`; ``PublicAddress``).
     public var publicAddress = PublicAddress()
+    /// This replica's name in the server's view of sessions and `?by=replica` (`serve --replica`);
+    /// nil: the host's name and the port.
+    public var replica: String?
 
     public init(campaigns: URL, host: String = "127.0.0.1", port: Int = 8080, policy: SessionPolicy) {
         self.campaigns = campaigns
@@ -151,8 +154,14 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     // Players' viewing-quality reports: beside the ledger.
     let quality: any QualityStore = history.map { PostgresQualityStore(client: $0.client, logger: logger) } ?? MemoryQualityStore()
     logger.info("\(quality.summary)")
+    // The server's own view of each session, written beside the reports.
+    let views = ServerViews(
+        sessions: sessions,
+        store: quality,
+        replica: configuration.replica ?? "\(ProcessInfo.processInfo.hostName):\(configuration.port)"
+    )
     var app = buildApplication(
-        router: buildRouter(store: store, policy: configuration.policy, sessions: sessions, quality: quality),
+        router: buildRouter(store: store, policy: configuration.policy, sessions: sessions, views: views),
         sessions: sessions,
         address: .hostname(configuration.host, port: configuration.port),
         idleTimeout: configuration.idleTimeout,
@@ -163,7 +172,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     app.addServices(
         CampaignReloader(store: store, interval: configuration.reloadInterval, logger: logger),
         LiveChannelsService(channels: live),
-        OriginClientService(client: origin)
+        OriginClientService(client: origin),
+        ServerViewsService(views: views)
     )
     if let shared = decisions as? PostgresAdDecisionStore {
         app.addServices(AdDecisionsService(store: shared, logger: logger))
@@ -288,14 +298,16 @@ public func buildRouter(
     return buildRouter(store: store, policy: policy, sessions: sessions)
 }
 
-/// The routes, with the session controller the server's ``SessionFileDoor`` shares and the store of
-/// viewing-quality reports.
+/// The routes, with the session controller the server's ``SessionFileDoor`` shares and the
+/// server's view of sessions beside the store of viewing-quality reports (by default in memory,
+/// flushed only before a quality read: ``ServerViewsService`` flushes a server's).
 func buildRouter(
     store: CampaignStore,
     policy: SessionPolicy,
     sessions: SessionController,
-    quality: any QualityStore = MemoryQualityStore()
+    views: ServerViews? = nil
 ) -> Router<AdStitchRequestContext> {
+    let views = views ?? ServerViews(sessions: sessions, store: MemoryQualityStore(), replica: "local")
     let router = Router(context: AdStitchRequestContext.self)
     // One structured line per request at debug level (`serve --log-level debug`): a replica
     // behind a load balancer or CDN has its access log there, and writing a line per request
@@ -339,9 +351,9 @@ func buildRouter(
     let hlsJS = policy.previewPlayer.flatMap { try? String(contentsOf: $0, encoding: .utf8) }
     CatalogueController(store: store, conditioning: sessions.conditioning, preview: policy.preview, hlsJS: hlsJS).register(on: router)
     sessions.register(on: router)
-    QualityController(sessions: sessions, store: quality).register(on: router)
+    QualityController(sessions: sessions, store: views.store, views: views).register(on: router)
     if policy.preview != .off {
-        PreviewController(store: store, sessions: sessions, player: hlsJS, quality: quality).register(on: router)
+        PreviewController(store: store, sessions: sessions, player: hlsJS, views: views).register(on: router)
     }
     MediaController(store: store).register(on: router)
     return router

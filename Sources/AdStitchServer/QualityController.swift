@@ -20,6 +20,8 @@ import NIOCore
 struct QualityController: Sendable {
     let sessions: SessionController
     let store: any QualityStore
+    /// The server's own view of sessions, flushed before a read so it holds what this replica answered.
+    let views: ServerViews
 
     /// Reports one session may send a minute (per replica): one every two seconds.
     static let reportsPerMinute = 30
@@ -98,9 +100,9 @@ struct QualityController: Sendable {
         do {
             let store = self.store
             let events = report.events
-            let replacing = report.replacesAccessLog
+            let replacing: QualityReplacement? = report.replacesAccessLog ? .accessLog : nil
             kept = try await Deadline.run(within: Self.storeTimeout) {
-                try await store.record(session, events: events, replacingAccess: replacing, forgetBefore: received - retention)
+                try await store.record(session, events: events, replacing: replacing, forgetBefore: received - retention)
             }
         } catch {
             outcome.qualityReport(outcome: "unavailable")
@@ -132,6 +134,7 @@ struct QualityController: Sendable {
         let id = try context.parameters.require("id")
         let tokenText = try context.parameters.require("token")
         let (token, _) = try self.sessions.checkedToken(tokenText, campaign: id, scope: .viewer, now: self.sessions.policy.nowSeconds)
+        await self.views.flush()
         let found: (QualitySession, [QualityEvent])?
         do {
             let store = self.store
@@ -140,9 +143,11 @@ struct QualityController: Sendable {
             throw Problem(status: .serviceUnavailable, title: "Reports unavailable", detail: "the report store did not answer; try again")
         }
         guard let (session, events) = found else {
-            throw Problem.notFound("no report of this session yet: its player posts them to this URL (docs/http-api.md \"Viewing quality\")")
+            throw Problem.notFound(
+                "nothing of this session yet: no player report, and no request of it answered (docs/http-api.md \"Viewing quality\")"
+            )
         }
-        return try Self.json(SessionQuality(session: session, events: events), cache: "no-store")
+        return try Self.json(SessionQuality(session: session, events: events, now: self.now), cache: "no-store")
     }
 
     /// `GET /v1/campaigns/{id}/qoe?since=…&by=…`: the campaign's KPIs over its sessions first
@@ -163,7 +168,8 @@ struct QualityController: Sendable {
             }
             by = dimension
         }
-        let found = try await Self.sessions(self.store, campaign: id, since: since)
+        await self.views.flush()
+        let found = try await Self.sessions(self.store, campaign: id, since: since, now: now)
         let kpis = QualityKPIs(found, by: by)
         return try Self.json(
             CampaignQuality(
@@ -188,10 +194,10 @@ struct QualityController: Sendable {
 
     /// A campaign's sessions first reported since `since`, with their figures; 503 when the store
     /// does not answer within 10 s.
-    static func sessions(_ store: any QualityStore, campaign id: String, since: Int64) async throws -> [SessionQuality] {
+    static func sessions(_ store: any QualityStore, campaign id: String, since: Int64, now: Int64) async throws -> [SessionQuality] {
         do {
             let found = try await Deadline.run(within: .seconds(10)) { try await store.sessions(campaign: id, since: since) }
-            return found.map { SessionQuality(session: $0.0, events: $0.1) }
+            return found.map { SessionQuality(session: $0.0, events: $0.1, now: now) }
         } catch {
             throw Problem(status: .serviceUnavailable, title: "Reports unavailable", detail: "the report store did not answer; try again")
         }
@@ -267,7 +273,7 @@ struct QualityController: Sendable {
             self.metrics.qualityStall(place: place ?? "unplaced", duration: .milliseconds(event.ms ?? 0))
         case .error:
             self.metrics.qualityError(fatal: event.fatal == true)
-        case .level, .ended, .access:
+        case .level, .ended, .access, .server:
             break
         }
     }

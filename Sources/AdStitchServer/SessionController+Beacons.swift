@@ -74,6 +74,15 @@ extension SessionController {
         }
         // A HEAD is a probe, not playback: it fires nothing. A link's repeats while its claim is
         // under way join it; past the limit of claims under way, it is shed (``BeaconClaims``).
+        if request.method == .get {
+            self.observer.note(
+                campaign: id,
+                token: tokenText,
+                .beacon(piece: piece, events: raw, breakID: place.breakID),
+                at: self.policy.nowMilliseconds,
+                clues: SessionObserver.Clues(request.head)
+            )
+        }
         if request.method == .get, let claims = self.claims {
             let headers = self.deviceHeaders(request.headers, peer: context.remoteAddress)
             claims.submit(BeaconClaims.Key(session: tokenText, place: place, events: raw)) {

@@ -184,10 +184,12 @@ extension SessionController {
     ) async throws -> Response {
         let decided = await self.decide(served, token: token, deviceHeaders: self.deviceHeaders(request.headers, peer: context.remoteAddress))
         var planned: Plan?
+        var startedToken = ""
         let text = try self.render("multivariant") {
             let session = decided ?? VerifiedSession(served, token: token)
             planned = session.plan
             let tokenText = session.token.encoded(secret: self.policy.signingKey)
+            startedToken = tokenText
             let base = prefix + "sessions/\(tokenText)/"
             // The session's other files are fetched next, under this token: planned already.
             self.sessions.put(tokenText, session)
@@ -196,6 +198,15 @@ extension SessionController {
                 session.plan,
                 links: SessionLinks(playlistURI: { base + SessionFile.playlist($0).name }, boundariesURI: base + SessionFile.boundaries.name)
             ).text
+        }
+        if token.scope == .viewer {
+            self.observer.note(
+                campaign: token.campaign,
+                token: startedToken,
+                .master,
+                at: self.policy.nowMilliseconds,
+                clues: SessionObserver.Clues(request.head)
+            )
         }
         // A viewer's session counts towards their frequency caps (a preview's never does): an ad
         // whose beacons AdStitch fires when the player reaches it (server-side reporting) counts

@@ -37,6 +37,9 @@ struct SessionController: Sendable {
     /// Recent token-scoped answers (immutable, so they can be served again as they are).
     let cache: ResponseCache
 
+    /// Viewers' requests as answered, for the server's own view of their sessions (``ServerViews``).
+    let observer = SessionObserver()
+
     /// Recent sessions by token text: the token as verified and decoded, and its plan, so the
     /// files of one session (its master, each rendition, the manifest) are planned once.
     let sessions: LRUCache<String, VerifiedSession>
@@ -125,6 +128,20 @@ struct SessionController: Sendable {
         router.getAndHead(Routes.catalogueMaster) { request, context in try await self.catalogueMaster(request, context) }
         router.getAndHead(Routes.beacon) { request, context in try await self.beacon(request, context) }
         router.get(Routes.sessionEvents) { request, context in try await self.events(request, context) }
+    }
+
+    /// Notes a viewer's answered request of a session file for the server's view of it
+    /// (``SessionObserver``): GETs answered with a success or `304`, not probes (`HEAD`), not
+    /// preview sessions, not errors.
+    func observe(_ asked: SessionFileRequest, _ head: HTTPRequest, status: HTTPResponse.Status) {
+        guard head.method == .get, asked.scope == .viewer, status.code < 400 else { return }
+        self.observer.note(
+            campaign: asked.campaign,
+            token: asked.token,
+            .file(asked.file),
+            at: self.policy.nowMilliseconds,
+            clues: SessionObserver.Clues(head)
+        )
     }
 
     /// A session file's answer as sent: status, headers (with the range's), body.

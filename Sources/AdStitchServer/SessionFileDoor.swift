@@ -50,6 +50,7 @@ struct SessionFileDoor: FrontDoorService {
             do {
                 let answer = try self.sessions.answer(asked)
                 if let parts = try self.sessions.completedNow(answer, asked, head) {
+                    self.sessions.observe(asked, head, status: parts.status)
                     return .now(self.finish(parts, head, since: start))
                 }
             } catch {
@@ -59,7 +60,9 @@ struct SessionFileDoor: FrontDoorService {
             // once the session is ready.
             return .later {
                 do {
-                    return self.finish(try await self.sessions.completed(self.sessions.answer(asked), asked, head), head, since: start)
+                    let parts = try await self.sessions.completed(self.sessions.answer(asked), asked, head)
+                    self.sessions.observe(asked, head, status: parts.status)
+                    return self.finish(parts, head, since: start)
                 } catch {
                     return self.finish(error, head, since: start)
                 }

@@ -106,12 +106,23 @@ struct Serve: AsyncParsableCommand {
     )
     var conditioningJobs = 1
 
+    @Option(
+        help: ArgumentHelp(
+            "This replica's name in the server's view of sessions and the viewing-quality KPIs by replica (default: the host's name and the port).",
+            valueName: "name"
+        )
+    )
+    var replica: String?
+
     @Option(help: "Log level: trace, debug (a line per request), info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
     func validate() throws {
         guard (1...65_535).contains(self.port) else { throw ValidationError("--port must be between 1 and 65535") }
         guard (0...64).contains(self.conditioningJobs) else { throw ValidationError("--conditioning-jobs must be from 0 to 64") }
+        if let replica = self.replica, replica.isEmpty || replica.count > 64 {
+            throw ValidationError("--replica must be 1 to 64 characters")
+        }
         guard (0...4096).contains(self.responseCacheMib) else { throw ValidationError("--response-cache-mib must be between 0 and 4096") }
         guard (60...31_536_000).contains(self.sessionTtl) else { throw ValidationError("--session-ttl must be from 60 s to a year (31536000)") }
         guard (1...3600).contains(self.idleTimeout) else { throw ValidationError("--idle-timeout must be from 1 to 3600 seconds") }
@@ -182,6 +193,7 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.database = self.database ?? ProcessInfo.processInfo.environment["ADSTITCH_DATABASE_URL"]
         configuration.conditioningJobs = self.conditioningJobs
+        configuration.replica = self.replica
         // The one process-wide bootstrap: anything in the process using swift-metrics reports to
         // the registry /metrics serves. (The server itself writes to it explicitly.)
         MetricsSystem.bootstrap(configuration.metrics.factory)

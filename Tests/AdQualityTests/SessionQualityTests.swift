@@ -97,6 +97,8 @@ struct SessionQualityTests {
             ]
             if index == 1 { events += [Self.event(.stall, at: 12_000, ms: 2_000), Self.event(.stall, at: 600_000, ms: 1_000)] }
             if index == 10 { events.append(Self.event(.error, at: 900_000, fatal: true)) }
+            // A segment that answered 404, skipped: an error, not a failure.
+            if index == 9 { events.append(Self.event(.error, at: 300_000, fatal: false)) }
             sessions.append(SessionQuality(session: Self.session("s\(index)", variant: index <= 5 ? "v1" : "v2"), events: events))
         }
         let kpis = QualityKPIs(sessions, by: .startupVariant)
@@ -106,7 +108,8 @@ struct SessionQualityTests {
         #expect(kpis.figures.stallsPerHour.value == 0.4)
         #expect(kpis.figures.stallSeconds.total == 3 && kpis.figures.stallSeconds.perStall == 1.5 && kpis.figures.stallSeconds.count == 2)
         #expect(kpis.figures.twib == .init(value: 1_500_000, count: 10))
-        #expect(kpis.figures.failedSessions == .init(value: 10, failed: 1, count: 10))
+        #expect(kpis.figures.failedSessions == .init(value: 10, failed: 1, count: 10, withErrors: 2))
+        #expect(sessions[8].errors == 1 && !sessions[8].failed && sessions[9].errors == 1 && sessions[9].failed)
         // Only s1's stall at 12 s falls in the first 30 s; every session watched them.
         #expect(kpis.figures.earlyStalls == .init(stalls: 1, sessions: 10, perSession: 0.1))
         #expect(kpis.ads.inBreaks.stallsPerHour.stalls == 1 && kpis.ads.outsideBreaks.stallsPerHour.stalls == 1)

@@ -241,7 +241,9 @@ struct QualityTests {
         }
     }
 
-    @Test("the campaign's KPIs refuse an unknown dimension or window and an unknown campaign; a session without reports is 404; an expired token 410")
+    @Test(
+        "the campaign's KPIs refuse an unknown dimension or window and an unknown campaign; a session without reports has the server's view; an expired token 410"
+    )
     func queries() async throws {
         let clock = SessionSecurityTests.Clock()
         var policy = SessionPolicy(secret: RouteTests.secret)
@@ -260,10 +262,85 @@ struct QualityTests {
             }
             let (token, _) = try await Self.start(client, session: "qoe-late")
             let path = "/v1/campaigns/evening-news/sessions/\(token)/qoe"
-            try await client.execute(uri: path, method: .get) { #expect($0.status == .notFound) }
+            // No report: the server's own view of it.
+            try await client.execute(uri: path, method: .get) { response in
+                let session = try Self.json(response)
+                #expect(session["estimated"] as? Bool == true)
+            }
             clock.advance(2 * 86_400)
             let response = try await Self.post(client, path, #"{"events": [{"type": "ended", "at": 5}]}"#)
             #expect(response.status == .gone)
+        }
+    }
+
+    @Test(
+        "without a player report, the server's own view: the start, each video rendition fetched, CMCD's keys and Apple's session id, as estimates; a start with no media playlist fails a minute on; probes and errors are not noted"
+    )
+    func serverView() async throws {
+        let clock = SessionSecurityTests.Clock()
+        var policy = SessionPolicy(secret: RouteTests.secret)
+        policy.now = { clock.now }
+        try await self.app(policy).test(.live) { client in
+            let master = try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?session=seen-1&device=tv", method: .get) {
+                String(buffer: $0.body)
+            }
+            let token = try SessionSecurityTests.token(master)
+            let base = "/v1/campaigns/evening-news/sessions/\(token)/"
+            let videos = master.split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains("/v") }.map {
+                String($0.split(separator: "/").last ?? "")
+            }
+            try #require(videos.count >= 2)
+            clock.advance(1)
+            try await client.execute(uri: base + videos[0] + "?CMCD=br%3D800%2Csu%2Csid%3D%22p-1%22", method: .get) { #expect($0.status == .ok) }
+            clock.advance(9)
+            let headers: HTTPFields = [
+                HTTPField.Name("CMCD-Status")!: "bs",
+                HTTPField.Name("CMCD-Object")!: "br=1600,ot=m",
+                HTTPField.Name("X-Playback-Session-Id")!: "0A1B-2C",
+            ]
+            try await client.execute(uri: base + videos[1], method: .get, headers: headers) { #expect($0.status == .ok) }
+            try await client.execute(uri: base + "nothing.m3u8", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: base + "qoe", method: .get) { response in
+                #expect(response.status == .ok)
+                let session = try Self.json(response)
+                #expect(session["estimated"] as? Bool == true && session["replica"] as? String == "local" && session["failed"] as? Bool == false)
+                let server = try #require(session["server"] as? [String: Any])
+                #expect(server["master"] as? Int == Int(1_795_000_000_000) && server["first_playlist"] as? Int == Int(1_795_000_001_000))
+                #expect(
+                    (server["switches"] as? [[String: Any]])?.map { $0["rendition"] as? String } == videos.prefix(2).map { String($0.dropLast(5)) }
+                )
+                #expect(server["playback_session"] as? String == "0A1B-2C" && server["fetches"] as? Int == 3)
+                let cmcd = try #require(server["cmcd"] as? [String: Any])
+                #expect(cmcd["requests"] as? Int == 2 && cmcd["starvations"] as? Int == 1 && cmcd["session"] as? String == "p-1")
+                #expect((cmcd["bitrates"] as? [[String: Any]])?.map { $0["bandwidth"] as? Int } == [800_000, 1_600_000])
+                // CMCD's bitrates over the wall time between them: 9 s at 800 kbit/s, then nothing after.
+                #expect(session["twib_bps"] as? Int == 800_000)
+                #expect(session["stalls"] as? Int == 1)
+            }
+
+            // A start and nothing more: failed once a minute has passed. A probe (HEAD) is not a fetch.
+            let abandoned = try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?session=seen-2&device=tv", method: .get) {
+                try SessionSecurityTests.token(String(buffer: $0.body))
+            }
+            try await client.execute(uri: "/v1/campaigns/evening-news/sessions/\(abandoned)/" + videos[0], method: .head) {
+                #expect($0.status == .ok)
+            }
+            let path = "/v1/campaigns/evening-news/sessions/\(abandoned)/qoe"
+            try await client.execute(uri: path, method: .get) { response in
+                let session = try Self.json(response)
+                #expect(session["failed"] as? Bool == false)
+            }
+            clock.advance(61)
+            try await client.execute(uri: path, method: .get) { response in
+                let session = try Self.json(response)
+                #expect(session["failed"] as? Bool == true && (session["server"] as? [String: Any])?["first_playlist"] == nil)
+            }
+            try await client.execute(uri: "/v1/campaigns/evening-news/qoe?by=replica", method: .get) { response in
+                let kpis = try Self.json(response)
+                #expect(kpis["sessions"] as? Int == 2 && kpis["estimated"] as? Int == 2)
+                #expect((kpis["failed_sessions_pct"] as? [String: Any])?["failed"] as? Int == 1)
+                #expect((kpis["groups"] as? [[String: Any]])?.map { $0["value"] as? String } == ["local"])
+            }
         }
     }
 }

@@ -133,5 +133,148 @@ extension RealClients {
             }
             await browser.quit()
         }
+        /// The news campaign in a folder of its own with every ad tracked at every event, so each
+        /// of their segments where an event falls is a beacon link the server sees fetched (the
+        /// tracking server refuses at once: loopback, a closed port).
+        static func trackedFolder() throws -> URL {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("quality-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let news = folder.appendingPathComponent("evening-news")
+            try FileManager.default.copyItem(at: Repository.root.appendingPathComponent("Campaigns/evening-news"), to: news)
+            let yaml = try String(contentsOf: news.appendingPathComponent("campaign.yaml"), encoding: .utf8)
+            let events = ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]
+            let tracking = "tracking: { " + events.map { "\($0): [\"http://127.0.0.1:9/\($0)\"]" }.joined(separator: ", ") + " }"
+            func ad(_ id: String) -> String { "    - { id: \(id), playlist: media/ads/\(id)/master.m3u8, \(tracking) }" }
+            let pools = (["pools:", "  prime:"] + ["alpha", "bravo", "charlie"].map(ad) + ["  house:"] + ["delta", "bravo"].map(ad)).joined(
+                separator: "\n"
+            )
+            let start = try #require(yaml.range(of: "pools:\n"))
+            let end = try #require(yaml.range(of: "rules:\n"))
+            try Data((yaml[..<start.lowerBound] + pools + "\n" + yaml[end.lowerBound...]).utf8).write(
+                to: news.appendingPathComponent("campaign.yaml")
+            )
+            return folder
+        }
+
+        /// hls.js's build and the page's script into the browser's cache, unthrottled, the media
+        /// blocked (a throttled network would take 40 s for hls.js alone); then the page counts
+        /// its own stalls from its first instant.
+        static func warm(_ browser: WebDriver, _ page: URL) async throws {
+            try await browser.cdp("Network.enable")
+            try await browser.cdp("Network.setBlockedURLs", ["urls": ["*.m3u8*", "*/media/*"]])
+            try await browser.open(page)
+            try await Task.sleep(for: .seconds(2))
+            try await browser.open(URL(string: "about:blank")!)
+            try await browser.cdp("Network.setBlockedURLs", ["urls": [String]()])
+            try await browser.cdp("Page.addScriptToEvaluateOnNewDocument", ["source": Self.truth])
+        }
+
+        @Test(
+            "no player report at all (the page's reports blocked), hls.js throttled so that it stalls: the server's own view of the session, from the wall and stream times of the segments fetched through its beacon links, flags it stalled, as an estimate"
+        )
+        func serverEstimateWithoutReports() async throws {
+            let folder = try Self.trackedFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let server = try await HardeningEndToEndTests.Server(campaigns: folder, extra: ["--hls-js", try HlsJs.file().path])
+            defer { kill(server.process.pid, SIGKILL) }
+            let page = URL(string: "http://127.0.0.1:\(server.port)/play/evening-news")!
+            let browser = try await WebDriver()
+            do {
+                try await Self.warm(browser, page)
+                try await browser.cdp("Network.setBlockedURLs", ["urls": ["*/qoe*"]])
+                try await browser.cdp(
+                    "Network.emulateNetworkConditions",
+                    ["offline": false, "latency": 20, "downloadThroughput": 12_000, "uploadThroughput": 1_000_000]
+                )
+                try await browser.open(page)
+                var truth: [String: Any] = [:]
+                for _ in 0..<45 {
+                    try await Task.sleep(for: .seconds(1))
+                    truth = try await browser.execute("return window.truth") as? [String: Any] ?? [:]
+                    if (truth["stalls"] as? [Any])?.count ?? 0 >= 3 { break }
+                }
+                _ = try await browser.execute("document.getElementById('video').pause(); window.qoe.flush(); return 0")
+                try await Task.sleep(for: .seconds(1))
+                let reporter = try #require(
+                    try await browser.execute("return {url: window.qoe.url, sent: window.qoe.sent}") as? [String: Any]
+                )
+                #expect(reporter["sent"] as? Int == 0, "a report got through: \(reporter)")
+                let reportURL = try #require(reporter["url"] as? String)
+                let path = try #require(URL(string: reportURL)?.path)
+                let answer = try LoopbackHTTP.exchange("GET", port: server.port, path: path)
+                #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+                let session = try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
+                let view = session["server"] as? [String: Any] ?? [:]
+                let segments = view["segments"] as? [[String: Any]] ?? []
+                let pageStalls = (truth["stalls"] as? [[String: Any]] ?? []).map { $0["duration"] as? Double ?? 0 }
+                print(
+                    "server view without reports: \(session["stalls"] ?? "-") stalls, \(session["stall_seconds"] ?? "-") s over \(segments.count) beacon segments; the page counted \(pageStalls)"
+                )
+                #expect(pageStalls.count >= 1, "the throttled page never stalled: \(truth)")
+                #expect(session["estimated"] as? Bool == true && session["failed"] as? Bool == false, "\(session)")
+                #expect(segments.count >= 2, "\(view)")
+                #expect(session["stalls"] as? Int ?? 0 >= 1, "the server's view did not see the stalls: \(session)")
+                #expect((view["switches"] as? [Any])?.isEmpty == false && view["master"] != nil)
+                // The pre-roll's first ad started: its impression's segment came through its link.
+                #expect((session["ads"] as? [String: Any])?["started"] as? Int ?? 0 >= 1, "\(session["ads"] ?? "-")")
+            } catch {
+                await browser.quit()
+                throw error
+            }
+            await browser.quit()
+        }
+
+        @Test(
+            "an ad segment that answers 404: hls.js's error reaches the session (failed, or with an error naming the 404), and the KPIs count the session with errors"
+        )
+        func missingAdSegment() async throws {
+            let folder = try Self.trackedFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let server = try await HardeningEndToEndTests.Server(campaigns: folder, extra: ["--hls-js", try HlsJs.file().path])
+            defer { kill(server.process.pid, SIGKILL) }
+            // Gone once the campaign is loaded (a load would refuse the campaign): the second
+            // segment of every ad of more than one answers 404.
+            for id in ["alpha", "bravo", "charlie"] {
+                for rendition in ["180p", "360p"] {
+                    try FileManager.default.removeItem(at: folder.appendingPathComponent("evening-news/media/ads/\(id)/\(rendition)/seg_001.ts"))
+                }
+            }
+            let page = URL(string: "http://127.0.0.1:\(server.port)/play/evening-news")!
+            let browser = try await WebDriver()
+            do {
+                try await browser.open(page)
+                var errors: [[String: Any]] = []
+                for _ in 0..<60 {
+                    try await Task.sleep(for: .seconds(1))
+                    let events = try await browser.execute("return window.qoe ? window.qoe.events : []") as? [[String: Any]] ?? []
+                    errors = events.filter { $0["type"] as? String == "error" }
+                    if !errors.isEmpty { break }
+                }
+                #expect(!errors.isEmpty, "hls.js met no error")
+                _ = try await browser.execute("window.qoe.flush(); return 0")
+                try await Task.sleep(for: .seconds(2))
+                let url = try #require(try await browser.execute("return window.qoe.url") as? String)
+                let path = try #require(URL(string: url)?.path)
+                let session = try #require(
+                    try JSONSerialization.jsonObject(with: LoopbackHTTP.exchange("GET", port: server.port, path: path).body) as? [String: Any]
+                )
+                let codes = (session["events"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "error" }.compactMap {
+                    $0["code"] as? String
+                }
+                print("a missing ad segment: failed \(session["failed"] ?? "-"), errors \(codes)")
+                #expect(session["failed"] as? Bool == true || codes.contains { $0.contains("404") }, "\(session)")
+                #expect(session["errors"] as? Int ?? 0 >= 1)
+                let kpis = try #require(
+                    try JSONSerialization.jsonObject(
+                        with: LoopbackHTTP.exchange("GET", port: server.port, path: "/v1/campaigns/evening-news/qoe").body
+                    ) as? [String: Any]
+                )
+                #expect((kpis["failed_sessions_pct"] as? [String: Any])?["with_errors"] as? Int ?? 0 >= 1, "\(kpis)")
+            } catch {
+                await browser.quit()
+                throw error
+            }
+            await browser.quit()
+        }
     }
 }

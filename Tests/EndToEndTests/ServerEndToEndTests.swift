@@ -40,6 +40,17 @@ extension RealClients {
             let duration = try #require(ExactDecimal("\(manifest?["duration"] ?? "")"))
             let decoded = try await Decoded(try #require(URL(string: base + variant)), scratch: FileManager.default.temporaryDirectory, audio: false)
             #expect(decoded.videoFrames == (duration * 25).roundedToInteger)
+            // GStreamer reports nothing: the server's own view of the session stands for it.
+            let quality =
+                try JSONSerialization.jsonObject(
+                    with: Data(try server.get("/v1/campaigns/\(campaign)/" + variant.replacingOccurrences(of: "v0.m3u8", with: "qoe")).utf8)
+                ) as? [String: Any]
+            let view = quality?["server"] as? [String: Any]
+            #expect(quality?["estimated"] as? Bool == true && quality?["failed"] as? Bool == false, "\(quality ?? [:])")
+            #expect(
+                view?["first_playlist"] != nil && (view?["switches"] as? [[String: Any]])?.first?["rendition"] as? String == "v0",
+                "\(view ?? [:])"
+            )
         }
 
         /// One session started on `a` and continued on `b`, checked against itself and its manifest.
@@ -151,6 +162,13 @@ extension RealClients {
                 #expect(playback.ended, "did not play to the end: \(playback.description)")
                 #expect(playback.error == nil, "media error: \(playback.description)")
                 #expect(try await browser.severeLogs().isEmpty)
+                // Native playback reports nothing (the page cannot learn its session's URL): the
+                // server's own view of the session gives the campaign's figures, as estimates.
+                let kpis =
+                    try JSONSerialization.jsonObject(with: Data(try server.get("/v1/campaigns/evening-news/qoe?by=replica").utf8)) as? [String: Any]
+                #expect(kpis?["sessions"] as? Int ?? 0 >= 1 && kpis?["estimated"] as? Int == kpis?["sessions"] as? Int, "\(kpis ?? [:])")
+                #expect((kpis?["failed_sessions_pct"] as? [String: Any])?["failed"] as? Int == 0, "\(kpis ?? [:])")
+                #expect((kpis?["twib_bps"] as? [String: Any])?["count"] as? Int ?? 0 >= 1, "\(kpis ?? [:])")
             } catch {
                 await browser.quit()
                 throw error

@@ -39,12 +39,15 @@ struct PreviewController: Sendable {
 
     /// Players' viewing-quality reports, for the Quality page.
     let quality: any QualityStore
+    /// The server's own view of sessions, flushed before the Quality page reads.
+    let views: ServerViews
 
-    init(store: CampaignStore, sessions: SessionController, player: String?, quality: any QualityStore) {
+    init(store: CampaignStore, sessions: SessionController, player: String?, views: ServerViews) {
         self.store = store
         self.sessions = sessions
         self.player = player
-        self.quality = quality
+        self.quality = views.store
+        self.views = views
     }
 
     func register(on router: Router<AdStitchRequestContext>) {
@@ -145,7 +148,8 @@ struct PreviewController: Sendable {
         let served = try self.store.campaign(for: context, listedAt: "/preview")
         let now = self.sessions.policy.nowMilliseconds
         let since = try QualityController.since(request, now: now)
-        let sessions = try await QualityController.sessions(self.quality, campaign: served.campaign.id, since: since)
+        await self.views.flush()
+        let sessions = try await QualityController.sessions(self.quality, campaign: served.campaign.id, since: since, now: now)
         return Self.html(
             PreviewPage.quality(
                 served.campaign,
