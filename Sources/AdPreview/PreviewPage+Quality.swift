@@ -93,7 +93,7 @@ extension PreviewPage {
     /// insertion mode — each figure with the count behind it.
     static func figuresTable(_ sessions: [SessionQuality]) -> String {
         var rows: [(String, QualityKPIs.Figures)] = [("all sessions", QualityKPIs(sessions).figures)]
-        for dimension in [QualityKPIs.Dimension.startupVariant, .experiment, .device, .insertion] {
+        for dimension in [QualityKPIs.Dimension.startupVariant, .experiment, .device, .insertion, .replica] {
             let groups = QualityKPIs(sessions, by: dimension).groups
             if dimension == .experiment, groups.allSatisfy({ $0.value == "none" }) { continue }
             rows += groups.compactMap { group in group.figures.map { ("\(dimension.rawValue) \(group.value)", $0) } }
@@ -108,7 +108,9 @@ extension PreviewPage {
             let percentiles = [startup.p50, startup.p90, startup.p99].map { $0.map(String.init) ?? "–" }.joined(separator: " / ")
             let rate = figures.stallsPerHour
             let early = figures.earlyStalls
-            html += "<tr><td>\(escape(name))</td><td>\(figures.sessions)</td>"
+            // The sessions whose player reported nothing: their figures are the server's estimates.
+            let estimated = figures.estimated > 0 ? " <span class=\"hint\">(\(figures.estimated) estimated)</span>" : ""
+            html += "<tr><td>\(escape(name))</td><td>\(figures.sessions)\(estimated)</td>"
             html += "<td>\(percentiles) <span class=\"hint\">(\(startup.count))</span></td>"
             html += "<td>\(rate.value.map { format($0) } ?? "–") <span class=\"hint\">(\(rate.stalls) in \(format(rate.hoursWatched)) h)</span></td>"
             html += "<td>\(format(figures.stallSeconds.total)) s\(figures.stallSeconds.share.map { " · " + format($0 * 100) + " %" } ?? "")</td>"
@@ -192,5 +194,8 @@ extension PreviewPage {
             + "<p>Inside breaks: \(inside.value.map { format($0) } ?? "–") stalls per hour watched (\(inside.stalls) in \(format(inside.hoursWatched)) h); "
             + "outside: \(outside.value.map { format($0) } ?? "–") (\(outside.stalls) in \(format(outside.hoursWatched)) h); "
             + "within 10 s after a splice: \(ads.stallsAfterSplice) of \(ads.placedStalls) placed stalls.</p>\n"
+            + "<p>Ads (from their beacon links): \(ads.adEvents.started) started, \(ads.adEvents.completed) completed; "
+            + "\(ads.adEvents.incomplete) started but never completed though the session went past them, "
+            + "\(ads.adEvents.abandoned) abandoned (the session ended inside them).</p>\n"
     }
 }

@@ -40,9 +40,13 @@ public struct CMCDRequest: Sendable, Hashable {
     /// The `CMCD` argument of a request's path (`…/v0.m3u8?CMCD=bs%2Cbr%3D3200`), still
     /// percent-encoded; nil when there is none. A pass over the path only when it has a query.
     public static func queryValue(inPath path: String) -> String? {
-        guard let question = path.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-        let query = path[path.index(after: question)...]
-        for argument in query.split(separator: "&") where argument.hasPrefix("CMCD=") {
+        // Most paths have no query: one pass over their contiguous bytes says so.
+        let question =
+            path.utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: "?")) }
+            ?? path.utf8.firstIndex(of: UInt8(ascii: "?")).map { path.utf8.distance(from: path.utf8.startIndex, to: $0) }
+        guard let question else { return nil }
+        let query = path.utf8.dropFirst(question + 1).split(separator: UInt8(ascii: "&")).lazy.map { Substring($0) }
+        for argument in query where argument.hasPrefix("CMCD=") {
             return String(argument.dropFirst(5))
         }
         return nil

@@ -193,6 +193,12 @@ struct QualityTests {
                 #expect(page.components(separatedBy: "<line class=\"stall\"").count - 1 == 3)
                 #expect(page.components(separatedBy: "<svg class=\"chart\"").count - 1 == 4)
                 #expect(page.contains("within 10 s after a splice:"))
+                #expect(page.contains("<td>replica local</td><td>2</td>") && page.contains("Ads (from their beacon links):"))
+            }
+            // A session that never reports: counted as estimated.
+            _ = try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?session=page-2&device=tv", method: .get) { _ in }
+            try await client.execute(uri: "/preview/evening-news/quality?since=1h", method: .get) { response in
+                #expect(String(buffer: response.body).contains("<td>all sessions</td><td>3 <span class=\"hint\">(1 estimated)</span></td>"))
             }
             try await client.execute(uri: "/preview/evening-news/quality?since=soon", method: .get) { #expect($0.status == .badRequest) }
         }
