@@ -109,6 +109,8 @@ public struct ServerView: Sendable, Hashable, Codable {
     public var segments: [Segment]
     /// The ads whose beacon links were fetched, in the order first fetched.
     public var ads: [AdProgress]
+    /// Segments fetched from AdStitch's media route, joined to the session by CMCD's `sid`.
+    public var mediaSegments: Int
     public var cmcd: CMCD?
     /// Apple players' `X-Playback-Session-Id`, first sent.
     public var playbackSession: String?
@@ -121,6 +123,7 @@ public struct ServerView: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case replica, master, first, last, fetches, switches, segments, ads, cmcd, live
         case firstPlaylist = "first_playlist"
+        case mediaSegments = "media_segments"
         case playbackSession = "playback_session"
         case segmentAtStart = "segment_at_start"
     }
@@ -137,6 +140,7 @@ public struct ServerView: Sendable, Hashable, Codable {
         self.switches = []
         self.segments = []
         self.ads = []
+        self.mediaSegments = 0
         self.live = live
         self.segmentAtStart = segmentAtStart
     }
@@ -151,6 +155,8 @@ public struct ServerView: Sendable, Hashable, Codable {
             case playlist
             /// A session file that is not a media playlist (the boundary manifest, an asset list).
             case file
+            /// A segment of the media route, joined by CMCD's `sid` (no stream time).
+            case media
             /// A segment through a beacon link, at its stream ms: where the `fetched` events of
             /// an ad (``AdProgress``, its `fetched` that link's) fall.
             case segment(stream: Int64?, ad: AdProgress)
@@ -200,6 +206,9 @@ public struct ServerView: Sendable, Hashable, Codable {
             changed = self.notePlaylist(at) || changed
         case .file:
             break
+        case .media:
+            if self.mediaSegments == 0 { changed = true }
+            self.mediaSegments += observation.count
         case .segment(let stream, let ad):
             // The same segment fetched again (a retry, another replica's redirect) is one segment.
             if !self.segments.contains(where: { $0.stream == stream && stream != nil }), self.segments.count < Self.maxSegments {
@@ -258,6 +267,7 @@ public struct ServerView: Sendable, Hashable, Codable {
             merged.first = min(merged.first, view.first)
             merged.last = max(merged.last, view.last)
             merged.fetches += view.fetches
+            merged.mediaSegments += view.mediaSegments
             merged.switches += view.switches
             merged.segments += view.segments
             for ad in view.ads { _ = merged.note(ad) }

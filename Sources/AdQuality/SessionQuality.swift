@@ -218,7 +218,9 @@ public struct SessionQuality: Sendable {
     /// while after.
     static func failedStart(_ view: ServerView, now: Int64) -> Bool {
         if let master = view.master, view.firstPlaylist == nil { return now - master >= Self.abandonedAfter }
-        if view.segmentAtStart, let played = view.firstPlaylist, view.segments.isEmpty { return now - played >= Self.abandonedAfter }
+        if view.segmentAtStart, let played = view.firstPlaylist, view.segments.isEmpty, view.mediaSegments == 0 {
+            return now - played >= Self.abandonedAfter
+        }
         return false
     }
 

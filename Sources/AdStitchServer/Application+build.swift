@@ -355,6 +355,6 @@ func buildRouter(
     if policy.preview != .off {
         PreviewController(store: store, sessions: sessions, player: hlsJS, views: views).register(on: router)
     }
-    MediaController(store: store).register(on: router)
+    MediaController(store: store, observer: sessions.observer, policy: policy).register(on: router)
     return router
 }

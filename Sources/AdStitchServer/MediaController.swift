@@ -3,6 +3,7 @@ import AdCampaignStore
 import AdLiveRuntime
 import AdMetrics
 import AdOrigin
+import AdQuality
 import AdStitching
 import Foundation
 import HTTPTypes
@@ -16,6 +17,10 @@ import Logging
 /// (RFC 9110 §14) are answered, which byte-range segments need.
 struct MediaController: Sendable {
     let store: CampaignStore
+    /// Where a request carrying CMCD with a `sid` is noted for the server's view of its session
+    /// (``SessionObserver``), and the clock it is noted by.
+    let observer: SessionObserver
+    let policy: SessionPolicy
 
     /// Reads files off the event loops (Hummingbird's file I/O on NIO's thread pool), in chunks.
     let fileIO = FileIO()
@@ -60,6 +65,13 @@ struct MediaController: Sendable {
         }
         headers[.contentLength] = String(bytes.count)
         let body = try await self.fileIO.loadFile(path: url.path, range: bytes, context: context)
+        // A player that sends CMCD (hls.js's `cmcd` option) says on each segment request whether
+        // its buffer ran dry; its `sid` joins the request to the session whose files carried it.
+        if request.method == .get, let clues = SessionObserver.Clues(request.head),
+            let sid = CMCDRequest(query: clues.cmcdQuery, headers: clues.cmcdHeaders)?.session, sid.utf8.count <= 64
+        {
+            self.observer.note(campaign: id, token: SessionObserver.sidPrefix + sid, .media, at: self.policy.nowMilliseconds, clues: clues)
+        }
         return Response(status: status, headers: headers, body: body)
     }
 

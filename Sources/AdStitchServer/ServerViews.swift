@@ -51,6 +51,9 @@ final class ServerViews: Sendable {
     private let kept = LRUCache<String, Kept>(budget: 32 << 20) { token, kept in
         512 + token.utf8.count + 96 * kept.session.spans.count + 16 * kept.pieces.count + 48 * (kept.view.switches.count + kept.view.segments.count)
     }
+    /// Sessions by their player's CMCD `sid` (campaign, then the sid): how a media request, whose
+    /// URI carries no token, finds its session.
+    private let sids = LRUCache<String, String>(budget: 100_000) { _, _ in 1 }
     private let chain = Mutex<Task<Void, Never>?>(nil)
 
     init(sessions: SessionController, store: any QualityStore, replica: String) {
@@ -80,8 +83,20 @@ final class ServerViews: Sendable {
         guard !batches.isEmpty else { return }
         metrics.qualityObservations(outcome: "read", count: batches.reduce(0) { $0 + $1.seen.reduce(0) { $0 + $1.count } })
         var due: [(token: String, kept: Kept)] = []
-        for batch in batches {
+        // The sessions' own requests first, then the media requests their CMCD `sid` joins to them.
+        let joined =
+            batches.filter { !$0.token.hasPrefix(SessionObserver.sidPrefix) }
+            + batches.filter { $0.token.hasPrefix(SessionObserver.sidPrefix) }
+        for var batch in joined {
             guard let first = batch.seen.first else { continue }
+            if batch.token.hasPrefix(SessionObserver.sidPrefix) {
+                let sid = batch.token.dropFirst(SessionObserver.sidPrefix.count)
+                guard let token = self.sids.get(batch.campaign + "\u{1f}" + sid), self.kept.get(token) != nil else {
+                    metrics.qualityObservations(outcome: "unjoined", count: batch.seen.reduce(0) { $0 + $1.count })
+                    continue
+                }
+                batch.token = token
+            }
             let known = self.kept.get(batch.token)
             guard let start = known == nil ? await self.begin(campaign: batch.campaign, token: batch.token, at: first.at) : known else { continue }
             let kept = self.kept.update(batch.token, initial: start) { kept -> Kept in
@@ -99,6 +114,7 @@ final class ServerViews: Sendable {
                 if kept.view.last - kept.written >= Self.rewriteAfter { kept.changed = true }
                 return kept
             }
+            if let sid = kept.view.cmcd?.session { self.sids.put(batch.campaign + "\u{1f}" + sid, batch.token) }
             if kept.changed { due.append((batch.token, kept)) }
         }
         await withTaskGroup(of: Void.self) { group in
@@ -145,6 +161,8 @@ final class ServerViews: Sendable {
                 return .video(String(stem), bandwidth: kept.bandwidths.indices.contains(index) ? kept.bandwidths[index] : nil)
             }
             return .playlist
+        case .media:
+            return .media
         case .beacon(let piece, let events, let breakID):
             // A live break's pieces are the channel's, not the plan's: no stream time.
             guard breakID == nil, kept.pieces.indices.contains(piece) else {

@@ -22,7 +22,13 @@ final class SessionObserver: Sendable {
         case file(String)
         /// A beacon link: a segment where the ad `piece`'s `events` fall (of live break `breakID`).
         case beacon(piece: Int, events: Int, breakID: String?)
+        /// A file of the media route (a segment), joined to its session by its CMCD `sid`.
+        case media
     }
+
+    /// What stands for the token of a media request, joined by its player's CMCD `sid` (the
+    /// media route's URIs carry no token): this prefix and the sid. No token begins so.
+    static let sidPrefix = "cmcd-sid:"
 
     /// Requests of one kind in a row: when the first and the last were answered (server ms),
     /// how many, and what the first said of its player.

@@ -324,6 +324,21 @@ struct QualityTests {
                 #expect(session["stalls"] as? Int == 1)
             }
 
+            // A segment of the media route, whose URI carries no token: its CMCD `sid` joins it
+            // to the session whose playlist carried the same sid; a sid of no session joins nothing.
+            let playlist = try await client.execute(uri: base + videos[0], method: .get) { String(buffer: $0.body) }
+            let segment = try #require(playlist.split(separator: "\n").first { !$0.hasPrefix("#") && $0.contains("/media/") })
+            let segmentPath = segment.hasPrefix("http") ? try #require(URL(string: String(segment))?.path) : String(segment)
+            for sid in ["p-1", "nobody"] {
+                let cmcd: HTTPFields = [HTTPField.Name("CMCD-Session")!: "sid=\"\(sid)\"", HTTPField.Name("CMCD-Status")!: "bs"]
+                try await client.execute(uri: segmentPath, method: .get, headers: cmcd) { #expect($0.status == .ok) }
+            }
+            try await client.execute(uri: base + "qoe", method: .get) { response in
+                let server = try #require(try Self.json(response)["server"] as? [String: Any])
+                #expect(server["media_segments"] as? Int == 1)
+                #expect((server["cmcd"] as? [String: Any])?["starvations"] as? Int == 2)
+            }
+
             // A start and nothing more: failed once a minute has passed. A probe (HEAD) is not a fetch.
             let abandoned = try await client.execute(uri: "/v1/campaigns/evening-news/master.m3u8?session=seen-2&device=tv", method: .get) {
                 try SessionSecurityTests.token(String(buffer: $0.body))
