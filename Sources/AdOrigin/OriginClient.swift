@@ -7,127 +7,6 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
-/// How remote playlists are fetched (docs/campaign-format.md `origin:`): the defaults a campaign's
-/// `origin:` block and `serve` flags override.
-public struct OriginSettings: Sendable, Hashable {
-    /// Time to establish a connection.
-    public var connectTimeout: Duration = .seconds(2)
-    /// Time for a whole request, redirects included.
-    public var timeout: Duration = .seconds(5)
-    /// Redirects followed before giving up.
-    public var maxRedirects = 5
-    /// The most bytes a playlist may have.
-    public var maxBytes = 16 << 20
-    /// Tries in all: connection errors and 5xx are tried again, 4xx never.
-    public var attempts = 3
-    /// The pause before the second try; it doubles for each one after.
-    public var backoff: Duration = .milliseconds(200)
-    public var userAgent = "AdStitch/\(OriginClient.version)"
-    /// Time between conditional re-fetches while serving.
-    public var poll: Duration = .seconds(30)
-    /// Which addresses a request may reach, checked on every hop (``AddressPolicy``; redirects are
-    /// then followed one at a time); nil: any — the origins a campaign names itself. What an ad
-    /// server's answer names is fetched with one.
-    public var addresses: AddressPolicy?
-    /// The connections the request shares (``OriginPool``).
-    public var pool: OriginPool = .origins
-
-    public init() {}
-
-    /// These settings with what a campaign's `origin:` block says instead.
-    public func applying(_ options: OriginOptions) -> OriginSettings {
-        var settings = self
-        if let value = options.connectTimeout { settings.connectTimeout = value }
-        if let value = options.timeout { settings.timeout = value }
-        if let value = options.poll { settings.poll = value }
-        if let value = options.maxRedirects { settings.maxRedirects = value }
-        if let value = options.maxBytes { settings.maxBytes = value }
-        if let value = options.attempts { settings.attempts = value }
-        return settings
-    }
-}
-
-/// Which connections a request shares: each pool has its own connections per host, so a burst of
-/// one kind (an ad server answer's wrappers, a tracking server that hangs) never holds the
-/// connections another kind needs.
-public enum OriginPool: Sendable, Hashable {
-    /// Programme playlists and catalogue titles.
-    case origins
-    /// The ad decision servers a campaign names (`ad_server:`).
-    case adServers
-    /// What ad servers' answers name: wrappers, creatives' playlists and files.
-    case adServerLinks
-    /// Tracking and error pixels.
-    case trackers
-}
-
-/// A playlist as the origin sent it.
-public struct FetchedPlaylist: Sendable, Hashable {
-    public var bytes: [UInt8]
-    /// The URL after redirects: relative URIs inside the playlist resolve against it.
-    public var url: URL
-    /// Validators for the next, conditional request.
-    public var etag: String?
-    public var lastModified: String?
-}
-
-/// What a (conditional) fetch found.
-public enum FetchOutcome: Sendable, Hashable {
-    case fetched(FetchedPlaylist)
-    /// 304: the playlist is what the validators named.
-    case notModified
-}
-
-/// Why a fetch failed, with the URL: what the campaign error and `/v1/campaigns` show.
-public struct OriginError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Reason: Sendable, Hashable {
-        /// The origin answered this status (after the tries 5xx gets).
-        case status(Int)
-        case timeout
-        /// No connection (refused, unreachable, DNS, TLS).
-        case connection(String)
-        case tooLarge(limit: Int)
-        case tooManyRedirects(limit: Int)
-        /// The connection closed before the whole body (its Content-Length) arrived.
-        case truncated
-        case notHTTP
-        /// The address policy refused it (``AddressPolicy``): why.
-        case refused(String)
-        /// The caller stopped waiting (its deadline passed).
-        case cancelled
-    }
-
-    public var url: URL
-    public var reason: Reason
-    /// Tries made.
-    public var attempts: Int
-
-    public var description: String {
-        let tries = self.attempts > 1 ? " (after \(self.attempts) tries)" : ""
-        let url = Redaction.url(self.url.absoluteString)
-        switch self.reason {
-        case .status(let code):
-            return "\(url) answered HTTP \(code)\(tries)"
-        case .timeout:
-            return "\(url) did not answer in time\(tries); raise origin.timeout if the origin is slow"
-        case .connection(let detail):
-            return "cannot connect to \(url)\(tries): \(detail)"
-        case .tooLarge(let limit):
-            return "\(url) is larger than \(limit) bytes, the most a playlist may have"
-        case .tooManyRedirects(let limit):
-            return "\(url) redirects more than \(limit) times (or in a loop)"
-        case .truncated:
-            return "\(url) closed the connection before the whole playlist arrived\(tries)"
-        case .notHTTP:
-            return "\(url) is not an http or https URL"
-        case .refused(let reason):
-            return "\(url) is not fetched: \(reason)"
-        case .cancelled:
-            return "\(url): the request was cancelled"
-        }
-    }
-}
-
 /// Fetches playlists from http(s) origins with async-http-client: the settings' timeouts,
 /// redirect and size limits, tries with backoff on connection errors, timeouts and 5xx (never on
 /// 4xx), conditional requests (ETag / Last-Modified) for polling. Every try is counted in
@@ -151,7 +30,7 @@ public final class OriginClient: Sendable {
     public let blocking = BlockingWork()
     /// Where host names are resolved for an address policy's check: threads of its own, never
     /// the global queue or NIO's shared pool, which blocking loads can hold (``AddressPolicy``).
-    private let resolver: NIOThreadPool
+    let resolver: NIOThreadPool
     private let metrics: any MetricsFactory
     private let statusHandles = Mutex([String: CoreMetrics.Counter]())
     private let fetchTimer: CoreMetrics.Timer
@@ -363,134 +242,9 @@ public final class OriginClient: Sendable {
         return self.resolver.runIfActive(eventLoop: loop) { policy.check(url) }.flatMap(check)
     }
 
-    /// What identifies the bytes at `url` now, from a `HEAD` (one try, within `timeout`): its
-    /// `ETag`, `Last-Modified` and `Content-Length`, as one string (empty parts when not sent);
-    /// nil when the server does not answer 2xx. A creative's source changes when this does.
-    public func validators(_ url: URL, timeout: Duration, settings: OriginSettings? = nil) async -> String? {
-        let settings = settings ?? self.settings
-        guard let checked = await self.checked(url, settings.addresses), let client = self.client(for: settings) else { return nil }
-        do {
-            var headers = HTTPHeaders([("User-Agent", settings.userAgent)])
-            if let host = checked.host { headers.replaceOrAdd(name: "Host", value: host) }
-            let request = try HTTPClient.Request(url: checked.connect, method: .HEAD, headers: headers)
-            let response = try await client.execute(request: request, deadline: .now() + TimeAmount(timeout)).get()
-            guard (200..<300).contains(Int(response.status.code)) else { return nil }
-            return ["ETag", "Last-Modified", "Content-Length"].map { response.headers.first(name: $0) ?? "" }.joined(separator: "|")
-        } catch {
-            return nil
-        }
-    }
-
-    /// What a tracking request came to.
-    public enum Ping: Sendable, Equatable {
-        /// The answer's status.
-        case answered(Int)
-        /// No answer (connection, timeout).
-        case unanswered
-        /// Not asked: not an http(s) URL, or the settings' address policy refuses it (asking again
-        /// would not change that).
-        case refused
-    }
-
-    /// A tracking request: one `GET` of `url` with `headers`, its body dropped, within `timeout`.
-    /// Not counted with the origins' requests.
-    public func ping(_ url: URL, headers: [(name: String, value: String)], timeout: Duration, settings: OriginSettings? = nil) async -> Ping {
-        let settings = settings ?? self.settings
-        guard let checked = await self.checked(url, settings.addresses) else { return .refused }
-        guard let client = self.client(for: settings) else { return .unanswered }
-        do {
-            var fields = HTTPHeaders([("User-Agent", settings.userAgent)])
-            for (name, value) in headers { fields.add(name: name, value: value) }
-            if let host = checked.host { fields.replaceOrAdd(name: "Host", value: host) }
-            let request = try HTTPClient.Request(url: checked.connect, method: .GET, headers: fields)
-            let response = try await client.execute(request: request, deadline: .now() + TimeAmount(timeout)).get()
-            return .answered(Int(response.status.code))
-        } catch {
-            return .unanswered
-        }
-    }
-
-    /// Downloads `url` into the file at `path` (replaced): at most `settings.maxBytes` (a larger
-    /// answer is cut off and refused, however it announces itself), the whole of it within
-    /// `settings.timeout` (a source that crawls or never ends is stopped), redirects followed —
-    /// each hop checked under the settings' address policy — and the caller's cancellation
-    /// heeded. Returns the bytes written. What conditioning reads: ffmpeg never fetches a URL an
-    /// ad server named.
-    public func download(_ url: URL, to path: String, settings: OriginSettings) async throws(OriginError) -> Int {
-        let deadline = NIODeadline.now() + TimeAmount(settings.timeout)
-        var hop = url
-        for redirects in 0...settings.maxRedirects {
-            try? FileManager.default.removeItem(atPath: path)
-            guard let checked = await self.checked(hop, settings.addresses) else {
-                let reason: OriginError.Reason =
-                    hop.scheme.map({ ["http", "https"].contains($0.lowercased()) }) == true ? .refused("its address is not public") : .notHTTP
-                throw OriginError(url: hop, reason: reason, attempts: 1)
-            }
-            let progress: FileDownloadDelegate.Progress
-            do {
-                var headers = HTTPHeaders([("User-Agent", settings.userAgent)])
-                if let host = checked.host { headers.replaceOrAdd(name: "Host", value: host) }
-                let request = try HTTPClient.Request(url: checked.connect, method: .GET, headers: headers)
-                let limit = settings.maxBytes
-                let delegate = try FileDownloadDelegate(
-                    path: path,
-                    reportHead: { task, head in
-                        if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > limit { task.cancel() }
-                    },
-                    reportProgress: { task, progress in
-                        if progress.receivedBytes > limit { task.cancel() }
-                    }
-                )
-                guard let client = self.client(for: settings) else { throw ShutDown() }
-                let task = client.execute(request: request, delegate: delegate, deadline: deadline)
-                progress = try await withTaskCancellationHandler {
-                    try await task.futureResult.get()
-                } onCancel: {
-                    task.cancel()
-                }
-            } catch {
-                try? FileManager.default.removeItem(atPath: path)
-                let cancelled = (error as? HTTPClientError) == .cancelled
-                if cancelled, !Task.isCancelled { throw OriginError(url: hop, reason: .tooLarge(limit: settings.maxBytes), attempts: 1) }
-                if cancelled { throw OriginError(url: hop, reason: .cancelled, attempts: 1) }
-                if (error as? HTTPClientError) == .deadlineExceeded { throw OriginError(url: hop, reason: .timeout, attempts: 1) }
-                throw OriginError(url: hop, reason: .connection("\(error)"), attempts: 1)
-            }
-            let status = Int(progress.head.status.code)
-            if [301, 302, 303, 307, 308].contains(status), let location = progress.head.headers.first(name: "Location") {
-                guard redirects < settings.maxRedirects, let next = URL(string: location, relativeTo: hop)?.absoluteURL else { break }
-                hop = next
-                continue
-            }
-            guard (200..<300).contains(status) else {
-                try? FileManager.default.removeItem(atPath: path)
-                throw OriginError(url: hop, reason: .status(status), attempts: 1)
-            }
-            return progress.receivedBytes
-        }
-        try? FileManager.default.removeItem(atPath: path)
-        throw OriginError(url: url, reason: .tooManyRedirects(limit: settings.maxRedirects), attempts: 1)
-    }
-
-    /// Why `policy` refuses `url`, or nil when it may be fetched (its host resolved off any event
-    /// loop when it must be).
-    public func refusal(of url: URL, under policy: AddressPolicy) async -> String? {
-        let result: Result<AddressPolicy.Checked, AddressPolicy.Refusal>?
-        if let decided = policy.checkWithoutResolving(url) {
-            result = decided
-        } else {
-            result = try? await self.resolver.runIfActive { policy.check(url) }
-        }
-        switch result {
-        case .success?: return nil
-        case .failure(let refusal)?: return refusal.description
-        case nil: return "\(Redaction.url(url.absoluteString)) is not fetched: \(ShutDown())"
-        }
-    }
-
     /// `url` checked against `policy` (off any event loop), or nil when it is not an http(s) URL
     /// or the policy refuses it: a `HEAD` or a tracking request has no error to report.
-    private func checked(_ url: URL, _ policy: AddressPolicy?) async -> AddressPolicy.Checked? {
+    func checked(_ url: URL, _ policy: AddressPolicy?) async -> AddressPolicy.Checked? {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         guard let policy else { return AddressPolicy.Checked(connect: url, host: nil) }
         if let decided = policy.checkWithoutResolving(url) { return try? decided.get() }
@@ -506,7 +260,7 @@ public final class OriginClient: Sendable {
     public static let connectionsPerHost = 256
 
     /// The client for these settings' connect timeout and redirect limit, made on first use.
-    private func client(for settings: OriginSettings) -> HTTPClient? {
+    func client(for settings: OriginSettings) -> HTTPClient? {
         let key = ClientKey(
             connectTimeout: settings.connectTimeout,
             maxRedirects: settings.addresses == nil ? settings.maxRedirects : nil,

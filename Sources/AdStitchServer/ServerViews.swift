@@ -49,7 +49,9 @@ final class ServerViews: Sendable {
     }
 
     private let kept = LRUCache<String, Kept>(budget: 32 << 20) { token, kept in
-        512 + token.utf8.count + 96 * kept.session.spans.count + 16 * kept.pieces.count + 48 * (kept.view.switches.count + kept.view.segments.count)
+        let view = kept.view
+        let entries = view.switches.count + view.segments.count + view.ads.count + (view.cmcd?.bitrates.count ?? 0)
+        return 512 + token.utf8.count + 96 * kept.session.spans.count + 16 * kept.pieces.count + 48 * entries
     }
     /// Sessions by their player's CMCD `sid` (campaign, then the sid): how a media request, whose
     /// URI carries no token, finds its session.
@@ -117,11 +119,20 @@ final class ServerViews: Sendable {
             if let sid = kept.view.cmcd?.session { self.sids.put(batch.campaign + "\u{1f}" + sid, batch.token) }
             if kept.changed { due.append((batch.token, kept)) }
         }
-        await withTaskGroup(of: Void.self) { group in
+        // Written a few at once; a store that fails is said once a flush, not once a session.
+        var failures: [any Error] = []
+        await withTaskGroup(of: (any Error)?.self) { group in
             for (index, (token, kept)) in due.enumerated() {
-                if index >= Self.concurrentWrites { await group.next() }
+                if index >= Self.concurrentWrites, let failed = await group.next(), let error = failed { failures.append(error) }
                 group.addTask { await self.write(token, kept) }
             }
+            for await case let error? in group { failures.append(error) }
+        }
+        if let error = failures.first {
+            self.sessions.store.logger.warning(
+                "cannot keep \(failures.count) of \(due.count) sessions' server views; they are written at the next flush",
+                metadata: ["error": "\(error)"]
+            )
         }
     }
 
@@ -186,7 +197,9 @@ final class ServerViews: Sendable {
         return 4
     }
 
-    private func write(_ token: String, _ kept: Kept) async {
+    /// Writes a session's view; the error if the store did not take it (the view is left
+    /// changed, and written at the next flush).
+    private func write(_ token: String, _ kept: Kept) async -> (any Error)? {
         let now = self.sessions.policy.nowMilliseconds
         let store = self.store
         let event = QualityEvent(kind: .server, received: now, view: kept.view)
@@ -205,12 +218,9 @@ final class ServerViews: Sendable {
                 current.changed = current.view != kept.view
             }
             self.sessions.store.metrics.qualityObservations(outcome: "written", count: 1)
+            return nil
         } catch {
-            // Left changed: written at the next flush.
-            self.sessions.store.logger.warning(
-                "cannot keep a session's server view",
-                metadata: ["campaign": "\(kept.session.campaign)", "error": "\(error)"]
-            )
+            return error
         }
     }
 }
