@@ -22,6 +22,8 @@ public struct AdBreak: Sendable {
     /// For a break in one programme asset (`at:` or a marker): where it was asked for and where
     /// it cuts. Nil for a break before or after an island of its own.
     public let placement: Placement?
+    /// `skip:`: when an interstitial session's player may offer to skip the break.
+    public var skip: SkipControl? = nil
 
     /// Where a break of a single programme asset sits.
     public struct Placement: Sendable, Hashable {

@@ -67,6 +67,7 @@ extension Loader {
             var pools: [String]
             var restrict: Restriction
             var once: Bool
+            var skip: SkipControl?
             var markerLine: Int?
             var node: Node
             var field: String
@@ -75,7 +76,7 @@ extension Loader {
         // What markers do not say.
         var defaults = BreakSettings(duration: nil, pools: [], restrict: [], once: nil)
         if let markerBreaks {
-            let fields = self.reader.mapping(markerBreaks, "marker_breaks", allowed: ["duration", "pools", "restrict", "once"])
+            let fields = self.reader.mapping(markerBreaks, "marker_breaks", allowed: ["duration", "pools", "restrict", "once", "skip"])
             defaults = self.breakSettings(fields, item: markerBreaks, field: "marker_breaks", pools: pools, required: false)
         }
         let overrides = Dictionary(self.timedBreaks.filter { $0.at == nil }.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -102,6 +103,7 @@ extension Loader {
                         pools: override.map { $0.pools.isEmpty ? defaults.pools : $0.pools } ?? defaults.pools,
                         restrict: override.map { $0.restrict.isEmpty ? defaults.restrict : $0.restrict } ?? defaults.restrict,
                         once: override?.once ?? defaults.once ?? false,
+                        skip: override?.skip ?? defaults.skip,
                         markerLine: marker.line,
                         node: node,
                         field: field
@@ -137,6 +139,7 @@ extension Loader {
                     pools: entry.settings.pools,
                     restrict: entry.settings.restrict,
                     once: entry.settings.once ?? false,
+                    skip: entry.settings.skip,
                     markerLine: nil,
                     node: entry.node,
                     field: entry.field
@@ -239,7 +242,8 @@ extension Loader {
                     cut: time(cut.segment),
                     replaced: cut.end.map { time($0) - time(cut.segment) },
                     markerLine: cut.markerLine
-                )
+                ),
+                skip: cut.skip
             )
         }
         for adBreak in breaks where self.breakNodes[adBreak.id] == nil { self.breakNodes[adBreak.id] = (program.node, "program.breaks") }
@@ -283,6 +287,45 @@ extension Loader {
             }
             restrict.insert(restriction)
         }
-        return BreakSettings(duration: duration, pools: breakPools, restrict: restrict, once: self.reader.bool(fields["once"], "\(field).once"))
+        return BreakSettings(
+            duration: duration,
+            pools: breakPools,
+            restrict: restrict,
+            once: self.reader.bool(fields["once"], "\(field).once"),
+            skip: self.skipControl(fields["skip"], field: "\(field).skip", duration: duration, restrict: restrict)
+        )
+    }
+
+    /// `skip: { after: S, for: S, label: ID }`: after at least 0 and within the break, for above 0,
+    /// label an id; refused beside `restrict: [skip]`, which forbids what it offers.
+    mutating func skipControl(_ node: Node?, field: String, duration: ExactDecimal?, restrict: Restriction) -> SkipControl? {
+        guard let node else { return nil }
+        let fields = self.reader.mapping(node, field, allowed: ["after", "for", "label"])
+        guard let after = self.reader.decimal(fields["after"], "\(field).after", required: true, parent: node) else { return nil }
+        var valid = true
+        if after < .zero || duration.map({ after >= $0 }) == true {
+            self.reader.issue(
+                fields["after"],
+                "\(field).after",
+                "must be from 0 to less than the break's duration\(duration.map { " (\($0) s)" } ?? ""): seconds into the break when the player offers to skip it"
+            )
+            valid = false
+        }
+        let seconds = self.reader.decimal(fields["for"], "\(field).for")
+        if let seconds, seconds <= .zero || seconds > CampaignLimits.maxBreakDuration {
+            self.reader.issue(
+                fields["for"],
+                "\(field).for",
+                "must be above 0 and at most \(CampaignLimits.maxBreakDuration) s: how long the skip control stays"
+            )
+            valid = false
+        }
+        let label = fields["label"].flatMap { self.reader.identifier($0, "\(field).label") }
+        if fields["label"] != nil, label == nil { valid = false }
+        if restrict.contains(.skip) {
+            self.reader.issue(node, field, "a break that restricts skip cannot offer a skip control; drop skip from restrict, or this skip:")
+            valid = false
+        }
+        return valid ? SkipControl(after: after, duration: seconds, label: label) : nil
     }
 }

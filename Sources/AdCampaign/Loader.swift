@@ -371,7 +371,7 @@ struct Loader {
         }
         for (index, item) in self.reader.sequence(node, "breaks").enumerated() {
             let field = "breaks[\(index)]"
-            let fields = self.reader.mapping(item, field, allowed: ["id", "before", "after", "at", "duration", "pools", "restrict", "once"])
+            let fields = self.reader.mapping(item, field, allowed: ["id", "before", "after", "at", "duration", "pools", "restrict", "once", "skip"])
             guard let id = self.reader.identifier(fields["id"], "\(field).id", required: true, parent: item) else { continue }
             if breaks.contains(where: { $0.id == id }) || self.timedBreaks.contains(where: { $0.id == id }) {
                 self.reader.issue(fields["id"], "\(field).id", "break \"\(id)\" is defined twice; break ids must be unique")
@@ -411,7 +411,8 @@ struct Loader {
                     pools: settings.pools,
                     restrict: settings.restrict,
                     once: settings.once ?? false,
-                    placement: nil
+                    placement: nil,
+                    skip: settings.skip
                 )
             )
         }

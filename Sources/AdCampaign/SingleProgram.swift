@@ -37,4 +37,5 @@ struct BreakSettings {
     var restrict: Restriction
     /// Nil when not given.
     var once: Bool?
+    var skip: SkipControl? = nil
 }

@@ -38,17 +38,21 @@ public struct CMCDRequest: Sendable, Hashable {
     }
 
     /// The `CMCD` argument of a request's path (`…/v0.m3u8?CMCD=bs%2Cbr%3D3200`), still
-    /// percent-encoded; nil when there is none. A pass over the path only when it has a query.
+    /// percent-encoded; nil when there is none.
     public static func queryValue(inPath path: String) -> String? {
-        // Most paths have no query: one pass over their contiguous bytes says so.
+        for argument in Self.query(inPath: path) ?? [] where argument.hasPrefix("CMCD=") {
+            return String(argument.dropFirst(5))
+        }
+        return nil
+    }
+
+    /// The arguments of a request path's query (`a=1`, `b`), as they are; nil without a query —
+    /// found in one pass over the path's contiguous bytes, as most paths have none.
+    public static func query(inPath path: String) -> [Substring]? {
         let question =
             path.utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: "?")) }
             ?? path.utf8.firstIndex(of: UInt8(ascii: "?")).map { path.utf8.distance(from: path.utf8.startIndex, to: $0) }
         guard let question else { return nil }
-        let query = path.utf8.dropFirst(question + 1).split(separator: UInt8(ascii: "&")).lazy.map { Substring($0) }
-        for argument in query where argument.hasPrefix("CMCD=") {
-            return String(argument.dropFirst(5))
-        }
-        return nil
+        return path.utf8.dropFirst(question + 1).split(separator: UInt8(ascii: "&")).map { Substring($0) }
     }
 }

@@ -48,7 +48,9 @@ final class SessionObserver: Sendable {
     }
 
     /// What a request says of its player: its CMCD (the query argument, still percent-encoded,
-    /// or the `CMCD-*` headers' values) and Apple's playback session id.
+    /// or the `CMCD-*` headers' values) and its playback session id (Apple's
+    /// `X-Playback-Session-Id` header, else the `_HLS_primary_id` argument players add to
+    /// interstitial requests).
     struct Clues: Sendable {
         var cmcdQuery: String?
         var cmcdHeaders: [String] = []
@@ -59,12 +61,22 @@ final class SessionObserver: Sendable {
         /// Read off a request: a look at the path only when it has a query, one pass over the
         /// header fields; nil when the request says nothing.
         init?(_ head: HTTPRequest) {
-            self.cmcdQuery = head.path.flatMap(CMCDRequest.queryValue(inPath:))
+            if let path = head.path, let query = CMCDRequest.query(inPath: path) {
+                for argument in query {
+                    if argument.hasPrefix("CMCD=") {
+                        self.cmcdQuery = String(argument.dropFirst(5))
+                    } else if argument.hasPrefix("_HLS_primary_id=") {
+                        // What a player that cannot send X-Playback-Session-Id sends instead
+                        // (draft-pantos-hls-rfc8216bis Appendix D.4: on interstitial requests).
+                        self.playbackSession = String(argument.dropFirst(16))
+                    }
+                }
+            }
             for field in head.headerFields {
                 let name = field.name.canonicalName
                 if name.utf8.first == UInt8(ascii: "c"), name.hasPrefix("cmcd-") {
                     if self.cmcdHeaders.count < 4 { self.cmcdHeaders.append(field.value) }
-                } else if field.name == Self.playbackSessionHeader, self.playbackSession == nil {
+                } else if field.name == Self.playbackSessionHeader {
                     self.playbackSession = field.value
                 }
             }

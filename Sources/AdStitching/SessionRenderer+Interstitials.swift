@@ -52,9 +52,11 @@ extension SessionRenderer {
     ///   whole primary, `ONCE` for `once: true`;
     /// - `DURATION`: what the break plays; for a replacement (`X-TIMELINE-OCCUPIES="RANGE"`), the
     ///   stretch of primary it stands in for;
-    /// - `X-ASSET-LIST`: the session's asset list of the break, relative to the playlist;
+    /// - `X-ASSET-LIST`: the session's asset list of the break, relative to the playlist, with
+    ///   `_HLS_interstitial_id` (Appendix D.4);
     /// - `X-RESUME-OFFSET`: 0 for an insertion, the replaced stretch for a replacement;
-    ///   `X-PLAYOUT-LIMIT`: the break's nominal duration; `X-RESTRICT` from `restrict`; `X-SNAP`
+    ///   `X-PLAYOUT-LIMIT`: the break's nominal duration; `X-RESTRICT` from `restrict`;
+    ///   `X-SKIP-CONTROL-OFFSET`, `-DURATION`, `-LABEL-ID` from `skip` (``SkipControl``); `X-SNAP`
     ///   where a video variant has no segment boundary at the start (OUT) or the resume point (IN);
     /// - `X-TIMELINE-STYLE="HIGHLIGHT"`: ads are shown apart from the programme;
     /// - `X-AD-CREATIVE-SIGNALING`: SVTA 2053-2 creative signalling of the break's ads (base64 JSON).
@@ -85,10 +87,25 @@ extension SessionRenderer {
                 duration: interstitial.isReplacement ? interstitial.resumeOffset : interstitial.duration,
                 into: &bytes
             ) { bytes in
-                TagBytes.quoted("X-ASSET-LIST", SessionFile.assetList(adBreak.id).name, into: &bytes)
+                // Appendix D.4: the server names the interstitial on its asset-list request
+                // (`_HLS_interstitial_id`, the date range's ID), so its logs and a CDN's cache key
+                // see which break is asked for; the player adds `_HLS_primary_id` (and, joining a
+                // live break, `_HLS_start_offset`). Ids are unreserved characters (checked where
+                // they are read): written as they are.
+                TagBytes.quoted("X-ASSET-LIST", into: &bytes) { bytes in
+                    bytes.append(contentsOf: Self.assetListPrefix.utf8)
+                    bytes.append(contentsOf: adBreak.id.utf8)
+                    bytes.append(contentsOf: ".json?_HLS_interstitial_id=".utf8)
+                    bytes.append(contentsOf: adBreak.id.utf8)
+                }
                 TagBytes.decimal("X-RESUME-OFFSET", interstitial.resumeOffset, into: &bytes)
                 TagBytes.decimal("X-PLAYOUT-LIMIT", adBreak.duration, into: &bytes)
                 TagBytes.quotedList("X-RESTRICT", adBreak.restrict.names.map { $0.uppercased() }, into: &bytes)
+                if let skip = adBreak.skip {
+                    TagBytes.decimal("X-SKIP-CONTROL-OFFSET", skip.after, into: &bytes)
+                    if let duration = skip.duration { TagBytes.decimal("X-SKIP-CONTROL-DURATION", duration, into: &bytes) }
+                    if let label = skip.label { TagBytes.quoted("X-SKIP-CONTROL-LABEL-ID", label, into: &bytes) }
+                }
                 if interstitial.snap != .none {
                     TagBytes.quoted("X-SNAP", interstitial.snap.out ? (interstitial.snap.in ? "OUT,IN" : "OUT") : "IN", into: &bytes)
                 }
@@ -103,7 +120,7 @@ extension SessionRenderer {
 
     /// The asset list of break `id` (Appendix D.3): `{"ASSETS":[{"URI":…,"DURATION":…},…]}`, the
     /// break's ads and slate repeats in play order with their exact durations, each with its
-    /// SVTA 2053-2 creative signalling (ads; the slate has none). `base` makes the URIs of local
+    /// SVTA 2053-2 creative signalling (ads; the slate has none), and the break's `SKIP-CONTROL`. `base` makes the URIs of local
     /// media absolute (`http://host`): hls.js 1.6 resolves a relative asset URI against the page,
     /// not the list. With `adPlaylistURI` (server-side reporting), an ad whose events AdStitch
     /// fires is the URI it gives for the ad's place in the plan: the session's own copy of the
@@ -136,7 +153,15 @@ extension SessionRenderer {
             }
             assets.append(.object(members))
         }
-        return JSONValue.object([("ASSETS", .array(assets))]).text()
+        var list: [(String, JSONValue)] = [("ASSETS", .array(assets))]
+        // The same skip control as the date range's, for players that read it from the list.
+        if let skip = interstitial.planned.adBreak.skip {
+            var control: [(String, JSONValue)] = [("OFFSET", .decimal(skip.after))]
+            if let duration = skip.duration { control.append(("DURATION", .decimal(duration))) }
+            if let label = skip.label { control.append(("LABEL-ID", .string(label))) }
+            list.append(("SKIP-CONTROL", .object(control)))
+        }
+        return JSONValue.object(list).text()
     }
 
     /// The URI of the multivariant playlist a piece of a break plays, as the layout writes its

@@ -307,6 +307,42 @@ struct BrokenCampaignTests {
             message: "\"seek\" is not a policy"
         ),
         .init(
+            name: "skip after the break's end",
+            yaml: edited([("pools: [prime] }", "pools: [prime], skip: { after: 10 } }")]),
+            field: "breaks[0].skip.after",
+            message: "must be from 0 to less than the break's duration (10 s)"
+        ),
+        .init(
+            name: "skip without after",
+            yaml: edited([("pools: [prime] }", "pools: [prime], skip: { for: 3 } }")]),
+            field: "breaks[0].skip.after",
+            message: "required"
+        ),
+        .init(
+            name: "skip shown for no time",
+            yaml: edited([("pools: [prime] }", "pools: [prime], skip: { after: 5, for: 0 } }")]),
+            field: "breaks[0].skip.for",
+            message: "must be above 0"
+        ),
+        .init(
+            name: "skip with a label that is no id",
+            yaml: edited([("pools: [prime] }", "pools: [prime], skip: { after: 5, label: 'skip \"now\"' } }")]),
+            field: "breaks[0].skip.label",
+            message: "is not a valid id"
+        ),
+        .init(
+            name: "skip beside restrict skip",
+            yaml: edited([("pools: [prime] }", "pools: [prime], restrict: [skip], skip: { after: 5 } }")]),
+            field: "breaks[0].skip",
+            message: "a break that restricts skip cannot offer a skip control"
+        ),
+        .init(
+            name: "skip with an unknown key",
+            yaml: edited([("pools: [prime] }", "pools: [prime], skip: { after: 5, until: 8 } }")]),
+            field: "breaks[0].skip.until",
+            message: "unknown key; expected one of after, for, label"
+        ),
+        .init(
             name: "break twice",
             yaml: edited([
                 (

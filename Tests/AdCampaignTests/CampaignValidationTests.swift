@@ -773,7 +773,7 @@ struct CampaignValidationTests {
         #expect(unknown.file == inlineFile)
         #expect(unknown.line == 7)
         #expect(unknown.column == column(of: "duraton", line: 7, in: yaml))
-        #expect(unknown.message == "unknown key; expected one of id, before, after, at, duration, pools, restrict, once")
+        #expect(unknown.message == "unknown key; expected one of id, before, after, at, duration, pools, restrict, once, skip")
         // …and so the break has no duration, reported at the break.
         let missing = try issue(at: "breaks[0].duration", in: found)
         #expect(missing.line == 7)

@@ -364,4 +364,29 @@ struct QualityTests {
             }
         }
     }
+
+    @Test(
+        "an interstitial session's asset list names its date range (_HLS_interstitial_id); the _HLS_primary_id a player adds to it is recorded as the session's playback id"
+    )
+    func primaryIdRecorded() async throws {
+        try await self.app().test(.live) { client in
+            let master = try await client.execute(
+                uri: "/v1/campaigns/evening-news/master.m3u8?session=pid-1&insertion=interstitials",
+                method: .get
+            ) { String(buffer: $0.body) }
+            let token = try SessionSecurityTests.token(master)
+            let base = "/v1/campaigns/evening-news/sessions/\(token)/"
+            let primary = try await client.execute(uri: base + "v0.m3u8", method: .get) { String(buffer: $0.body) }
+            let lists = primary.matches(of: /ID="([^"]+)",CLASS="com.apple.hls.interstitial".*X-ASSET-LIST="([^"]+)"/).map {
+                (String($0.output.1), String($0.output.2))
+            }
+            try #require(!lists.isEmpty)
+            for (id, list) in lists { #expect(list == "assets-\(id).json?_HLS_interstitial_id=\(id)") }
+            try await client.execute(uri: base + lists[0].1 + "&_HLS_primary_id=F00D-1", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: base + "qoe", method: .get) { response in
+                let server = try #require(try Self.json(response)["server"] as? [String: Any])
+                #expect(server["playback_session"] as? String == "F00D-1")
+            }
+        }
+    }
 }

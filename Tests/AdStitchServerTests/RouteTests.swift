@@ -285,7 +285,7 @@ struct InsertionRouteTests {
             let (_, prefix) = try await self.routes.startSession(client, query: "session=i-1&insertion=interstitials")
             let media = try await client.execute(uri: prefix + "v0.m3u8", method: .get) { String(buffer: $0.body) }
             #expect(media.contains("CLASS=\"com.apple.hls.interstitial\""))
-            #expect(media.contains("X-ASSET-LIST=\"assets-mid-1.json\""))
+            #expect(media.contains("X-ASSET-LIST=\"assets-mid-1.json?_HLS_interstitial_id=mid-1\""))
             let list = try await client.execute(uri: prefix + "assets-mid-1.json", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "application/json")

@@ -95,7 +95,8 @@ struct InterstitialTests {
                 #expect(range.cue.contains("POST") == interstitial.isPostRoll)
                 #expect(range.cue.contains("ONCE") == adBreak.once)
                 let attributes = range.attributes
-                #expect(attributes.string("X-ASSET-LIST") == "assets-\(adBreak.id).json")
+                // Appendix D.4: the asset list names the interstitial it is of.
+                #expect(attributes.string("X-ASSET-LIST") == "assets-\(adBreak.id).json?_HLS_interstitial_id=\(adBreak.id)")
                 #expect(attributes.decimal("X-RESUME-OFFSET") == (adBreak.placement?.replaced ?? .zero))
                 #expect(attributes.decimal("X-PLAYOUT-LIMIT") == adBreak.duration)
                 #expect(range.duration == (interstitial.isReplacement ? interstitial.resumeOffset : interstitial.planned.duration))
@@ -177,6 +178,43 @@ struct InterstitialTests {
         }
     }
 
+    /// `skip:` on a break: its date range offers the skip control (Appendix D: offset, duration,
+    /// label), its asset list says the same (`SKIP-CONTROL`, within the list's schema); a break
+    /// without one says nothing of skipping; a stitched session, whose breaks are its timeline's,
+    /// has no such attribute anywhere.
+    @Test(
+        "skip: on a break: X-SKIP-CONTROL-OFFSET, -DURATION and -LABEL-ID on its date range, SKIP-CONTROL in its asset list; nothing on other breaks"
+    )
+    func skipControl() throws {
+        let file = Repository.campaign(Demo.eveningNews.rawValue)
+        let yaml = try String(contentsOf: file, encoding: .utf8)
+        let midRoll = "pools: [prime, house], restrict: [skip, jump] }"
+        #expect(yaml.contains(midRoll))
+        let edited = yaml.replacingOccurrences(
+            of: midRoll,
+            with: "pools: [prime, house], restrict: [jump], skip: { after: 5, for: 4.5, label: skip-ad } }"
+        )
+        let campaign = try CampaignLoader.load(yaml: edited, file: file)
+        #expect(campaign.breaks.first { $0.id == "mid-1" }?.skip == SkipControl(after: 5, duration: ExactDecimal("4.5"), label: "skip-ad"))
+        let layout = try StitchLayout(campaign: campaign, uris: Demo.uris(for: campaign))
+        let kind = SessionRenderer(layout: layout).session(.interstitials)
+        let plan = Planner().plan(campaign, for: viewer(["locale": "en-GB"], session: "skip", at: "2026-11-25T12:00:00Z"))
+        let primary = try PlaylistParser().parseMediaPlaylist(try kind.render(.playlist(layout.renditions[0]), plan).text)
+        let ranges = primary.dateRanges.map(\.dateRange)
+        let mid = try #require(ranges.first { $0.id == "mid-1" })
+        #expect(mid.attributes.decimal("X-SKIP-CONTROL-OFFSET") == 5 && mid.attributes.decimal("X-SKIP-CONTROL-DURATION") == ExactDecimal("4.5"))
+        #expect(mid.attributes.string("X-SKIP-CONTROL-LABEL-ID") == "skip-ad" && mid.attributes.string("X-RESTRICT") == "JUMP")
+        for other in ranges where other.id != "mid-1" { #expect(other.attributes.decimal("X-SKIP-CONTROL-OFFSET") == nil) }
+        let list = try ExactJSON.parse(try kind.render(.assetList("mid-1"), plan).text)
+        #expect(try ManifestSchema.assetList.get().violations(of: list) == [])
+        #expect(list["SKIP-CONTROL"]?["OFFSET"]?.decimal == 5 && list["SKIP-CONTROL"]?["DURATION"]?.decimal == ExactDecimal("4.5"))
+        #expect(list["SKIP-CONTROL"]?["LABEL-ID"]?.string == "skip-ad")
+        let preroll = try ExactJSON.parse(try kind.render(.assetList("preroll"), plan).text)
+        #expect(preroll["SKIP-CONTROL"] == nil)
+        let stitched = try SessionRenderer(layout: layout).session(.stitched).render(.playlist(layout.renditions[0]), plan).text
+        #expect(!stitched.contains("SKIP-CONTROL"))
+    }
+
     /// The property the two modes rest on: one session, one plan. The stitched playlist's ad
     /// pieces (traced to their source files) and the interstitial asset lists name the same ads
     /// in the same order, break by break, and the two manifests agree on every break and ad.
@@ -207,7 +245,8 @@ struct InterstitialTests {
             let playlist = try #require(session.playlists["v0"])
             var interstitialAds: [String] = []
             for entry in playlist.dateRanges {
-                let list = try ExactJSON.parse(try #require(session.files[entry.dateRange.attributes.string("X-ASSET-LIST") ?? ""]))
+                let name = (entry.dateRange.attributes.string("X-ASSET-LIST") ?? "").split(separator: "?").first.map(String.init) ?? ""
+                let list = try ExactJSON.parse(try #require(session.files[name]))
                 interstitialAds += (list["ASSETS"]?.items ?? []).map { byURI[$0["URI"]?.string ?? ""] ?? "?" }
             }
             #expect(stitchedAds == interstitialAds, "\(session.description)")
