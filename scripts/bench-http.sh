@@ -170,18 +170,7 @@ pkill -f "$work/creative.mp4" 2>/dev/null || true
 # The stitching path while players report their viewing quality: 1,000 of the sessions each post a
 # report every 10 s (~100 reports/s: a second wrk, ten connections, 100 ms between each one's
 # requests) beside the 2000-sessions load (docs/quality.md).
-python3 - "$work/sessions.lua" "$work/reports.lua" <<'PY'
-import re, sys
-paths = re.findall(r'"(/v1/[^"]+)/v3\.m3u8"', open(sys.argv[1]).read())[:1000]
-assert len(paths) == 1000, len(paths)
-body = '{"events": [{"type": "level", "at": 12.5, "bandwidth": 2500000}, {"type": "stall", "at": 14.2, "duration": 0.6}, {"type": "ended", "at": 30}]}'
-with open(sys.argv[2], "w") as lua:
-    lua.write("paths = {\n" + ",\n".join(f'  "{p}/qoe"' for p in paths) + "\n}\n")
-    lua.write("counter = 0\n")
-    lua.write(f"body = '{body}'\n")
-    lua.write('request = function()\n  counter = counter % #paths + 1\n  return wrk.format("POST", paths[counter], {["Content-Type"] = "application/json"}, body)\nend\n')
-    lua.write("delay = function() return 100 end\n")
-PY
+write_reports "$work/sessions.lua" "$work/reports.lua"
 for c in $connections; do
     # The same load without reports just before, so the pair compares within minutes (this VM's
     # speed drifts within the hour: docs/performance.md).

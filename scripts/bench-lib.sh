@@ -32,3 +32,20 @@ machine() {
     cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo "$(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(swift --version 2>&1 | head -1 | sed 's/ (.*//')"
 }
+
+# write_reports SESSIONS_LUA OUT: a wrk script posting a viewing-quality report (a level, a stall,
+# the end) to each of the first 1,000 sessions of SESSIONS_LUA in turn, 100 ms apart per connection.
+write_reports() {
+    python3 - "$1" "$2" <<'PY'
+import re, sys
+paths = re.findall(r'"(/v1/[^"]+)/v3\.m3u8"', open(sys.argv[1]).read())[:1000]
+assert len(paths) == 1000, len(paths)
+body = '{"events": [{"type": "level", "at": 12.5, "bandwidth": 2500000}, {"type": "stall", "at": 14.2, "duration": 0.6}, {"type": "ended", "at": 30}]}'
+with open(sys.argv[2], "w") as lua:
+    lua.write("paths = {\n" + ",\n".join(f'  "{p}/qoe"' for p in paths) + "\n}\n")
+    lua.write("counter = 0\n")
+    lua.write(f"body = '{body}'\n")
+    lua.write('request = function()\n  counter = counter % #paths + 1\n  return wrk.format("POST", paths[counter], {["Content-Type"] = "application/json"}, body)\nend\n')
+    lua.write("delay = function() return 100 end\n")
+PY
+}

@@ -16,17 +16,7 @@ ${BIN:-.build/release/adstitch} serve --campaigns "$work/campaigns" --port "$por
 server_pid=$!
 wait_ready "$port" "$work/server.log"
 write_sessions "$port" "$work/sessions.lua" "rep"
-python3 - "$work/sessions.lua" "$work/reports.lua" <<'PY'
-import re, sys
-paths = re.findall(r'"(/v1/[^"]+)/v3\.m3u8"', open(sys.argv[1]).read())[:1000]
-body = '{"events": [{"type": "level", "at": 12.5, "bandwidth": 2500000}, {"type": "stall", "at": 14.2, "duration": 0.6}, {"type": "ended", "at": 30}]}'
-with open(sys.argv[2], "w") as lua:
-    lua.write("paths = {\n" + ",\n".join(f'  "{p}/qoe"' for p in paths) + "\n}\n")
-    lua.write("counter = 0\n")
-    lua.write(f"body = '{body}'\n")
-    lua.write('request = function()\n  counter = counter % #paths + 1\n  return wrk.format("POST", paths[counter], {["Content-Type"] = "application/json"}, body)\nend\n')
-    lua.write("delay = function() return 100 end\n")
-PY
+write_reports "$work/sessions.lua" "$work/reports.lua"
 p99() { awk '$1 == "99%" {print $2}' "$1"; }
 rps() { awk '/^Requests\/sec:/ {print $2}' "$1"; }
 wrk -t2 -c32 -d3s -s "$work/sessions.lua" "http://127.0.0.1:$port" >/dev/null
