@@ -5,9 +5,10 @@ set -euo pipefail
 
 # Build: pkg-config, PCRE2, zlib (gzip responses), libxml2 (VAST and VMAP). End-to-end tests: ffmpeg (ffprobe), GStreamer with the HLS demuxer and
 # decoders, Chromium and its WebDriver, python3 (the test origins; python3-venv: hls.js and schemathesis come from PyPI),
-# PostgreSQL (the live break history's tests start their own server on loopback).
+# PostgreSQL (the live break history's tests start their own server on loopback), nginx (a CDN in front of a live
+# channel's primary playlists; the HTTP benchmarks' reference server).
 packages=(pkg-config libpcre2-dev zlib1g-dev libxml2-dev ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-    gstreamer1.0-plugins-bad gstreamer1.0-libav chromium chromium-driver python3 python3-venv postgresql "$@")
+    gstreamer1.0-plugins-bad gstreamer1.0-libav chromium chromium-driver python3 python3-venv postgresql nginx "$@")
 
 missing=()
 for p in "${packages[@]}"; do

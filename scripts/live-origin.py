@@ -18,6 +18,9 @@ alternate between the two marker styles packagers write:
                (an SCTE-35 splice_insert, out of network, with its break duration and CRC-32) and,
                where it ends, #EXT-X-DATERANGE with the same ID, DURATION=D, SCTE35-IN=0x…
 
+--early-break K: break K (0 the first) announces three segments more than it lasts — it ends
+early, as a live event's break that returns to the programme before its slot is over.
+
 --speed S runs the channel clock S times faster than the wall clock (tests that check the
 sliding window need not wait minutes). --date-offset SECONDS moves every date that far from the
 channel's clock (an encoder's clock set wrong, or dates that are content time: -10800 is three
@@ -159,6 +162,14 @@ class Channel:
         first = self.args.first_break + number * self.args.break_every
         return (self.start(first + self.args.break_length) - self.start(first)) / 1_000_000
 
+    def announced_duration(self, number):
+        """What the break's opening marker announces: its duration, but for --early-break, three
+        segments more — it ends before (an early return)."""
+        if number != self.args.early_break:
+            return self.break_duration(number)
+        first = self.args.first_break + number * self.args.break_every
+        return (self.start(first + self.args.break_length + 3) - self.start(first)) / 1_000_000
+
     def playlist(self, variant):
         segments = self.variants[variant]
         published = self.published()
@@ -201,7 +212,7 @@ class Channel:
         if here is None:
             return lines
         number, position = here
-        duration = self.break_duration(number)
+        duration = self.announced_duration(number)
         if number % 2 == 0:
             if position == 0:
                 lines.append("#EXT-X-CUE-OUT:DURATION=%s" % self.fmt(duration))
@@ -273,6 +284,7 @@ def main():
     parser.add_argument("--break-every", type=int, default=15)
     parser.add_argument("--break-length", type=int, default=4)
     parser.add_argument("--speed", type=float, default=1.0)
+    parser.add_argument("--early-break", type=int, default=-1, help="this break (0 the first) announces 3 segments more than it lasts")
     parser.add_argument("--date-offset", type=float, default=0.0)
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()

@@ -112,7 +112,7 @@ fetch() { "$py" -c 'import sys, urllib.request; sys.stdout.write(urllib.request.
 # The live demo's channel (Campaigns/live-news.yaml names 127.0.0.1:8081), so live sessions are
 # explored too; without it (the port taken, by `make run` say) live-news fails to load and the
 # run covers the VOD demos only.
-live=(live-news)
+live=(live-news live-news-interstitials)
 if "$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 8081))' 2>/dev/null; then
     "$py" scripts/live-origin.py --port 8081 --window 10 --first-break 3 --break-every 8 --break-length 3 --speed 2 >"$work/origin.log" 2>&1 &
     origin_pid=$!
@@ -157,10 +157,13 @@ done
 : >"$work/media.txt"
 token_uris='sessions/[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/[^"/[:space:]]*'
 for id in "${ids[@]}"; do
-    fetch "$base/v1/campaigns/$id/master.m3u8?session=st-1&locale=es-ES&device=tv" | grep -o "$token_uris" >"$work/$id.txt" || true
+    fetch "$base/v1/campaigns/$id/master.m3u8?session=st-1&locale=es-ES&device=tv" >"$work/$id.master" || true
+    grep -o "$token_uris" "$work/$id.master" >"$work/$id.txt" || true
+    # A live interstitial session's master names the channel's playlists, its token in their query.
+    grep -o 'channel/[^?]*?token=[A-Za-z0-9_.-]*' "$work/$id.master" | sed 's|channel/.*?token=\(.*\)|sessions/\1/assets-seq-1.json|' | sort -u >>"$work/$id.txt" || true
     fetch "$base/preview/$id/master.m3u8?session=st-1&at=2026-11-27T19:30:00Z" 2>/dev/null | grep -o "$token_uris" >>"$work/sessions.txt" || true
     cat "$work/$id.txt" >>"$work/sessions.txt"
-    first=$(grep -m1 '/v0\.m3u8$' "$work/$id.txt" || head -1 "$work/$id.txt")
+    first=$(grep -m1 '/v0\.m3u8$' "$work/$id.txt" || grep -m1 '\.m3u8$' "$work/$id.txt" || true)
     [ -n "$first" ] && fetch "$base/v1/campaigns/$id/$first" | grep -o "/v1/campaigns/$id/media/[^\"[:space:]]*" |
         sed "s|^/v1/campaigns/$id/media/|$id |" | sort -u | head -20 >>"$work/media.txt" || true
 done

@@ -127,13 +127,21 @@ extension Loader {
         return LiveStall(after: after, fill: fill)
     }
 
-    /// What live programmes do not support yet, refused at load with the field named.
-    mutating func checkLiveLimits(_ fields: [String: Node], insertion: Insertion) {
-        if insertion != .stitched {
+    /// `reporting:` as written, for a check made before the field is read (whose reading says
+    /// what is wrong with it): the default where it names no mode.
+    func peekReporting(_ node: Node?) -> Campaign.Reporting {
+        node?.scalar.flatMap { Campaign.Reporting(rawValue: $0.string) } ?? Campaign.Reporting.server
+    }
+
+    /// What live programmes do not support yet, refused at load with the field named: HLS
+    /// Interstitials (`insertion: interstitials | auto`) report client-side only so far — AdStitch
+    /// does not fire a live asset list's ads' events — so they need `reporting: client`.
+    mutating func checkLiveLimits(_ fields: [String: Node], insertion: Insertion, reporting: Campaign.Reporting) {
+        if insertion != .stitched, reporting == .server {
             self.reader.issue(
                 fields["insertion"],
                 "insertion",
-                "live programmes are stitched (HLS Interstitials for live channels are not supported yet); remove insertion:"
+                "a live channel's interstitial sessions report client-side (the player fires the ads' events from the asset lists' creative signalling; AdStitch does not fire them yet): add reporting: client, or leave insertion out for stitched sessions"
             )
         }
         if let rewrite = fields["rewrite"] {

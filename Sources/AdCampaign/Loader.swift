@@ -109,7 +109,7 @@ struct Loader {
                 self.reader.issue(node, "insertion", "\"\(name)\" is not an insertion mode; use stitched, interstitials or auto")
             }
         }
-        if self.isLive { self.checkLiveLimits(fields, insertion: insertion) }
+        if self.isLive { self.checkLiveLimits(fields, insertion: insertion, reporting: self.peekReporting(fields["reporting"])) }
         // A live channel has no schedule for a VMAP answer to map onto: each break is asked for
         // when it opens (docs/campaign-format.md "Ad decision servers").
         if self.isLive {

@@ -67,7 +67,6 @@ public struct SessionToken: Sendable, Hashable {
         capped: [Int] = []
     ) {
         precondition(insertion != .auto, "a session's token carries the insertion mode auto resolved to")
-        precondition(liveJoin == nil || insertion == .stitched, "live sessions are stitched")
         precondition(!decided || liveJoin == nil, "live sessions ask no ad server yet")
         precondition(
             capped.count <= Self.maxCapped && zip(capped, capped.dropFirst()).allSatisfy { $0 < $1 }
@@ -136,7 +135,7 @@ public struct SessionToken: Sendable, Hashable {
     package static let signatureBytes = 16
 
     /// The signed token. The payload: version, scope (`v`/`p`), insertion (`s` stitched, `i`
-    /// interstitials, `l` a live session, stitched; `S` and `I`: stitched and interstitials
+    /// interstitials, `l` a live session, stitched, `L` one as the channel's interstitials; `S` and `I`: stitched and interstitials
     /// with an ad server's recorded decisions), decision time and expiry (big-endian
     /// 64-bit; a live session's join point after them, the same way), then campaign, revision, session and the attributes' count and names and values (version 4: then a catalogue title's path; version 5: the reporting byte, then the title if any),
     /// each string as a LEB128 length and its UTF-8; attributes sorted by name, so a context
@@ -145,7 +144,11 @@ public struct SessionToken: Sendable, Hashable {
         var bytes: [UInt8] = [
             self.hasOptions ? Self.versionWithReporting : self.title == nil ? Self.version : Self.versionWithTitle,
             UInt8(ascii: self.scope == .viewer ? "v" : "p"),
-            UInt8(ascii: self.liveJoin != nil ? "l" : self.insertion == .interstitials ? (self.decided ? "I" : "i") : (self.decided ? "S" : "s")),
+            UInt8(
+                ascii: self.liveJoin != nil
+                    ? (self.insertion == .interstitials ? "L" : "l")
+                    : self.insertion == .interstitials ? (self.decided ? "I" : "i") : (self.decided ? "S" : "s")
+            ),
         ]
         bytes.reserveCapacity(64 + self.campaign.utf8.count + self.revision.utf8.count + self.session.utf8.count)
         for value in [self.at, self.expires] + (self.liveJoin.map { [Int64($0)] } ?? []) {
@@ -306,6 +309,7 @@ public struct SessionToken: Sendable, Hashable {
             case UInt8(ascii: "S"): (insertion, decided) = (.stitched, true)
             case UInt8(ascii: "I"): (insertion, decided) = (.interstitials, true)
             case UInt8(ascii: "l"): live = true
+            case UInt8(ascii: "L"): (insertion, live) = (.interstitials, true)
             default: return nil
             }
         }

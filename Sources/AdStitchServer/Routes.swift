@@ -12,6 +12,8 @@ enum Routes {
     /// A new session of a catalogue title: `{path…}` is its multivariant playlist below the prefix.
     static let catalogueMaster: RouterPath = "/v1/campaigns/:id/assets/**"
     static let sessionFile: RouterPath = "/v1/campaigns/:id/sessions/:token/:file"
+    /// A live channel's primary playlist of one rendition, the same for every viewer (its interstitial sessions').
+    static let channelPlaylist: RouterPath = "/v1/campaigns/:id/channel/:file"
     /// A segment where an ad's events fall (server-side reporting): `302` to it, the events fired.
     static let beacon: RouterPath = "/v1/campaigns/:id/sessions/:token/beacons/:piece/:events/:signature"
     /// A session's viewing quality: its player's reports (`POST`), its figures (`GET`).
@@ -42,6 +44,8 @@ enum Routes {
     static let previewMediaJSON: RouterPath = "/preview/:id/media.json"
     static let previewMaster: RouterPath = "/preview/:id/master.m3u8"
     static let previewSessionFile: RouterPath = "/preview/:id/sessions/:token/:file"
+    /// ``channelPlaylist`` for the preview's live interstitial sessions.
+    static let previewChannelPlaylist: RouterPath = "/preview/:id/channel/:file"
 
     /// Where a new session of campaign `id` starts.
     static func masterPath(_ id: String) -> String { "/v1/campaigns/\(id)/master.m3u8" }

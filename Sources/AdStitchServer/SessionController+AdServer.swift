@@ -160,7 +160,8 @@ extension SessionController {
         guard served.campaign.adServer(for: context) != nil else { return ([:], []) }
         var decided: [String: [Ad]] = [:]
         var creatives: [StitchLayout.LaidOutCreative] = []
-        for liveBreak in breaks where liveBreak.first >= joined && liveBreak.kind == .marker {
+        // An interstitial session's player may join a break mid-way: its asset list is the viewer's too.
+        for liveBreak in breaks where (liveBreak.first >= joined || token.insertion == .interstitials) && liveBreak.kind == .marker {
             guard let duration = LiveSchedule.plannedDuration(liveBreak, live: live) else { continue }
             let adBreak = live.adBreak(id: liveBreak.id, duration: duration)
             let key = token.decisionKey + "\u{1f}" + liveBreak.id

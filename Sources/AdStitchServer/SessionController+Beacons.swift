@@ -191,7 +191,7 @@ extension SessionController {
             return PlacedAd(ad: ad, breakPosition: Self.breakPositions[position ?? "mid"] ?? "2", contentPlayhead: programme.sum())
         }
         guard let joined = token.liveJoin,
-            let kind = try? await self.liveKind(served, token, joined: joined, deviceHeaders: headers),
+            let kind = (try? await self.liveKind(served, token, joined: joined, deviceHeaders: headers)) as? LiveSessionKind,
             let fill = try? kind.schedule(plan).fills[breakID], fill.pieces.indices.contains(place.piece),
             let ad = fill.pieces[place.piece].ad
         else { return nil }

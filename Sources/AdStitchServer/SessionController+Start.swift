@@ -133,9 +133,6 @@ extension SessionController {
                     detail: "this replica has not read the live channel \(channel.renditions[0].absoluteString) yet; try again in a few seconds"
                 )
             }
-            if let asked, asked != .stitched {
-                throw Problem.badRequest("insertion=\(asked.rawValue): live sessions are stitched; leave insertion out")
-            }
             liveJoin = edge
         }
         // The caps the viewer reached (a viewer only a signed start or a trusting campaign gives).
@@ -155,19 +152,33 @@ extension SessionController {
             attributes: attributes,
             expires: self.policy.expiryOfNewToken,
             scope: scope,
-            insertion: liveJoin != nil
-                ? .stitched
-                : InsertionChoice.resolve(
-                    asked ?? served.campaign.insertion,
-                    userAgent: userAgent,
-                    player: attributes["player"],
-                    campaign: served.campaign
-                ),
+            insertion: try Self.insertion(served.campaign, asked: asked, reporting: reporting, userAgent: userAgent, player: attributes["player"]),
             liveJoin: liveJoin,
             title: title,
             reporting: reporting,
             capped: capped
         )
+    }
+
+    /// The insertion mode of a new session of `campaign`: as asked, else as the campaign says,
+    /// `auto` resolved for the player (``InsertionChoice``). A live channel's interstitial sessions
+    /// report client-side (docs/campaign-format.md "Live interstitials"): `auto` gives a session
+    /// that reports server-side stitched; `insertion=interstitials` with it is refused.
+    static func insertion(
+        _ campaign: Campaign,
+        asked: Insertion?,
+        reporting: Campaign.Reporting?,
+        userAgent: String?,
+        player: String?
+    ) throws(Problem) -> Insertion {
+        let resolved = InsertionChoice.resolve(asked ?? campaign.insertion, userAgent: userAgent, player: player, campaign: campaign)
+        guard campaign.live != nil, resolved == .interstitials, (reporting ?? campaign.reporting) == .server else { return resolved }
+        if asked == .interstitials {
+            throw Problem.badRequest(
+                "insertion=interstitials on a live channel needs reporting=client: its interstitial sessions report client-side (the player fires the ads' events from the asset lists)"
+            )
+        }
+        return .stitched
     }
 
     /// The multivariant playlist of the session `token` describes; its URIs are
@@ -193,10 +204,18 @@ extension SessionController {
             let base = prefix + "sessions/\(tokenText)/"
             // The session's other files are fetched next, under this token: planned already.
             self.sessions.put(tokenText, session)
+            // A live interstitial session plays the channel's primary playlists, the token in their query.
+            let playlistURI: (StitchRendition) -> String =
+                session.kind is LiveInterstitialSessionKind
+                ? {
+                    prefix + SessionRenderer.channelFolder + SessionFile.playlist($0).name + "?" + SessionRenderer.channelTokenParameter + "="
+                        + tokenText
+                }
+                : { base + SessionFile.playlist($0).name }
             return try session.kind.render(
                 .multivariant,
                 session.plan,
-                links: SessionLinks(playlistURI: { base + SessionFile.playlist($0).name }, boundariesURI: base + SessionFile.boundaries.name)
+                links: SessionLinks(playlistURI: playlistURI, boundariesURI: base + SessionFile.boundaries.name)
             ).text
         }
         if token.scope == .viewer {

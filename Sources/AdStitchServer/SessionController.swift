@@ -127,6 +127,7 @@ struct SessionController: Sendable {
         router.getAndHead(Routes.master) { request, context in try await self.master(request, context) }
         router.getAndHead(Routes.catalogueMaster) { request, context in try await self.catalogueMaster(request, context) }
         router.getAndHead(Routes.beacon) { request, context in try await self.beacon(request, context) }
+        router.getAndHead(Routes.channelPlaylist) { request, context in try self.channelPlaylist(request, context) }
         router.get(Routes.sessionEvents) { request, context in try await self.events(request, context) }
     }
 
@@ -275,11 +276,12 @@ struct SessionController: Sendable {
         if token.decided, verified?.load != served.load {
             return .restore(served, token)
         }
-        if case .assetList = sessionFile {
-            return .assetList(sessionFile, served, token, verified)
-        }
+        // A live session's files move with the channel (its asset lists too: the breaks come as it plays).
         if let joined = token.liveJoin, !sessionFile.isFiller {
             return .live(sessionFile, served, token, joined: joined, verified)
+        }
+        if case .assetList = sessionFile {
+            return .assetList(sessionFile, served, token, verified)
         }
         // The bytes are a function of the token and the file, so they are named by them.
         let etag = Response.digest((tokenText + "/" + file).utf8)

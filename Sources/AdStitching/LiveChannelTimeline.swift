@@ -149,9 +149,12 @@ public struct LiveChannelTimeline: Sendable {
     }
 
     /// What to keep of a rendition's joined windows: a viewer's window and its hold-back, with
-    /// two target durations to spare.
+    /// two target durations to spare — and as long again as the origin's window, which an origin
+    /// catching up may publish at once: its segments are due only a hold-back later
+    /// (``newestDue(in:cutoff:now:sightings:)``, for the primary playlists), and until then viewers' windows end before them, starting
+    /// where every replica's do.
     private func keep(_ window: LiveRenditionWindow) -> ExactDecimal {
-        window.span + window.holdBack + ExactDecimal(2 * window.targetDuration)
+        window.span + window.holdBack + ExactDecimal(2 * window.targetDuration) + window.segments.map(\.duration).sum()
     }
 
     /// Other replicas' sightings (the shared history's): each segment's earliest is kept, and the
@@ -218,7 +221,11 @@ public struct LiveChannelTimeline: Sendable {
     /// The breaks are cut too: a replica that has read a break's CUE-IN lists its closed fill whole,
     /// one that has not yet lists it to the window's end; so a closing counts from the refresh whose
     /// window reaches the break's last segment, on every replica alike.
-    public func cut(at now: ExactDecimal) -> Cut {
+    ///
+    /// `sightings`: each segment is due a hold-back after its first sighting too
+    /// (``newestDue(in:cutoff:now:sightings:)``) — a live channel's primary playlists, the same
+    /// bytes on every replica even while an origin catches up.
+    public func cut(at now: ExactDecimal, sightings: Bool = false) -> Cut {
         let published = self.tracker.published
         guard let current = self.windows[0] else {
             return Cut(windows: self.windows, clock: (self.date(at: now), self.targetDuration), breaks: published)
@@ -226,8 +233,8 @@ public struct LiveChannelTimeline: Sendable {
         let cutoff = self.date(at: now) - current.holdBack
         let clock = (cutoff, current.targetDuration)
         var reference = current
-        var last = self.newestDue(in: current, cutoff: cutoff)
-        if last == nil, let old = self.superseded[0], let index = self.newestDue(in: old, cutoff: cutoff) {
+        var last = self.newestDue(in: current, cutoff: cutoff, now: now, sightings: sightings)
+        if last == nil, let old = self.superseded[0], let index = self.newestDue(in: old, cutoff: cutoff, now: now, sightings: sightings) {
             (reference, last) = (old, index)
         }
         // Nothing due yet (a channel's first segments): its oldest segment, which every replica
@@ -259,11 +266,22 @@ public struct LiveChannelTimeline: Sendable {
     /// The index of `window`'s newest segment that ends by `cutoff` — each on the clock as it
     /// stood when the segment was new (where the origin's dates went back since, the segment is
     /// compared that much later).
-    private func newestDue(in window: LiveRenditionWindow, cutoff: ExactDecimal) -> Int? {
+    ///
+    /// With `sightings`, also first seen (the earliest sighting, shared) a hold-back before `now`.
+    /// By its date alone, a segment published late — an origin catching up after a stall
+    /// publishes a run of them at once — is due at once on whichever replica read it first, while
+    /// one that has not polled since cuts before it: viewers' windows differ for a poll, which a
+    /// stitched session's numbering bears (its numbers never go back) but a live interstitial
+    /// session's primary playlist, which a CDN keeps for every viewer, must not. A hold-back after
+    /// its earliest sighting every replica has read the segment and that sighting. A segment
+    /// published on time is due by its date a poll at most earlier than by its sighting.
+    private func newestDue(in window: LiveRenditionWindow, cutoff: ExactDecimal, now: ExactDecimal, sightings: Bool) -> Int? {
         var since = ExactDecimal.zero
         for index in window.segments.indices.reversed() {
             let segment = window.segments[index]
-            if segment.end <= cutoff + since { return index }
+            if segment.end <= cutoff + since, !sightings || self.seen[segment.sequence].map({ $0 + window.holdBack <= now }) ?? true {
+                return index
+            }
             since += self.setBack[segment.sequence] ?? .zero
         }
         return nil

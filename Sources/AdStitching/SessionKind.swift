@@ -111,11 +111,14 @@ extension SessionKind {
 
 extension SessionRenderer {
     /// The kind of a session of this campaign load that gets its ads as `insertion` says (a live
-    /// campaign's sessions are live, always stitched), reporting as `reporting` says (nil: as the
-    /// campaign does).
+    /// campaign's sessions are live: stitched, or as the channel's interstitials), reporting as
+    /// `reporting` says (nil: as the campaign does).
     public func session(_ insertion: Insertion, reporting: Campaign.Reporting? = nil) -> any SessionKind {
         let reporting = reporting ?? self.layout.campaign.reporting
-        if self.layout.campaign.live != nil { return LiveSessionKind(renderer: self, reporting: reporting) }
+        if self.layout.campaign.live != nil {
+            return insertion == .interstitials
+                ? LiveInterstitialSessionKind(renderer: self, reporting: reporting) : LiveSessionKind(renderer: self, reporting: reporting)
+        }
         return insertion == .interstitials
             ? InterstitialSessionKind(renderer: self, reporting: reporting) : StitchedSessionKind(renderer: self, reporting: reporting)
     }

@@ -146,12 +146,9 @@ extension SessionRenderer {
                     self.assetURI(piece, rewrites: plan.rewrites, values: values)
                 }
             if let base, uri.hasPrefix("/"), !uri.hasPrefix("//") { uri = base + uri }
-            var members: [(String, JSONValue)] = [("URI", .string(uri)), ("DURATION", .decimal(piece.duration))]
-            if case .ad(let ad, _) = piece.kind {
-                // The asset is the creative's own timeline: it starts at 0.
-                members.append(("X-AD-CREATIVE-SIGNALING", Self.slot([(ad, .zero, piece.duration)], trackers: trackers)))
-            }
-            assets.append(.object(members))
+            var ad: Ad?
+            if case .ad(let pieceAd, _) = piece.kind { ad = pieceAd }
+            assets.append(Self.assetEntry(uri: uri, duration: piece.duration, ad: ad, trackers: trackers))
         }
         var list: [(String, JSONValue)] = [("ASSETS", .array(assets))]
         // The same skip control as the date range's, for players that read it from the list.
@@ -162,6 +159,15 @@ extension SessionRenderer {
             list.append(("SKIP-CONTROL", .object(control)))
         }
         return JSONValue.object(list).text()
+    }
+
+    /// One asset of an asset list: its URI, its exact duration and, for an ad, its SVTA 2053-2
+    /// creative signalling (the asset is the creative's own timeline: it starts at 0) — VOD and
+    /// live asset lists alike.
+    static func assetEntry(uri: String, duration: ExactDecimal, ad: Ad?, trackers: Bool) -> JSONValue {
+        var members: [(String, JSONValue)] = [("URI", .string(uri)), ("DURATION", .decimal(duration))]
+        if let ad { members.append(("X-AD-CREATIVE-SIGNALING", Self.slot([(ad, .zero, duration)], trackers: trackers))) }
+        return .object(members)
     }
 
     /// The URI of the multivariant playlist a piece of a break plays, as the layout writes its

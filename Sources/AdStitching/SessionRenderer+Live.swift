@@ -209,24 +209,16 @@ public struct LiveSchedule: Sendable {
                 reached = limit
                 needed = limit
             }
-            var pieces: [LivePiece] = []
-            var total = ExactDecimal.zero
             let nominal = Self.plannedDuration(adBreak, live: live) ?? min(needed, LiveLimits.maxBreakDuration)
-            if adBreak.id != midBreak?.id, adBreak.kind == .marker {
-                let planned = Planner().fill(live.adBreak(id: adBreak.id, duration: nominal), for: plan, decided: decided[adBreak.id] ?? [])
-                for ad in planned.ads {
-                    pieces.append(LivePiece(ad: ad, asset: ad.asset, start: total))
-                    total += ad.asset.duration
-                }
-            }
-            // Slate for what the ads leave, up to the break's end (or the live edge while it is
-            // open); a slate the loader accepted lasts more than 0 s.
-            if let slate = plan.campaign.slate, slate.duration > .zero {
-                while total < needed {
-                    pieces.append(LivePiece(ad: nil, asset: slate, start: total))
-                    total += slate.duration
-                }
-            }
+            let pieces = Self.pieces(
+                adBreak,
+                plan: plan,
+                live: live,
+                nominal: nominal,
+                upTo: needed,
+                ads: adBreak.id != midBreak?.id && adBreak.kind == .marker,
+                decided: decided[adBreak.id] ?? []
+            )
             var items: [LiveFill] = []
             var offsets: [ExactDecimal] = []
             var offset = ExactDecimal.zero
@@ -252,6 +244,38 @@ public struct LiveSchedule: Sendable {
             )
         }
         self.fills = fills
+    }
+
+    /// A break's pieces as a viewer gets them: with `ads`, the ads planned for `nominal` seconds
+    /// (`decided` first: what the viewer's ad decision server chose), then slate repeats until
+    /// `needed` seconds are filled (a slate the loader accepted lasts more than 0 s) — the one
+    /// home of a live break's fill, stitched (``LiveSchedule``) or as an asset list
+    /// (``SessionRenderer/liveAssetList(_:live:adBreak:decided:startOffset:trackers:base:)``).
+    public static func pieces(
+        _ adBreak: LiveBreak,
+        plan: Plan,
+        live: LiveProgram,
+        nominal: ExactDecimal,
+        upTo needed: ExactDecimal,
+        ads: Bool,
+        decided: [Ad]
+    ) -> [LivePiece] {
+        var pieces: [LivePiece] = []
+        var total = ExactDecimal.zero
+        if ads {
+            let planned = Planner().fill(live.adBreak(id: adBreak.id, duration: nominal), for: plan, decided: decided)
+            for ad in planned.ads {
+                pieces.append(LivePiece(ad: ad, asset: ad.asset, start: total))
+                total += ad.asset.duration
+            }
+        }
+        if let slate = plan.campaign.slate, slate.duration > .zero {
+            while total < needed {
+                pieces.append(LivePiece(ad: nil, asset: slate, start: total))
+                total += slate.duration
+            }
+        }
+        return pieces
     }
 
     /// What a break's ads are planned for (and its ad server asked for): its marker's duration,

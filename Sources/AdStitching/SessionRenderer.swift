@@ -143,7 +143,7 @@ public struct SessionRenderer: Sendable {
     public func multivariant(
         _ plan: Plan,
         playlistURI: (StitchRendition) -> String,
-        boundariesURI: String
+        boundariesURI: String?
     ) throws(StitchError) -> String {
         // A live session may play any ad of the campaign and the slate, besides the channel
         // (invariant 9: BANDWIDTH never below what plays; the channel's own figures the floor).
@@ -232,7 +232,7 @@ public struct SessionRenderer: Sendable {
         _ assets: [Asset],
         order: [Int],
         playlistURI: (StitchRendition) -> String,
-        boundariesURI: String,
+        boundariesURI: String?,
         live: Bool = false,
         start: Start?,
         keys rewritten: RewrittenRows? = nil
@@ -326,7 +326,7 @@ public struct SessionRenderer: Sendable {
                 }
             }
         }
-        line("#EXT-X-SESSION-DATA:", SessionData(dataID: Self.boundariesDataID, uri: boundariesURI).attributes)
+        if let boundariesURI { line("#EXT-X-SESSION-DATA:", SessionData(dataID: Self.boundariesDataID, uri: boundariesURI).attributes) }
         return text
     }
 

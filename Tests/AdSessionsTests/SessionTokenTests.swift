@@ -263,7 +263,7 @@ struct SessionTokenTests {
         }
     }
 
-    @Test("a live session's join point is signed in after the times; a payload cut short or a negative join is refused")
+    @Test("a live session's join point is signed in after the times, stitched or as interstitials; a payload cut short or a negative join is refused")
     func liveJoin() throws {
         let token = SessionToken(
             campaign: "live",
@@ -291,6 +291,13 @@ struct SessionTokenTests {
         var negative = payload
         for index in 19..<27 { negative[index] = 0xff }
         #expect(SessionToken(decoding: Self.signed(negative), secret: Self.secret) == nil)
+        // A live session as the channel's interstitials: `L`, the same join point.
+        var interstitial = token
+        interstitial.insertion = .interstitials
+        let signed = interstitial.encoded(secret: Self.secret)
+        let read = try #require(SessionToken(decoding: signed, secret: Self.secret))
+        #expect(read == interstitial && read.liveJoin == 123_456 && read.insertion == .interstitials)
+        #expect(Array(try #require(Data(base64Encoded: Self.padded(String(signed.prefix { $0 != "." })))))[2] == UInt8(ascii: "L"))
     }
 
     @Test("a version 1 token (JSON payload, full HMAC) issued before an upgrade still plays")

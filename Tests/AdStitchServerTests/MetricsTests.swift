@@ -65,9 +65,10 @@ struct MetricsTests {
             #expect((samples[#"adstitch_stitch_duration_seconds_sum{kind="media"}"#] ?? 0) > 0)
             #expect(samples[#"adstitch_http_request_duration_seconds_count{route="\#(session)"}"#] == 6)
             #expect(samples["adstitch_campaigns_loaded"] == 4)
-            // Campaigns/live-news.yaml needs its channel's origin (make run starts one), and
-            // Campaigns/catalogue.yaml an origin client for its titles; this store reads local files only.
-            #expect(samples["adstitch_campaigns_failing"] == 2)
+            // Campaigns/live-news.yaml and live-news-interstitials.yaml need their channel's origin
+            // (make run starts one), and Campaigns/catalogue.yaml an origin client for its titles;
+            // this store reads local files only.
+            #expect(samples["adstitch_campaigns_failing"] == 3)
             // No concrete token or path ever becomes a label value.
             #expect(!samples.keys.contains { $0.contains("forged") || $0.contains("/no/such") })
         }

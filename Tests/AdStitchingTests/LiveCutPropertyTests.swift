@@ -70,7 +70,12 @@ struct LiveCutPropertyTests {
         /// Where `.jumping` dates jump.
         let jumps: (Int, Int)
 
-        init(_ shape: Shape, dates: Dates, run: Double) {
+        /// The duration the CUE-OUT announces; the break lasts 16 s whatever it says (announcing
+        /// more: an early return).
+        let announced: Int
+
+        init(_ shape: Shape, dates: Dates, run: Double, announced: Int = 16) {
+            self.announced = announced
             self.shape = shape
             self.dates = dates
             self.run = run
@@ -151,7 +156,7 @@ struct LiveCutPropertyTests {
             var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:\(self.shape.targetDuration)\n"
             text += "#EXT-X-MEDIA-SEQUENCE:\(first - numbering)\n"
             for k in first...last {
-                if k == self.breakAt { text += "#EXT-X-CUE-OUT:DURATION=16\n" }
+                if k == self.breakAt { text += "#EXT-X-CUE-OUT:DURATION=\(self.announced)\n" }
                 if k == self.breakEnd { text += "#EXT-X-CUE-IN\n" }
                 if let date = self.date(k) {
                     text += "#EXT-X-PROGRAM-DATE-TIME:\(DateTime.iso8601(millisecondsSinceEpoch: date.roundedMilliseconds))\n"

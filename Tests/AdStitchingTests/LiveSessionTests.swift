@@ -184,7 +184,9 @@ struct LiveSessionTests {
         return observed
     }
 
-    @Test("a live campaign's sessions are live whatever insertion is asked; without the channel read, a playlist is an error, not an empty file")
+    @Test(
+        "a live campaign's sessions are live, stitched or as the channel's interstitials; without the channel read, a playlist or an asset list is an error, not an empty file"
+    )
     func liveKind() throws {
         let channel = Channel(breaks: [(10, 4, 4)])
         let campaign = try Self.load(Self.campaign, channel: channel)
@@ -192,13 +194,25 @@ struct LiveSessionTests {
         let plan = Planner().plan(campaign, for: ViewerContext(session: "kind", milliseconds: Int64(Self.epoch) * 1000, attributes: [:]))
         for insertion in [Insertion.stitched, .interstitials] {
             let kind = renderer.session(insertion, reporting: .client)
-            #expect(kind.name == "live" && kind is LiveSessionKind)
-            #expect(!kind.files.contains(.tracking), "a live session's player fires its events from the boundary manifest")
+            #expect(
+                insertion == .stitched
+                    ? kind.name == "live" && kind is LiveSessionKind : kind.name == "live interstitial" && kind is LiveInterstitialSessionKind
+            )
+            #expect(!kind.files.contains(.tracking), "a live session's player fires its events from the boundary manifest or the asset lists")
             #expect(throws: StitchError.self) { try kind.render(.playlist(renderer.layout.renditions[0]), plan) }
-            #expect(throws: StitchError.self) { try kind.render(.boundaries, plan) }
             #expect(throws: StitchError.self) { try kind.render(.tracking, plan) }
-            let master = try PlaylistParser().parseMultivariantPlaylist(try kind.render(.multivariant, plan).text)
+            if insertion == .stitched {
+                #expect(throws: StitchError.self) { try kind.render(.boundaries, plan) }
+            } else {
+                #expect(kind.file(named: "assets-seq-10.json") == .assetList("seq-10"))
+                #expect(kind.file(named: "assets-a%2Fb.json") == nil && kind.file(named: "assets-.json") == nil)
+                #expect(throws: StitchError.self) { try kind.render(.assetList("seq-10"), plan) }
+            }
+            let text = try kind.render(.multivariant, plan).text
+            let master = try PlaylistParser().parseMultivariantPlaylist(text)
             #expect(master.variants.count == renderer.layout.renditions.count)
+            // An interstitial session has no boundary manifest: its player reads the date ranges.
+            #expect(text.contains("boundaries.json") == (insertion == .stitched))
         }
     }
 
@@ -408,7 +422,9 @@ struct LiveSessionTests {
                 "program: { live: \"https://origin.test/channel/master.m3u8\" }\nmarker_breaks: { pools: [prime] }\nslate: { playlist: s/master.m3u8 }\npools: { prime: [ { id: alpha, playlist: alpha/master.m3u8 } ] }"
             ),
             ("breaks", LiveSessionTests.campaign + "\nbreaks: [ { id: x, at: 3, duration: 4, pools: [prime] } ]"),
+            // Interstitials report client-side so far: with the default (server), refused.
             ("insertion", LiveSessionTests.campaign + "\ninsertion: interstitials"),
+            ("insertion", LiveSessionTests.campaign + "\ninsertion: auto\nreporting: server"),
             ("join_mid_break", LiveSessionTests.campaign + "\njoin_mid_break: ads"),
             (
                 "program.live",

@@ -126,6 +126,10 @@ struct TagBytesTests {
                 (.endList, { TagBytes.endList(into: &$0) }),
                 (.cueIn, { TagBytes.cueIn(into: &$0) }),
                 (.cueOut(CueOut(value: Substring("DURATION=\(duration)"))), { TagBytes.cueOut(duration: duration, into: &$0) }),
+                (
+                    .define(Define(attributes: AttributeList([Attribute(name: "QUERYPARAM", rawValue: "\"token-\(number)\"")]))),
+                    { TagBytes.defineQueryParameter("token-\(number)", into: &$0) }
+                ),
             ]
             for (tag, write) in written {
                 var bytes: [UInt8] = []
@@ -138,6 +142,7 @@ struct TagBytesTests {
                 #expect(lines.last?.tag == tag, "\(line)")
                 #expect(tag.serialized + "\n" == line)
                 if case .cueOut(let cueOut) = lines.last?.tag { #expect(cueOut.duration == duration) }
+                if case .define(let define) = lines.last?.tag { #expect(define.source == .queryParameter(name: "token-\(number)")) }
             }
         }
     }

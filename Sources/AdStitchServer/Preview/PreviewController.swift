@@ -114,6 +114,9 @@ struct PreviewController: Sendable {
         route(Routes.previewSessionFile) { request, context in
             try await self.sessions.sessionFile(request, context, scope: .preview)
         }
+        // A live interstitial preview session's media playlists: the channel's, as on the public
+        // route (their asset lists resolve to the preview's session files beside them).
+        route(Routes.previewChannelPlaylist) { request, context in try self.sessions.channelPlaylist(request, context) }
     }
 
     /// What a preview route is about: a campaign's load, or a catalogue's title (the query's

@@ -61,6 +61,16 @@ public enum TagBytes {
         bytes.append(UInt8(ascii: "\n"))
     }
 
+    /// `#EXT-X-DEFINE:QUERYPARAM="name"` (RFC 8216bis §4.4.2.3; EXT-X-VERSION 11, §8): a variable
+    /// whose value is the query parameter `name` of the playlist's own URI. `name` is a variable
+    /// name (`A-Z`, `a-z`, `0-9`, `-`, `_`), a constant of the caller's.
+    @inlinable
+    public static func defineQueryParameter(_ name: String, into bytes: inout [UInt8]) {
+        Self.add("#EXT-X-DEFINE:QUERYPARAM=\"", to: &bytes)
+        bytes.append(contentsOf: name.utf8)
+        Self.add("\"\n", to: &bytes)
+    }
+
     /// `#EXT-X-PROGRAM-DATE-TIME:` (RFC 8216bis §4.4.4.6) for `milliseconds` since 1970, ISO 8601
     /// with milliseconds, and its line break.
     @inlinable

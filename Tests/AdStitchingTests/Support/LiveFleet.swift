@@ -35,6 +35,12 @@ struct LiveFleet {
     /// Lint rules the origin's own playlists break, passed on as the origin wrote them (its dates
     /// going back: `program-date-time`).
     var passedOn: Set<String> = []
+    /// Each refresh gets the channel's primary playlists (a live interstitial session's:
+    /// ``SessionRenderer/channelPrimary(rendition:window:breaks:live:)``), requested with
+    /// ``primaryQuery``, instead of the viewer's stitched ones; and every other replica's answer
+    /// of the first rendition at the same instant (``Refresh/others``).
+    var interstitials = false
+    static let primaryQuery = "?token=viewer-token"
 
     /// One viewer refresh: every rendition's playlist as the replica answered it (the first
     /// rendition's alone on refreshes ``checkEvery`` skips).
@@ -45,6 +51,9 @@ struct LiveFleet {
         let texts: [String]
         /// Empty on refreshes ``checkEvery`` skips.
         let manifest: String
+        /// With ``interstitials``: the other replicas' primary playlist of the first rendition at
+        /// the same instant (nil where one has no window yet).
+        var others: [String?] = []
         var playlist: MediaPlaylist { self.playlists[0] }
         var text: String { self.texts[0] }
     }
@@ -135,7 +144,7 @@ struct LiveFleet {
             guard step % 10 == 5 else { continue }
             let replica = (step / 10) % self.replicas
             let timeline = fleet[replica]
-            let cut = timeline.cut(at: now)
+            let cut = timeline.cut(at: now, sightings: self.interstitials)
             let (windows, clock) = (cut.windows, cut.clock)
             guard let first = windows.first ?? nil, windows.allSatisfy({ $0 != nil }) else { continue }
             let listed = windows.compactMap { $0 }
@@ -152,10 +161,18 @@ struct LiveFleet {
             var playlists: [MediaPlaylist] = []
             var texts: [String] = []
             let checked = refreshes.count % self.checkEvery == 0
-            // The other renditions on checked refreshes only (their numbers are the first's).
+            // The other renditions on checked refreshes only (their numbers are the first's): the
+            // viewer's stitched playlists, or the channel's primaries.
             for (index, window) in listed.enumerated() where index == 0 || checked {
-                let text = try renderer.livePlaylist(schedule, rendition: layout.renditions[index], window: window).text
-                let playlist = try PlaylistParser().parseMediaPlaylist(text, url: URL(string: "https://adstitch.test/s/v\(index).m3u8")!)
+                let rendition = layout.renditions[index]
+                let text =
+                    self.interstitials
+                    ? try renderer.channelPrimary(rendition: rendition, window: window, breaks: cut.breaks, live: live).text
+                    : try renderer.livePlaylist(schedule, rendition: rendition, window: window).text
+                let url =
+                    self.interstitials
+                    ? "https://adstitch.test/v1/campaigns/live/channel/v\(index).m3u8" + Self.primaryQuery : "https://adstitch.test/s/v\(index).m3u8"
+                let playlist = try PlaylistParser().parseMediaPlaylist(text, url: URL(string: url)!)
                 let errors = checked ? PlaylistLinter().lint(playlist).filter { $0.severity == .error && !self.passedOn.contains($0.rule) } : []
                 if !errors.isEmpty, lintFailures < 3 {
                     lintFailures += 1
@@ -163,6 +180,15 @@ struct LiveFleet {
                 }
                 playlists.append(playlist)
                 texts.append(text)
+            }
+            if self.interstitials {
+                let others = try fleet.indices.filter { $0 != replica }.map { other -> String? in
+                    let cut = fleet[other].cut(at: now, sightings: true)
+                    guard let window = cut.windows[0] else { return nil }
+                    return try renderer.channelPrimary(rendition: layout.renditions[0], window: window, breaks: cut.breaks, live: live).text
+                }
+                refreshes.append(Refresh(t: t, replica: replica, playlists: playlists, texts: texts, manifest: "", others: others))
+                continue
             }
             let manifest = checked ? schedule.manifest(listed[0], trackers: true).text(pretty: false) : ""
             refreshes.append(Refresh(t: t, replica: replica, playlists: playlists, texts: texts, manifest: manifest))
