@@ -163,7 +163,10 @@ extension SessionController {
     /// The insertion mode of a new session of `campaign`: as asked, else as the campaign says,
     /// `auto` resolved for the player (``InsertionChoice``). A live channel's interstitial sessions
     /// report client-side (docs/campaign-format.md "Live interstitials"): `auto` gives a session
-    /// that reports server-side stitched; `insertion=interstitials` with it is refused.
+    /// that reports server-side stitched; `insertion=interstitials` with it is refused. And they
+    /// need the player to resolve `EXT-X-DEFINE:QUERYPARAM` into the asset lists' URIs, which only
+    /// hls.js 1.6+ is known to here (docs/real-clients.md "Which players resolve QUERYPARAM"):
+    /// `auto` gives every other player — AVPlayer included, until tested — stitched.
     static func insertion(
         _ campaign: Campaign,
         asked: Insertion?,
@@ -171,8 +174,11 @@ extension SessionController {
         userAgent: String?,
         player: String?
     ) throws(Problem) -> Insertion {
-        let resolved = InsertionChoice.resolve(asked ?? campaign.insertion, userAgent: userAgent, player: player, campaign: campaign)
-        guard campaign.live != nil, resolved == .interstitials, (reporting ?? campaign.reporting) == .server else { return resolved }
+        let mode = asked ?? campaign.insertion
+        let resolved = InsertionChoice.resolve(mode, userAgent: userAgent, player: player, campaign: campaign)
+        guard campaign.live != nil, resolved == .interstitials else { return resolved }
+        if mode == .auto, player.map(InsertionChoice.isHlsJs16) != true { return .stitched }
+        guard (reporting ?? campaign.reporting) == .server else { return resolved }
         if asked == .interstitials {
             throw Problem.badRequest(
                 "insertion=interstitials on a live channel needs reporting=client: its interstitial sessions report client-side (the player fires the ads' events from the asset lists)"

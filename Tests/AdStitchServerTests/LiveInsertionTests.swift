@@ -9,14 +9,14 @@ import Testing
 /// client-side — `auto` gives a server-side one stitched, an explicit ask is refused.
 @Suite("Live sessions: the insertion mode")
 struct LiveInsertionTests {
+    static let vod = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:2.000,\nx0.ts\n#EXT-X-ENDLIST\n"
     static let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS=\"avc1.42c01e,mp4a.40.2\",RESOLUTION=640x360\nv0.m3u8\n"
 
     static func live(_ lines: String) throws -> Campaign {
         let root = URL(fileURLWithPath: "/campaigns/live")
         let window =
             "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PROGRAM-DATE-TIME:2027-01-15T08:00:00.000Z\n#EXTINF:2.000,\ns0.ts\n"
-        let vod = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:2.000,\nx0.ts\n#EXT-X-ENDLIST\n"
-        let playlists = ["s/master.m3u8": Self.master, "s/v0.m3u8": vod, "a/master.m3u8": Self.master, "a/v0.m3u8": vod]
+        let playlists = ["s/master.m3u8": Self.master, "s/v0.m3u8": Self.vod, "a/master.m3u8": Self.master, "a/v0.m3u8": Self.vod]
         return try CampaignLoader.load(
             yaml: """
                 version: 1
@@ -38,11 +38,32 @@ struct LiveInsertionTests {
         let auto = try Self.live("insertion: auto\nreporting: client")
         let stitched = try Self.live("reporting: client")
         let server = try Self.live("")
-        func mode(_ campaign: Campaign, asked: Insertion?, reporting: Campaign.Reporting? = nil, player: String? = nil) throws -> Insertion {
-            try SessionController.insertion(campaign, asked: asked, reporting: reporting, userAgent: nil, player: player)
+        func mode(
+            _ campaign: Campaign,
+            asked: Insertion?,
+            reporting: Campaign.Reporting? = nil,
+            player: String? = nil,
+            userAgent: String? = nil
+        ) throws -> Insertion {
+            try SessionController.insertion(campaign, asked: asked, reporting: reporting, userAgent: userAgent, player: player)
         }
         #expect(try mode(auto, asked: nil, player: hlsJs) == .interstitials)
+        #expect(try mode(auto, asked: .auto, player: "hls.js") == .interstitials)
         #expect(try mode(auto, asked: nil) == .stitched, "a player not known to play interstitials")
+        #expect(try mode(auto, asked: nil, player: "hls.js/1.5.20") == .stitched)
+        // AVPlayer plays VOD interstitials, but whether it resolves QUERYPARAM is not known here.
+        let avPlayer = "AppleCoreMedia/1.0.0.21A329 (iPhone; U; CPU OS 17_0 like Mac OS X; en_us)"
+        let vod = try CampaignLoader.load(
+            yaml: "version: 1\nid: vod\ninsertion: auto\nprogram: { islands: [ { id: a, playlist: a/master.m3u8 } ] }\n",
+            file: URL(fileURLWithPath: "/campaigns/vod/campaign.yaml"),
+            source: .memory(
+                ["a/master.m3u8": Self.master, "a/v0.m3u8": Self.vod],
+                root: URL(fileURLWithPath: "/campaigns/vod")
+            )
+        )
+        #expect(try mode(vod, asked: nil, userAgent: avPlayer) == .interstitials)
+        #expect(try mode(auto, asked: nil, userAgent: avPlayer) == .stitched)
+        #expect(try mode(auto, asked: .interstitials, userAgent: avPlayer) == .interstitials, "asked for: as asked")
         #expect(try mode(auto, asked: nil, reporting: .server, player: hlsJs) == .stitched, "server-side reporting: stitched")
         #expect(try mode(stitched, asked: .interstitials) == .interstitials)
         #expect(try mode(server, asked: nil, player: hlsJs) == .stitched)
