@@ -29,7 +29,9 @@ extension PreviewPage {
         body += self.form(campaign, context: context, action: "/preview/\(campaign.id)")
         body += self.warnings(served)
         let master = "/preview/\(escape(campaign.id))/master.m3u8?\(escape(context.query))"
-        let source = hasPlayer && live.asset.usesFragmentedMP4 ? "data-hls=\"\(master)\"" : "src=\"\(master)\""
+        // hls.js for fMP4 (Chromium's own HLS plays TS only) and for interstitials (it has none).
+        let source =
+            hasPlayer && (live.asset.usesFragmentedMP4 || campaign.insertion != .stitched) ? "data-hls=\"\(master)\"" : "src=\"\(master)\""
         body += """
             <section class="player">
             <video id="video" controls muted playsinline crossorigin="anonymous" preload="none" \(source)></video>
