@@ -92,7 +92,9 @@ public struct SessionQuality: Sendable {
             stalls = Self.estimatedStalls(view, in: session)
             watched = Self.estimatedWatched(view)
             twib = Self.estimatedTWIB(view)
-            failed = now.map { Self.failedStart(view, now: $0) } ?? false
+            // A live interstitial session's media playlists are the channel's, which a CDN
+            // answers: no replica need see one, so only what it does see counts.
+            failed = now.map { Self.failedStart(view, now: $0, playlistsShared: view.live && session.insertion == "interstitials") } ?? false
         } else {
             // Player events say where and how long; the access log only counts. Each figure
             // comes from the player's events where they give it, else from the access log.
@@ -214,10 +216,11 @@ public struct SessionQuality: Sendable {
         return Self.twib(levels: levels, access: [], watched: view.last - origin)
     }
 
-    /// A start abandoned: no media playlist, or no first segment where it is a beacon link, a
-    /// while after.
-    static func failedStart(_ view: ServerView, now: Int64) -> Bool {
-        if let master = view.master, view.firstPlaylist == nil { return now - master >= Self.abandonedAfter }
+    /// A start abandoned: no media playlist (unless the session's are shared, `playlistsShared`:
+    /// a live channel's primary playlists, which a CDN may answer), or no first segment where it
+    /// is a beacon link, a while after.
+    static func failedStart(_ view: ServerView, now: Int64, playlistsShared: Bool = false) -> Bool {
+        if let master = view.master, view.firstPlaylist == nil { return !playlistsShared && now - master >= Self.abandonedAfter }
         if view.segmentAtStart, let played = view.firstPlaylist, view.segments.isEmpty, view.mediaSegments == 0 {
             return now - played >= Self.abandonedAfter
         }

@@ -144,6 +144,20 @@ extension SessionController {
         let text = try self.render("channel") {
             try served.renderer.channelPrimary(rendition: renditions[index], window: window, breaks: cut.breaks, live: live).text
         }
+        // The server's view of the session whose token the query carries, where no CDN answered
+        // for this replica: only a token of this campaign's viewers, checked as a session file's
+        // is (a stranger's query must not fill the observer with kilobytes a request).
+        if request.method == .get, let token = request.uri.queryParameters[Substring(SessionRenderer.channelTokenParameter)],
+            (try? self.checkedToken(String(token), campaign: served.campaign.id, scope: .viewer, now: self.policy.nowSeconds)) != nil
+        {
+            self.observer.note(
+                campaign: served.campaign.id,
+                token: String(token),
+                .file(file),
+                at: self.policy.nowMilliseconds,
+                clues: SessionObserver.Clues(request.head)
+            )
+        }
         let maxAge = SessionRenderer.channelPrimaryMaxAge(targetDuration: window.targetDuration)
         return .tagged(text, contentType: SessionFile.playlist(renditions[index]).contentType, cache: "public, max-age=\(maxAge)", for: request)
     }

@@ -186,6 +186,15 @@ struct ServerViewTests {
         var played = noSegment
         played.add(.init(Self.segment(0), at: 500))
         #expect(!quality(played, now: 10_000_000).failed)
+        // A live interstitial session's media playlists are the channel's, which a CDN may answer
+        // for every replica: a start not seen fetching one is not judged by it.
+        var live = ServerView(replica: "r1", at: 0, live: true, segmentAtStart: false)
+        live.add(.init(.master, at: 0))
+        var interstitial = Self.session
+        interstitial.insertion = "interstitials"
+        let events = [QualityEvent(kind: .server, received: 0, view: live)]
+        #expect(!SessionQuality(session: interstitial, events: events, now: 10_000_000).failed)
+        #expect(SessionQuality(session: Self.session, events: events, now: 10_000_000).failed, "a stitched live session fetches its own")
     }
 
     @Test(

@@ -170,6 +170,13 @@ extension RealClients {
             let early = limits.first { $0.value.contains("15.36") }
             #expect(early.map { $0.value.last == "9.6" && durations[$0.key] == "9.6" } == true, "\(limits) \(durations)")
             #expect(log.log.filter { $0 == "resumed" }.count >= 4, "hls.js resumed the programme after each break: \(log.log)")
+            // The checker's polls with the viewer's token reached replica a (no CDN here): its own
+            // view of the session saw the media playlists, and a start that played is no failed one.
+            let quality =
+                try JSONSerialization.jsonObject(with: Data(try a.get("/v1/campaigns/live-e2e/sessions/\(viewer.token)/qoe").body.utf8))
+                as? [String: Any]
+            let view = quality?["server"] as? [String: Any]
+            #expect(view?["first_playlist"] != nil && quality?["failed"] as? Bool == false, "\(quality ?? [:])")
         }
 
         /// nginx with `proxy_cache` in front of one replica, keyed by path: 40 viewers, each with
