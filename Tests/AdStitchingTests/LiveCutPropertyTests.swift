@@ -12,7 +12,12 @@ import Testing
 /// up from, and an origin restart that numbers from 0 again. Whatever the shape, the viewer's
 /// playlists keep RFC 8216bis §6.2.1–6.2.2 (``LiveFleet/checkNumbering(_:_:)``) and trail the
 /// origin's live edge by at most three target durations.
-@Suite("Live cut, over origin shapes")
+///
+/// Serialized, with the live interstitial primaries' cases (``LiveCutPropertyTests/primaries(shape:dates:)``,
+/// in LiveInterstitialPropertyTests.swift): each case is seconds of CPU on one of Swift's two
+/// cooperative threads here, and run side by side they held both, so the end-to-end tests' waits
+/// (a file server's first line, a fetch's deadline) ran out.
+@Suite("Live cut, over origin shapes", .serialized)
 struct LiveCutPropertyTests {
     /// How an origin dates its segments.
     enum Dates: String, CaseIterable, CustomTestStringConvertible {
